@@ -1,0 +1,1 @@
+"""Worker side: store, Celery app and tasks, lifecycle (see docs/ARCHITECTURE.md)."""

@@ -1,0 +1,135 @@
+"""The Store contract shared by LocalStore and HubStore: errors, path rules, retry helper."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from worker.config import AREAS
+
+
+class StoreError(Exception):
+    """A store operation failed (bad path, unknown area or revision, unreachable or refused backend)."""
+
+
+class ConflictError(StoreError):
+    """`parent` is no longer the head of the area: re-read, rebuild the change and retry."""
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Three areas ("references", "submissions", "results"), each a versioned tree of small files."""
+
+    areas: frozenset[str]
+
+    def head(self, area: str) -> str: ...
+
+    def read(self, area: str, path: str, revision: str | None = None) -> bytes | None: ...
+
+    def list(self, area: str, prefix: str = "") -> list[str]: ...
+
+    def commit(
+        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+    ) -> str: ...
+
+    def local_snapshot(self, area: str, revision: str | None = None) -> Path: ...
+
+    def history(self, area: str, limit: int = 50) -> list[dict]: ...
+
+
+_SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+MAX_PATH_CHARS = 400
+
+
+def check_path(path: str) -> str:
+    """Return `path` if it is a safe relative file path, else raise StoreError saying why.
+
+    Segments are `[A-Za-z0-9._-]`, may not start with a dot (no `..`, no hidden files such as
+    `.gitattributes`), and are joined by single `/`.
+    """
+    if not isinstance(path, str) or not path:
+        raise StoreError(f"invalid path {path!r}: empty or not a string")
+    if len(path) > MAX_PATH_CHARS:
+        raise StoreError(f"invalid path {path[:40]!r}...: longer than {MAX_PATH_CHARS} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise StoreError(f"invalid path {path!r}: contains control characters")
+    if "\\" in path:
+        raise StoreError(f"invalid path {path!r}: backslashes are not allowed")
+    if path.startswith("/"):
+        raise StoreError(f"invalid path {path!r}: absolute paths are not allowed")
+    for segment in path.split("/"):
+        if segment in ("", ".", ".."):
+            raise StoreError(f"invalid path {path!r}: empty, '.' or '..' segment")
+        if not _SEGMENT.fullmatch(segment):
+            raise StoreError(f"invalid path {path!r}: segment {segment!r} must match [A-Za-z0-9._-]+ "
+                             "and not start with '.'")
+    return path
+
+
+def check_prefix(prefix: str) -> str:
+    """A list() prefix: "" or a path, optionally ending in "/"."""
+    if prefix:
+        check_path(prefix[:-1] if prefix.endswith("/") else prefix)
+    return prefix
+
+
+def check_revision(revision: str) -> str:
+    if not isinstance(revision, str) or not _REVISION.fullmatch(revision) or ".." in revision:
+        raise StoreError(f"invalid revision {revision!r}")
+    return revision
+
+
+def check_area(area: str, allowed: Iterable[str]) -> str:
+    if area not in AREAS:
+        raise StoreError(f"unknown area {area!r} (expected one of {', '.join(AREAS)})")
+    if area not in allowed:
+        raise StoreError(f"area {area!r} is not available to this process (store opened with "
+                         f"areas={sorted(allowed)})")
+    return area
+
+
+def check_ops(add: dict[str, bytes], delete: list[str]) -> None:
+    """Validate a commit's operations (paths, types, no path both added and deleted)."""
+    for path, data in add.items():
+        check_path(path)
+        if not isinstance(data, bytes | bytearray):
+            raise StoreError(f"content for {path!r} must be bytes, got {type(data).__name__}")
+    for path in delete:
+        check_path(path)
+    both = set(add) & set(delete)
+    if both:
+        raise StoreError(f"paths both added and deleted in one commit: {sorted(both)}")
+
+
+BuildOps = Callable[["Store", str], tuple[dict[str, bytes], list[str]]]
+
+
+def commit_with_retry(
+    store: Store, area: str, build_ops: BuildOps, message: str, attempts: int = 5, backoff: float = 0.05
+) -> str:
+    """Optimistic read-modify-write: read head, `build_ops(store, head)`, commit with parent=head.
+
+    On ConflictError the head is re-read and the ops rebuilt (so `build_ops` must derive everything from
+    the revision it is given). Returns the new revision, or the unchanged head when `build_ops` returns
+    no operations. Raises the last ConflictError after `attempts` tries.
+    """
+    if attempts < 1:
+        raise ValueError("attempts must be >= 1")
+    for attempt in range(attempts):
+        head = store.head(area)
+        add, delete = build_ops(store, head)
+        if not add and not delete:
+            return head
+        try:
+            return store.commit(area, add, delete, message, parent=head)
+        except ConflictError:
+            if attempt == attempts - 1:
+                raise
+            # Jittered exponential backoff, so competing writers stop colliding in lockstep.
+            time.sleep(random.uniform(0, backoff * 2**attempt))
+    raise AssertionError("unreachable")

@@ -1,0 +1,222 @@
+"""LocalStore: the embedded default, a folder per area that behaves like a tiny git.
+
+Layout of `<DATA_DIR>/store/<area>/`:
+
+    objects/<aa>/<sha1>      file contents, content-addressed, immutable
+    trees/<revision>.json    full {path: object id} manifest of each revision, immutable
+    commits.jsonl            one line per commit: revision, parent, message, date, added, deleted
+    HEAD                     the current revision (replaced atomically)
+    snapshots/<revision>/    materialized read-only folders for local_snapshot()
+    .lock                    fcntl lock serializing writers (across processes and threads)
+
+Readers take no lock: they read HEAD once, then only immutable files, so a multi-file commit becomes
+visible all at once when HEAD is replaced (never half-applied). Revision ids are
+sha1(parent, message, operations).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+
+from worker.config import AREAS
+from worker.store.base import (
+    ConflictError,
+    StoreError,
+    check_area,
+    check_ops,
+    check_path,
+    check_prefix,
+    check_revision,
+)
+
+_HEX40 = frozenset("0123456789abcdef")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temp file in the same folder, fsync, then os.replace (all-or-nothing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@lru_cache(maxsize=256)
+def _load_tree(tree_file: str) -> dict[str, str]:
+    # Trees are immutable once written, so caching by file name is safe.
+    return json.loads(Path(tree_file).read_bytes())
+
+
+class LocalStore:
+    """Store backed by `<data_dir>/store/<area>/`. Safe for several processes on one machine."""
+
+    def __init__(self, data_dir: Path | str, areas: Iterable[str] = AREAS) -> None:
+        self.root = Path(data_dir) / "store"
+        self.areas = frozenset(areas)
+        for area in self.areas:
+            check_area(area, AREAS)
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _dir(self, area: str) -> Path:
+        check_area(area, self.areas)
+        base = self.root / area
+        if not (base / "HEAD").exists():
+            self._init_area(base)
+        return base
+
+    def _init_area(self, base: Path) -> None:
+        base.mkdir(parents=True, exist_ok=True)
+        with self._locked(base):
+            if (base / "HEAD").exists():
+                return  # another process won the race
+            self._write_commit(base, parent="", tree={}, message="initial commit", added=[], deleted=[])
+
+    @contextlib.contextmanager
+    def _locked(self, base: Path) -> Iterator[None]:
+        # flock locks belong to the open file description, so each call opens its own: this excludes
+        # other threads of this process as well as other processes.
+        with open(base / ".lock", "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _head(self, base: Path) -> str:
+        return (base / "HEAD").read_text().strip()
+
+    def _tree(self, base: Path, revision: str) -> dict[str, str]:
+        if len(revision) != 40 or not set(revision) <= _HEX40:
+            raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
+        tree_file = base / "trees" / f"{revision}.json"
+        if not tree_file.exists():
+            raise StoreError(f"unknown revision {revision!r} in area {base.name!r}")
+        return _load_tree(str(tree_file))
+
+    def _resolve(self, base: Path, revision: str | None) -> str:
+        return self._head(base) if revision is None else check_revision(revision)
+
+    def _object(self, base: Path, oid: str) -> Path:
+        return base / "objects" / oid[:2] / oid
+
+    def _write_commit(
+        self, base: Path, parent: str, tree: dict[str, str], message: str, added: list[str],
+        deleted: list[str],
+    ) -> str:
+        """Write tree, log line and HEAD, in that order (caller holds the lock)."""
+        ops = json.dumps({"add": {p: tree[p] for p in added}, "delete": deleted}, sort_keys=True)
+        revision = hashlib.sha1(f"{parent}\n{message}\n{ops}".encode()).hexdigest()
+        _write_atomic(base / "trees" / f"{revision}.json", json.dumps(tree, sort_keys=True).encode())
+        record = {
+            "revision": revision,
+            "parent": parent or None,
+            "message": message,
+            "date": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "added": sorted(added),
+            "deleted": sorted(deleted),
+        }
+        # One small O_APPEND write per commit; readers skip a torn last line and walk from HEAD anyway.
+        with open(base / "commits.jsonl", "ab") as log:
+            log.write(json.dumps(record, ensure_ascii=False).encode() + b"\n")
+            log.flush()
+            os.fsync(log.fileno())
+        _write_atomic(base / "HEAD", revision.encode() + b"\n")
+        return revision
+
+    # -- Store interface ---------------------------------------------------------------------------
+
+    def head(self, area: str) -> str:
+        return self._head(self._dir(area))
+
+    def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
+        base = self._dir(area)
+        check_path(path)
+        oid = self._tree(base, self._resolve(base, revision)).get(path)
+        return None if oid is None else self._object(base, oid).read_bytes()
+
+    def list(self, area: str, prefix: str = "") -> list[str]:
+        base = self._dir(area)
+        check_prefix(prefix)
+        return sorted(p for p in self._tree(base, self._head(base)) if p.startswith(prefix))
+
+    def commit(
+        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+    ) -> str:
+        base = self._dir(area)
+        check_ops(add, delete)
+        oids = {path: hashlib.sha1(bytes(data)).hexdigest() for path, data in add.items()}
+        # Objects are content-addressed, so writing them before taking the lock is harmless.
+        for path, oid in oids.items():
+            obj = self._object(base, oid)
+            if not obj.exists():
+                _write_atomic(obj, bytes(add[path]))
+        with self._locked(base):
+            head = self._head(base)
+            if parent is not None and parent != head:
+                raise ConflictError(f"area {area!r}: parent {parent[:12]} is stale, head is {head[:12]}")
+            tree = dict(self._tree(base, head))
+            missing = [p for p in delete if p not in tree]
+            if missing:
+                raise StoreError(f"area {area!r}: cannot delete missing files {missing}")
+            changed = [p for p, oid in oids.items() if tree.get(p) != oid]
+            if not changed and not delete:
+                return head  # no-op, like huggingface_hub which skips empty commits
+            tree.update(oids)
+            for p in delete:
+                del tree[p]
+            return self._write_commit(base, head, tree, message, sorted(changed), sorted(delete))
+
+    def local_snapshot(self, area: str, revision: str | None = None) -> Path:
+        base = self._dir(area)
+        revision = self._resolve(base, revision)
+        tree = self._tree(base, revision)
+        target = base / "snapshots" / revision
+        if target.exists():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
+        try:
+            for path, oid in tree.items():
+                dest = tmp / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self._object(base, oid), dest)
+                dest.chmod(0o444)  # read-only use: a stray write fails loudly
+            os.rename(tmp, target)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not target.exists():  # not just "another process built it first"
+                raise
+        return target
+
+    def history(self, area: str, limit: int = 50) -> list[dict]:
+        base = self._dir(area)
+        records: dict[str, dict] = {}
+        for line in (base / "commits.jsonl").read_bytes().splitlines():
+            with contextlib.suppress(ValueError):
+                rec = json.loads(line)
+                records[rec["revision"]] = rec
+        out: list[dict] = []
+        revision: str | None = self._head(base)
+        while revision and len(out) < limit:
+            rec = records[revision]
+            out.append({"revision": rec["revision"], "message": rec["message"], "date": rec["date"]})
+            revision = rec["parent"]
+        return out
