@@ -22,7 +22,15 @@ class ConflictError(StoreError):
 
 @runtime_checkable
 class Store(Protocol):
-    """Three areas ("references", "submissions", "results"), each a versioned tree of small files."""
+    """Three areas ("references", "submissions", "results"), each a versioned tree of small files.
+
+    head: current revision id. read: file bytes, None when the file is missing (StoreError when the
+    revision is unknown). list: sorted file paths starting with `prefix` (at head, or at `revision`).
+    commit: one atomic revision; ConflictError when `parent` is given and is no longer the head; a commit
+    that changes nothing returns the head. local_snapshot: a folder with the area's files at a revision,
+    for read-only use. history: [{"revision", "message", "date"}], newest first.
+    Every method raises StoreError for an area this store was not opened with.
+    """
 
     areas: frozenset[str]
 
@@ -30,7 +38,7 @@ class Store(Protocol):
 
     def read(self, area: str, path: str, revision: str | None = None) -> bytes | None: ...
 
-    def list(self, area: str, prefix: str = "") -> list[str]: ...
+    def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]: ...
 
     def commit(
         self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None

@@ -3,7 +3,7 @@
 Layout of `<DATA_DIR>/store/<area>/`:
 
     objects/<aa>/<sha1>      file contents, content-addressed, immutable
-    trees/<revision>.json    full {path: object id} manifest of each revision, immutable
+    trees/<revision>.json.z  full {path: object id} manifest of each revision (zlib JSON), immutable
     commits.jsonl            one line per commit: revision, parent, message, date, added, deleted
     HEAD                     the current revision (replaced atomically)
     snapshots/<revision>/    materialized read-only folders for local_snapshot()
@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -61,7 +62,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 @lru_cache(maxsize=256)
 def _load_tree(tree_file: str) -> dict[str, str]:
     # Trees are immutable once written, so caching by file name is safe.
-    return json.loads(Path(tree_file).read_bytes())
+    data = Path(tree_file).read_bytes()
+    return json.loads(zlib.decompress(data) if tree_file.endswith(".z") else data)
 
 
 class LocalStore:
@@ -106,7 +108,9 @@ class LocalStore:
     def _tree(self, base: Path, revision: str) -> dict[str, str]:
         if len(revision) != 40 or not set(revision) <= _HEX40:
             raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
-        tree_file = base / "trees" / f"{revision}.json"
+        tree_file = base / "trees" / f"{revision}.json.z"
+        if not tree_file.exists():
+            tree_file = tree_file.with_suffix("")  # plain JSON, as written by the first version
         if not tree_file.exists():
             raise StoreError(f"unknown revision {revision!r} in area {base.name!r}")
         return _load_tree(str(tree_file))
@@ -124,7 +128,9 @@ class LocalStore:
         """Write tree, log line and HEAD, in that order (caller holds the lock)."""
         ops = json.dumps({"add": {p: tree[p] for p in added}, "delete": deleted}, sort_keys=True)
         revision = hashlib.sha1(f"{parent}\n{message}\n{ops}".encode()).hexdigest()
-        _write_atomic(base / "trees" / f"{revision}.json", json.dumps(tree, sort_keys=True).encode())
+        # Compressed: a full manifest per commit is simple and O(1) to read, and paths compress ~5-10x.
+        manifest = zlib.compress(json.dumps(tree, sort_keys=True).encode())
+        _write_atomic(base / "trees" / f"{revision}.json.z", manifest)
         record = {
             "revision": revision,
             "parent": parent or None,
@@ -152,10 +158,10 @@ class LocalStore:
         oid = self._tree(base, self._resolve(base, revision)).get(path)
         return None if oid is None else self._object(base, oid).read_bytes()
 
-    def list(self, area: str, prefix: str = "") -> list[str]:
+    def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]:
         base = self._dir(area)
         check_prefix(prefix)
-        return sorted(p for p in self._tree(base, self._head(base)) if p.startswith(prefix))
+        return sorted(p for p in self._tree(base, self._resolve(base, revision)) if p.startswith(prefix))
 
     def commit(
         self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
@@ -170,15 +176,17 @@ class LocalStore:
                 _write_atomic(obj, bytes(add[path]))
         with self._locked(base):
             head = self._head(base)
+            tree = dict(self._tree(base, head))
+            changed = [p for p, oid in oids.items() if tree.get(p) != oid]
+            if not changed and not delete:
+                # No-op: return the head without checking `parent`, exactly like huggingface_hub, which
+                # drops unchanged files and skips empty commits before the server sees parentCommit.
+                return head
             if parent is not None and parent != head:
                 raise ConflictError(f"area {area!r}: parent {parent[:12]} is stale, head is {head[:12]}")
-            tree = dict(self._tree(base, head))
             missing = [p for p in delete if p not in tree]
             if missing:
                 raise StoreError(f"area {area!r}: cannot delete missing files {missing}")
-            changed = [p for p, oid in oids.items() if tree.get(p) != oid]
-            if not changed and not delete:
-                return head  # no-op, like huggingface_hub which skips empty commits
             tree.update(oids)
             for p in delete:
                 del tree[p]

@@ -1,0 +1,68 @@
+"""Run every baseline on every demo track and write prediction files plus ``baselines.json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from baselines import BASELINES, SPLITS, TRACKS, lexicon, majority
+from baselines.data import inputs, read_jsonl, write_jsonl
+from baselines.ngram import ToxiNgram, VarmNgram
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO_ROOT / "data" / "demo"
+
+
+def prediction_path(out: Path, track: str, name: str, split: str) -> Path:
+    """Where a baseline's predictions for one split live: ``<out>/<track>/baselines/<name>.<split>.jsonl``."""
+    return out / track / "baselines" / f"{name}.{split}.jsonl"
+
+
+def _varm(train: list[dict], rows: list[dict], model: VarmNgram) -> dict[str, list[dict]]:
+    majority_output = majority.varm_output(train)
+    return {
+        "majority": [{"id": r["id"], "output": majority_output} for r in rows],
+        "lexicon": [{"id": r["id"], "output": lexicon.varm_output(r["text"])} for r in rows],
+        "char-ngram": [{"id": r["id"], "output": model.predict(r["text"])} for r in rows],
+    }
+
+
+def _toxitrace(track: str, train: list[dict], rows: list[dict], model: ToxiNgram) -> dict[str, list[dict]]:
+    spans = track == "cntp"
+    label = majority.majority_label(train)
+    return {
+        "majority": [{"id": r["id"], "label": label, **({"spans": []} if spans else {})} for r in rows],
+        "lexicon": [lexicon.toxitrace_prediction(r, spans) for r in rows],
+        "char-ngram": [model.predict(r, spans) for r in rows],
+    }
+
+
+def run(data: Path = DEFAULT_DATA, out: Path | None = None) -> list[Path]:
+    """Fit on ``<data>/<track>/train.jsonl``, predict dev and test, write under ``out`` (default ``data``)."""
+    out = out or data
+    written = []
+    for track in TRACKS:
+        train = read_jsonl(data / track / "train.jsonl")
+        model = VarmNgram(train) if track == "varm" else ToxiNgram(train)  # fitted once, used for both splits
+        for split in SPLITS:
+            rows = inputs(read_jsonl(data / track / f"{split}.jsonl"))
+            if track == "varm":
+                predictions = _varm(train, rows, model)
+            else:
+                predictions = _toxitrace(track, train, rows, model)
+            for name, preds in predictions.items():
+                path = prediction_path(out, track, name, split)
+                write_jsonl(path, preds)
+                written.append(path)
+    meta = {
+        "note": "Baselines for the SYNTHETIC DEMO benchmark (data/demo), "
+        "not for VARM-Bench, COLD, ToxiCN or CNTP.",
+        "command": "python -m baselines",
+        "files": "<track>/baselines/<name>.<split>.jsonl (track: varm, cold, toxicn, cntp; split: dev, test)",
+        "baselines": [b.as_dict() for b in BASELINES],
+    }
+    meta_path = out / "baselines.json"
+    meta_path.parent.mkdir(parents=True, exist_ok=True)
+    meta_path.write_bytes((json.dumps(meta, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    written.append(meta_path)
+    return written

@@ -1,0 +1,199 @@
+"""Command line: validate, score, check-references, import.
+
+Exit codes: 0 success/valid, 1 the input has problems (listed line by line), 2 usage error (bad arguments,
+unreadable file). Never prints a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .api import dumps_result, read_public_inputs, score_file, validate_file
+from .problems import InputError, Problem
+from .tracks import TRACK_NAMES, get_track
+from .version import SCORER_VERSION
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreadable file (exit 2)."""
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a directory; give a .jsonl file") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {what} {path}: {error.strerror}") from None
+
+
+def _existing(path: str, what: str) -> Path:
+    if not Path(path).exists():
+        raise UsageError(f"{what} {path} does not exist")
+    return Path(path)
+
+
+def _print_problems(problems: Sequence[Problem], total: int, out=sys.stderr) -> None:
+    for problem in problems:
+        print(f"  {problem}", file=out)
+    if total > len(problems):
+        print(f"  ... and {total - len(problems):,} more problems", file=out)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    predictions = _read(args.predictions, "predictions file")
+    if args.inputs:
+        inputs = read_public_inputs(_read(args.inputs, "inputs file"))
+        report = validate_file(args.track, predictions, inputs=inputs)
+    else:
+        report = validate_file(args.track, predictions, references=_existing(args.references, "references"))
+    if report.valid:
+        invalid = len(report.format_report)
+        print(f"valid: {report.rows:,} predictions, every test row covered once")
+        if invalid:
+            are = "output is" if invalid == 1 else "outputs are"
+            print(f"{invalid:,} {are} not schema-valid and will score as wrong on every field:")
+            for entry in report.format_report[:20]:
+                print(f"  line {entry['line']} (id {entry['id']}): {', '.join(entry['issues'])}")
+            if invalid > 20:
+                print(f"  ... and {invalid - 20:,} more")
+    else:
+        print(f"invalid: {report.errors_total:,} problem(s) in {args.predictions}", file=sys.stderr)
+        _print_problems(report.errors, report.errors_total)
+    for sentence in report.advice:
+        print(f"advice: {sentence}", file=sys.stdout if report.valid else sys.stderr)
+    return EXIT_OK if report.valid else EXIT_INVALID
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write via a temporary file in the same folder and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _score(args: argparse.Namespace) -> int:
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 or more")
+    predictions = _read(args.predictions, "predictions file")
+    references = _existing(args.references, "references")
+    subsets = _existing(args.subsets, "subsets folder") if args.subsets else None
+    result = score_file(args.track, references, predictions, subsets_dir=subsets,
+                        bootstrap=args.bootstrap, seed=args.seed)
+    data = dumps_result(result)
+    if args.output:
+        _write_atomically(Path(args.output), data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+def _check_references(args: argparse.Namespace) -> int:
+    directory = _existing(args.directory, "reference bundle")
+    if args.track == "varm":
+        from .references import check_reference_bundle
+
+        problems = check_reference_bundle(directory)
+        total = len(problems)
+    else:
+        track = get_track(args.track)
+        checker = getattr(track, "check_reference_bundle", None)
+        if checker is not None:
+            problems = list(checker(directory))
+            total = len(problems)
+        else:  # fall back to the track's own reader, which rejects a bad bundle with every problem
+            try:
+                track.load_references(directory)
+                problems, total = [], 0
+            except InputError as error:
+                problems, total = error.problems, error.total
+    if not problems:
+        print(f"ok: {directory} is a valid {args.track} reference bundle")
+        return EXIT_OK
+    print(f"{total:,} problem(s) in {directory}:", file=sys.stderr)
+    _print_problems(problems, total)
+    return EXIT_INVALID
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        from .toxitrace.importers import import_dataset
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith(f"{__package__}.toxitrace"):
+            raise
+        raise UsageError("the ToxiTrace importer (scoring.toxitrace) is not installed") from None
+    summary = import_dataset(args.dataset, _existing(args.path, "dataset path"), Path(args.out_dir))
+    print(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True))
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scoring",
+                                     description=f"Leaderboard scorer {SCORER_VERSION}")
+    parser.add_argument("--version", action="version", version=SCORER_VERSION)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    validate = commands.add_parser("validate", help="check a predictions file (no scoring)")
+    validate.add_argument("--track", required=True, choices=TRACK_NAMES)
+    source = validate.add_mutually_exclusive_group(required=True)
+    source.add_argument("--references", help="test.jsonl or a reference bundle folder")
+    source.add_argument("--inputs", help="public test inputs JSONL ({\"id\", \"text\"} per line)")
+    validate.add_argument("--predictions", required=True)
+    validate.set_defaults(run=_validate)
+
+    score = commands.add_parser("score", help="score a predictions file; result JSON to stdout or --output")
+    score.add_argument("--track", required=True, choices=TRACK_NAMES)
+    score.add_argument("--references", required=True, help="test.jsonl or a reference bundle folder")
+    score.add_argument("--subsets", help="folder of subset files (default: <bundle>/subsets)")
+    score.add_argument("--predictions", required=True)
+    score.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (0: none)")
+    score.add_argument("--seed", type=int, default=0)
+    score.add_argument("--output", help="write the result here (atomically) instead of stdout")
+    score.set_defaults(run=_score)
+
+    check = commands.add_parser("check-references", help="maintainer check of a reference bundle folder")
+    check.add_argument("--track", required=True, choices=TRACK_NAMES)
+    check.add_argument("directory")
+    check.set_defaults(run=_check_references)
+
+    imp = commands.add_parser("import", help="convert a ToxiTrace source dataset to a reference bundle")
+    imp.add_argument("--dataset", required=True, choices=("cold", "toxicn"))
+    imp.add_argument("path")
+    imp.add_argument("out_dir")
+    imp.set_defaults(run=_import)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)  # exits 2 on usage errors
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as error:
+        print(f"error: {error.total:,} problem(s):", file=sys.stderr)
+        _print_problems(error.problems, error.total)
+        return EXIT_INVALID
+    except ValueError as error:  # unknown/unavailable track or dataset
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE

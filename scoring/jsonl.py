@@ -1,0 +1,210 @@
+"""Safe JSONL reading and id-coverage checks, shared by every track.
+
+Inputs are untrusted uploads: the reader bounds memory and time (file size, line length, record count,
+JSON nesting) and turns every failure into a line-numbered `Problem` instead of an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Hashable, Sequence
+
+from .limits import MAX_ERRORS_KEPT, MAX_FILE_BYTES, MAX_IDS_LISTED, MAX_LINE_BYTES, MAX_ROWS
+from .problems import Problem
+
+__all__ = ["ProblemList", "coverage_problems", "describe_found", "quote", "read_jsonl", "string_problem"]
+
+_BOM = b"\xef\xbb\xbf"
+# The next line holding a non-blank byte. Blank (ASCII-whitespace-only) lines are skipped inside the
+# regex engine, so a file of millions of empty lines costs no Python-level iterations.
+_CONTENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*[^ \t\r\f\v\n][^\n]*")
+
+
+class ProblemList(list):
+    """A list of problems capped at MAX_ERRORS_KEPT that still counts every problem in `total`."""
+
+    def __init__(self, cap: int = MAX_ERRORS_KEPT) -> None:
+        super().__init__()
+        self.cap = cap
+        self.total = 0
+
+    def add(self, problem: Problem) -> None:
+        self.total += 1
+        if len(self) < self.cap:
+            self.append(problem)
+
+    @property
+    def full(self) -> bool:
+        return self.total >= self.cap
+
+
+def quote(value: str, limit: int = 40) -> str:
+    """Quote a (public) id or text for a message, shortened so one message stays readable."""
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def describe_found(value: object) -> str:
+    """Plain words for the JSON type of a value ("a list", "a number", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def string_problem(obj: dict, key: str, line: int, hint: str = "") -> Problem | None:
+    """A Problem when `obj[key]` is missing or not a string (`hint` says what the string should hold)."""
+    if key not in obj:
+        return Problem(line, key, f"missing '{key}'{hint}")
+    if not isinstance(obj[key], str):
+        return Problem(line, key, f"'{key}' must be a string{hint}, found {describe_found(obj[key])}")
+    return None
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _line_number(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _encoding_problem(data: bytes, error: UnicodeDecodeError, what: str) -> Problem:
+    """Name the encoding when we can recognise it: the usual cause is a spreadsheet or editor export."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Problem(None, None, f"the {what} file is encoded as UTF-16; save it as UTF-8")
+    try:
+        data.decode("gb18030")
+    except UnicodeDecodeError:
+        line = _line_number(data, error.start)
+        return Problem(line, None, f"the {what} file is not valid UTF-8 (first bad byte on line {line}); "
+                                   "save it as UTF-8")
+    return Problem(None, None, f"the {what} file is encoded as GBK/GB18030; save it as UTF-8")
+
+
+def read_jsonl(
+    data: bytes,
+    *,
+    what: str = "predictions",
+    max_bytes: int = MAX_FILE_BYTES,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_rows: int = MAX_ROWS,
+) -> tuple[list[tuple[int, dict]], ProblemList]:
+    """Parse a JSONL upload into `(line_number, object)` pairs and problems.
+
+    UTF-8 only (a BOM is tolerated), blank lines skipped, every other line must be one JSON object.
+    File-level failures (size, encoding) return no rows; per-line failures are listed by line number,
+    the first MAX_ERRORS_KEPT kept and `problems.total` counting all of them.
+    """
+    problems = ProblemList()
+    rows: list[tuple[int, dict]] = []
+    if len(data) > max_bytes:
+        problems.add(Problem(None, None, f"the {what} file is {len(data):,} bytes; "
+                                         f"the limit is {max_bytes:,} bytes"))
+        return rows, problems
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]  # a slice, not finditer(pos=3): "^" only matches at the real start
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        problems.add(_encoding_problem(data, error, what))
+        return rows, problems
+
+    line_no, counted_to, records = 1, 0, 0
+    for match in _CONTENT_LINE.finditer(data):
+        line_no += data.count(b"\n", counted_to, match.start())
+        counted_to = match.start()
+        records += 1
+        if records > max_rows:  # counts bad lines too, so a flood of junk lines stays cheap
+            problems.add(Problem(line_no, None, f"the {what} file has more than {max_rows:,} lines; "
+                                                "stopped reading here"))
+            break
+        raw = match.group()
+        if len(raw) > max_line_bytes:
+            problems.add(Problem(line_no, None, f"line is {len(raw):,} bytes long; the limit is "
+                                                f"{max_line_bytes:,} bytes per line"))
+            continue
+        if b"\x00" in raw:
+            problems.add(Problem(line_no, None, "line contains a NUL byte (\\0); remove it"))
+            continue
+        text = raw.decode("utf-8").rstrip("\r")
+        try:
+            obj = json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
+            continue
+        except ValueError as error:  # JSONDecodeError, and ints longer than Python's digit limit
+            problems.add(Problem(line_no, None, f"line is not valid JSON ({_json_error(error)}); "
+                                                "each line must be one JSON object"))
+            continue
+        if not isinstance(obj, dict):
+            found = describe_found(obj)
+            problems.add(Problem(line_no, None, f"expected a JSON object {{...}}, found {found}"))
+            continue
+        rows.append((line_no, obj))
+    if not rows and not problems.total:
+        problems.add(Problem(None, None, f"the {what} file is empty"))
+    return rows, problems
+
+
+def _json_error(error: ValueError) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    return str(error).split(";")[0][:120]
+
+
+def coverage_problems(
+    found: Sequence[tuple[int, Hashable]],
+    expected: Sequence[Hashable],
+    *,
+    field: str = "id",
+    describe: Callable[[Hashable], str] | None = None,
+) -> list[Problem]:
+    """Duplicate, unknown and missing keys of a file against the expected keys (one per test row).
+
+    `found` holds `(line, key)` for each record. Keys must be public (ids or texts of the public test
+    inputs), never gold values. The first MAX_IDS_LISTED of each kind are named, the rest counted.
+    """
+    show = describe or (lambda key: f"{field} {quote(str(key))}")
+    expected_set = set(expected)
+    first_line: dict[Hashable, int] = {}
+    duplicates: list[Problem] = []
+    unknown: list[Problem] = []
+    n_duplicates = n_unknown = 0
+    for line, key in found:
+        if key not in expected_set:
+            n_unknown += 1
+            if n_unknown <= MAX_IDS_LISTED:
+                unknown.append(Problem(line, field, f"{show(key)} is not in the test set"))
+        elif key in first_line:
+            n_duplicates += 1
+            if n_duplicates <= MAX_IDS_LISTED:
+                message = f"{show(key)} already appeared on line {first_line[key]}; give one line per row"
+                duplicates.append(Problem(line, field, message))
+        else:
+            first_line[key] = line
+    problems = duplicates
+    if n_duplicates > MAX_IDS_LISTED:
+        problems.append(Problem(None, field, f"{n_duplicates:,} lines repeat a {field} in total "
+                                             f"(the first {MAX_IDS_LISTED} are listed)"))
+    problems += unknown
+    if n_unknown > MAX_IDS_LISTED:
+        problems.append(Problem(None, field, f"{n_unknown:,} lines name a {field} that is not in the test "
+                                             f"set (the first {MAX_IDS_LISTED} are listed)"))
+    missing = [key for key in expected if key not in first_line]
+    if missing:
+        named = ", ".join(show(key) for key in missing[:MAX_IDS_LISTED])
+        more = f" (the first {MAX_IDS_LISTED} are listed)" if len(missing) > MAX_IDS_LISTED else ""
+        problems.append(Problem(None, field, f"{len(missing):,} test rows have no prediction{more}: {named}"))
+    return problems

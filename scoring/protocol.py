@@ -1,0 +1,261 @@
+"""The VARM-Bench output protocol: value sets and the strict anchor parser (spec §1–§2).
+
+`parse_output` decides validity exactly as the spec says; nothing is normalised. The lenient pass below it
+is advice for submitters only and never changes a score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ANALYSIS_PREFIX",
+    "ANCHORS",
+    "ANCHOR_FIELD",
+    "ANCHOR_RE",
+    "DISCRETE_FIELDS",
+    "FIELDS",
+    "FIELD_ANCHOR",
+    "FORBIDDEN_PREFIXES",
+    "FORMAT_ISSUES",
+    "LENGTH_RANGE",
+    "MIN_REASONING_CJK",
+    "NO_TARGET",
+    "PLACEHOLDER_VALUES",
+    "VALUE_SETS",
+    "LenientDiagnosis",
+    "ParsedOutput",
+    "consistency_issues",
+    "count_cjk",
+    "diagnose_lenient",
+    "lenient_parse",
+    "parse_output",
+    "summarise_advice",
+]
+
+FIELDS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
+DISCRETE_FIELDS = FIELDS[1:]
+ANCHORS = ("T", "TY", "TT", "S", "L", "C")  # the required anchor sequence
+ANCHOR_FIELD = dict(zip(ANCHORS, FIELDS, strict=True))
+FIELD_ANCHOR = dict(zip(FIELDS, ANCHORS, strict=True))
+
+NO_TARGET = "无明确对象"
+HARMFUL = "有害"
+NON_HARMFUL = "无害"
+NON_ATTACK = "非攻击"
+ATTACK_STANCE = "攻击或认同"
+
+VALUE_SETS: dict[str, tuple[str, ...]] = {
+    "target_type": ("单一对象", "群体对象", NO_TARGET),
+    "target_explicitness": ("明示", "隐含", NO_TARGET),
+    "stance": (ATTACK_STANCE, "反对攻击", "引用或转述", "中性提及"),
+    "label": (HARMFUL, NON_HARMFUL),
+    "category": (
+        NON_ATTACK, "一般辱骂", "地域族群攻击", "性别攻击", "性少数攻击", "阶层职业攻击", "身心疾病攻击",
+    ),
+}
+
+PLACEHOLDER_VALUES = frozenset({
+    "...", "…", "主要对象", "实际对象", "对象文本", "对象类型", "对象显隐性", "作者立场", "是否有害",
+    "最终类别",
+})
+
+# Alternation order matters: TY and TT must be tried before T.
+ANCHOR_RE = re.compile(r"\[(TY|TT|T|S|L|C):([^\]\r\n]+)\]")
+CJK_RE = re.compile("[\u3400-\u9fff]")
+_NON_CJK_RE = re.compile("[^\u3400-\u9fff]+")
+ANALYSIS_PREFIX = "分析："  # full-width colon U+FF1A
+LENGTH_RANGE = (80, 180)  # inclusive, in code points of the stripped output
+MIN_REASONING_CJK = 30
+FORBIDDEN_PREFIXES = ("{", "[", "```", "#", "- ")
+
+# Spec order; a result lists every name, zeros included.
+FORMAT_ISSUES = (
+    "anchor_sequence_or_value_invalid",
+    "anchors_not_naturally_integrated",
+    "multiple_paragraphs",
+    "missing_analysis_prefix",
+    "length_out_of_range",
+    "insufficient_reasoning_text",
+    "forbidden_wrapper",
+    "placeholder_value",
+    "label_category_inconsistent",
+    "no_target_fields_inconsistent",
+    "stance_label_inconsistent",
+)
+
+
+@dataclass(frozen=True)
+class ParsedOutput:
+    """One model output after the strict parser.
+
+    `record` maps field names to anchor values (the later value wins when an anchor repeats); fields
+    without an anchor are absent.
+    """
+
+    record: dict[str, str] = field(default_factory=dict)
+    anchor_schema_valid: bool = False
+    schema_valid: bool = False
+    format_issues: tuple[str, ...] = ()
+
+
+def count_cjk(text: str) -> int:
+    """CJK characters in the spec's sense: code points U+3400–U+9FFF."""
+    return len(_NON_CJK_RE.sub("", text))  # one C-level pass, no per-character objects
+
+
+def consistency_issues(record: dict[str, str]) -> list[str]:
+    """The three cross-field rules (spec §2.3) for a complete record; shared with the reference checker."""
+    issues = []
+    if (record["label"] == NON_HARMFUL) != (record["category"] == NON_ATTACK):
+        issues.append("label_category_inconsistent")
+    no_target = {record["target"] == NO_TARGET, record["target_type"] == NO_TARGET,
+                 record["target_explicitness"] == NO_TARGET}
+    if len(no_target) != 1:
+        issues.append("no_target_fields_inconsistent")
+    if (record["label"] == HARMFUL) != (record["stance"] == ATTACK_STANCE):
+        issues.append("stance_label_inconsistent")
+    return issues
+
+
+def parse_output(raw: str) -> ParsedOutput:
+    """Apply the strict parser of spec §2 to one raw model output."""
+    text = raw.strip()
+    matches = list(ANCHOR_RE.finditer(text))
+    record: dict[str, str] = {}
+    values: list[str] = []
+    names: list[str] = []
+    prose: list[str] = []  # the text with every anchor match deleted
+    end = 0
+    for match in matches:
+        name, value = match.group(1, 2)
+        value = value.strip()
+        names.append(name)
+        values.append(value)
+        record[ANCHOR_FIELD[name]] = value
+        prose.append(text[end:match.start()])
+        end = match.end()
+    prose.append(text[end:])
+
+    anchor_valid = (
+        tuple(names) == ANCHORS
+        and record["target"] != ""
+        and all(record[name] in VALUE_SETS[name] for name in DISCRETE_FIELDS)
+    )
+    issues: list[str] = []
+    if not anchor_valid:
+        issues.append("anchor_sequence_or_value_invalid")
+    elif not all(CJK_RE.search(between) for between in prose[1:-1]):  # text between adjacent anchors
+        issues.append("anchors_not_naturally_integrated")
+    if "\n" in text or "\r" in text:
+        issues.append("multiple_paragraphs")
+    if not text.startswith(ANALYSIS_PREFIX):
+        issues.append("missing_analysis_prefix")
+    if not LENGTH_RANGE[0] <= len(text) <= LENGTH_RANGE[1]:
+        issues.append("length_out_of_range")
+    if count_cjk("".join(prose)) < MIN_REASONING_CJK:
+        issues.append("insufficient_reasoning_text")
+    if text.startswith(FORBIDDEN_PREFIXES):
+        issues.append("forbidden_wrapper")
+    if not PLACEHOLDER_VALUES.isdisjoint(values):
+        issues.append("placeholder_value")
+    if anchor_valid:
+        issues.extend(consistency_issues(record))
+    return ParsedOutput(
+        record=record,
+        anchor_schema_valid=anchor_valid,
+        schema_valid=anchor_valid and not issues,
+        format_issues=tuple(issues),
+    )
+
+
+# --- Lenient diagnostic (extension; advice only) -------------------------------------------------------
+
+_OPEN = "[【［〔"
+_CLOSE = "]】］〕"
+_LENIENT_RE = re.compile(
+    rf"([{re.escape(_OPEN)}])([ \t\u3000]*)(TY|TT|T|S|L|C)([ \t\u3000]*)([:：])([^{re.escape(_CLOSE)}\r\n]+)"
+    rf"([{re.escape(_CLOSE)}])"
+)
+
+
+@dataclass(frozen=True)
+class LenientDiagnosis:
+    """Which tolerated deviations an output's anchors use, and whether it would then be schema-valid."""
+
+    fullwidth_brackets: bool = False
+    fullwidth_colon: bool = False
+    spaced_names: bool = False
+    lenient: ParsedOutput | None = None  # the parse of the repaired text, when something was repaired
+
+    @property
+    def would_be_valid(self) -> bool:
+        return self.lenient is not None and self.lenient.schema_valid
+
+
+def diagnose_lenient(raw: str) -> LenientDiagnosis:
+    """Repair full-width brackets, full-width colons and spaces around names in anchors, then re-parse."""
+    flags = {"fullwidth_brackets": False, "fullwidth_colon": False, "spaced_names": False}
+
+    def repair(match: re.Match[str]) -> str:
+        opening, space_before, name, space_after, colon, value, closing = match.groups()
+        if opening != "[" or closing != "]":
+            flags["fullwidth_brackets"] = True
+        if colon != ":":
+            flags["fullwidth_colon"] = True
+        if space_before or space_after:
+            flags["spaced_names"] = True
+        if opening == "[" and closing == "]" and colon == ":" and not (space_before or space_after):
+            return match.group()
+        return f"[{name}:{value}]"
+
+    repaired = _LENIENT_RE.sub(repair, raw)
+    return LenientDiagnosis(**flags, lenient=parse_output(repaired) if repaired != raw else None)
+
+
+def lenient_parse(raw: str) -> ParsedOutput | None:
+    """The parse the output would get if the lenient repairs were allowed; None when nothing to repair."""
+    return diagnose_lenient(raw).lenient
+
+
+def _outputs(n: int) -> str:
+    return "1 output uses" if n == 1 else f"{n:,} outputs use"
+
+
+def _count_as(n: int) -> str:
+    return "it counts as invalid." if n == 1 else "they count as invalid."
+
+
+def summarise_advice(outputs: Iterable[str], parsed: Sequence[ParsedOutput] | None = None) -> list[str]:
+    """Plain sentences about near-miss anchors among the outputs that are not schema-valid.
+
+    `parsed` may pass the strict parses already computed for `outputs` (same order) to avoid re-parsing.
+    """
+    brackets = colon = spaces = repaired_valid = 0
+    for index, raw in enumerate(outputs):
+        strict = parsed[index] if parsed is not None else parse_output(raw)
+        if strict.schema_valid:
+            continue
+        diagnosis = diagnose_lenient(raw)
+        brackets += diagnosis.fullwidth_brackets
+        colon += diagnosis.fullwidth_colon
+        spaces += diagnosis.spaced_names
+        repaired_valid += diagnosis.would_be_valid
+    advice = []
+    if brackets:
+        advice.append(f"{_outputs(brackets)} full-width brackets around anchors; the scorer accepts only "
+                      f"ASCII [ ] — {_count_as(brackets)}")
+    if colon:
+        advice.append(f"{_outputs(colon)} a full-width colon (：) inside anchors; the scorer accepts only "
+                      f"an ASCII colon as in [T:...] — {_count_as(colon)}")
+    if spaces:
+        advice.append(f"{_outputs(spaces)} spaces around anchor names (like [ T :...]); the scorer accepts "
+                      f"only [T:...] — {_count_as(spaces)}")
+    if repaired_valid:
+        were = "it was" if repaired_valid == 1 else "they were"
+        advice.append(f"{repaired_valid:,} invalid output{'s' if repaired_valid != 1 else ''} would be valid "
+                      f"if {were} written with ASCII anchors [NAME:value]; fix the output format to have "
+                      f"{'it' if repaired_valid == 1 else 'them'} scored.")
+    return advice

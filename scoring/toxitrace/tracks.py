@@ -1,0 +1,198 @@
+"""The three ToxiTrace tracks (ARCHITECTURE.md §1.3): cold, toxicn (classification) and cntp (+ spans).
+
+Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
+macro_f1[, spans{...}]}``, ``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1}``,
+``ci.<dotted metric path>: [low, high]`` and ``bootstrap{resamples, seed, level}``. Plain Python floats,
+unrounded; the same references, predictions and seed always give the same dict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_indices
+from ..problems import InputError
+from ..report import Report
+from ..version import SCORER_VERSION
+from .classification import METRICS, binary_metrics, bootstrap_metrics
+from .predictions import ToxiPredictions, parse_predictions
+from .references import ToxiReferences, check_reference_bundle, load_references
+from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
+
+SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
+
+
+@dataclass(frozen=True)
+class ToxiTraceTrack:
+    name: str
+    title: str
+    primary_metric: str
+    headline_metrics: tuple[str, ...]
+    spans: bool  # a span track: references and predictions must carry spans on every row
+
+    # --- references and public inputs --------------------------------------------------------------
+
+    def load_references(self, path: Path, subsets_dir: Path | None = None) -> ToxiReferences:
+        """``path``: test.jsonl or a bundle dir holding it. ToxiTrace has no subsets (breakdowns instead)."""
+        return load_references(path, require_spans=self.spans)
+
+    def check_reference_bundle(self, directory: Path) -> list:
+        """Every problem in a bundle folder (train/dev/test.jsonl); used by ``check-references``."""
+        return check_reference_bundle(directory, require_spans=self.spans)
+
+    def public_inputs(self, refs: ToxiReferences) -> list[dict]:
+        return refs.public_inputs()
+
+    # --- predictions -------------------------------------------------------------------------------
+
+    def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
+        return parse_predictions(data, inputs, spans=self._span_mode)[1]
+
+    @property
+    def _span_mode(self) -> str:
+        return "required" if self.spans else "optional"
+
+    def _parse(self, refs: ToxiReferences, data: bytes) -> ToxiPredictions:
+        preds, report = parse_predictions(data, refs.public_inputs(), spans=self._span_mode)
+        if preds is None:
+            raise InputError(report.errors, report.errors_total)
+        return preds
+
+    def row_outcomes(self, refs: ToxiReferences, data: bytes) -> dict[str, list]:
+        """PRIVATE per-row gold-joined arrays in reference order; never publish."""
+        preds = self._parse(refs, data)
+        out: dict[str, list] = {
+            "id": list(refs.ids),
+            "gold": [int(x) for x in refs.labels],
+            "pred": [int(x) for x in preds.labels],
+        }
+        if refs.spans is not None and preds.spans is not None:
+            counts = SpanCounts.from_spans(refs.spans, preds.spans)
+            for key, arr in zip(SPAN_KEYS, (counts.gold, counts.pred, counts.inter), strict=True):
+                out[key] = [int(x) for x in arr]
+        return out
+
+    # --- scoring -----------------------------------------------------------------------------------
+
+    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+        """The full result dict; InputError when the predictions are invalid."""
+        outcomes = self.row_outcomes(refs, data)
+        gold = np.asarray(outcomes["gold"], dtype=np.int8)
+        pred = np.asarray(outcomes["pred"], dtype=np.int8)
+        metrics: dict = binary_metrics(gold, pred)
+        counts = _span_counts(outcomes)
+        if counts is not None:
+            metrics["spans"] = span_metrics(counts)
+
+        ci: dict[str, list[float]] = {}
+        idx = resample_indices(len(gold), bootstrap, seed)
+        if idx.size:
+            for path, values in _resampled(outcomes, idx).items():
+                ci[path] = percentile_ci(values, DEFAULT_LEVEL)
+
+        return {
+            "scorer_version": SCORER_VERSION,
+            "track": self.name,
+            "rows": len(gold),
+            "metrics": metrics,
+            "breakdowns": _breakdowns(refs, gold, pred),
+            "ci": ci,
+            "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
+        }
+
+    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int) -> dict:
+        """Paired bootstrap of a - b on the headline metrics, both resampled with the same rows."""
+        if a["id"] != b["id"] or a["gold"] != b["gold"]:
+            raise ValueError("paired comparison needs outcomes from the same references")
+        idx = resample_indices(len(a["id"]), bootstrap, seed)
+        values_a, values_b = _flat_metrics(a), _flat_metrics(b)
+        resampled_a = _resampled(a, idx) if idx.size else {}
+        resampled_b = _resampled(b, idx) if idx.size else {}
+        names = [m for m in self.headline_metrics if m in values_a and m in values_b]
+        return paired_bootstrap(
+            {m: values_a[m] for m in names},
+            {m: values_b[m] for m in names},
+            {m: resampled_a.get(m, np.zeros(0)) for m in names},
+            {m: resampled_b.get(m, np.zeros(0)) for m in names},
+            level=DEFAULT_LEVEL,
+        )
+
+
+def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
+    if not all(key in outcomes for key in SPAN_KEYS):
+        return None
+    return SpanCounts(*(np.asarray(outcomes[key], dtype=np.int64) for key in SPAN_KEYS))
+
+
+def _flat_metrics(outcomes: dict[str, list]) -> dict[str, float]:
+    """Point estimates keyed by dotted path ("f1", "spans.overlap_f1")."""
+    flat = binary_metrics(outcomes["gold"], outcomes["pred"])
+    counts = _span_counts(outcomes)
+    if counts is not None:
+        flat.update({f"spans.{k}": v for k, v in span_metrics(counts).items()})
+    return flat
+
+
+def _resampled(outcomes: dict[str, list], idx: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-resample values of every metric, keyed by dotted path."""
+    out = bootstrap_metrics(outcomes["gold"], outcomes["pred"], idx)
+    counts = _span_counts(outcomes)
+    if counts is not None:
+        out.update({f"spans.{k}": v for k, v in bootstrap_span_metrics(counts, idx).items()})
+    return out
+
+
+def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray) -> dict[str, dict[str, dict]]:
+    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1}}}``; multi-valued fields
+    (target_groups) count a row in every group it lists."""
+    out: dict[str, dict[str, dict]] = {}
+    for name, per_row in refs.breakdowns.items():
+        members: dict[str, list[int]] = {}
+        for row, values in enumerate(per_row):
+            for value in values:
+                members.setdefault(value, []).append(row)
+        out[name] = {}
+        for value in sorted(members):
+            rows = np.asarray(members[value], dtype=np.int64)
+            out[name][value] = {"rows": len(rows), **binary_metrics(gold[rows], pred[rows])}
+    return out
+
+
+COLD = ToxiTraceTrack(
+    name="cold",
+    title="COLD",
+    primary_metric="f1",
+    headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
+    spans=False,
+)
+TOXICN = ToxiTraceTrack(
+    name="toxicn",
+    title="ToxiCN",
+    primary_metric="f1",
+    headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
+    spans=False,
+)
+CNTP = ToxiTraceTrack(
+    name="cntp",
+    title="CNTP",
+    primary_metric="spans.overlap_f1",
+    headline_metrics=(
+        "spans.overlap_f1",
+        "spans.overlap_recall",
+        "spans.overlap_precision",
+        "spans.char_f1",
+        "spans.iou",
+        "spans.recipe_overlap",
+        "f1",
+        "accuracy",
+        "macro_f1",
+    ),
+    spans=True,
+)
+
+TRACKS: dict[str, ToxiTraceTrack] = {t.name: t for t in (COLD, TOXICN, CNTP)}
+
+__all__ = ["CNTP", "COLD", "METRICS", "SPAN_METRICS", "TOXICN", "TRACKS", "ToxiTraceTrack"]

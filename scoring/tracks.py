@@ -1,0 +1,56 @@
+"""The track registry: one `Track` object per leaderboard track (ARCHITECTURE.md §1.3).
+
+VARM lives here (`scoring.varm`); the ToxiTrace tracks (cold, toxicn, cntp) come from
+`scoring.toxitrace.tracks.TRACKS`, imported lazily so VARM works even when that package is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from .report import Report
+
+__all__ = ["TRACK_NAMES", "Track", "get_track"]
+
+TRACK_NAMES = ("varm", "cold", "toxicn", "cntp")
+
+
+class Track(Protocol):
+    name: str
+    title: str
+    primary_metric: str
+    headline_metrics: tuple[str, ...]
+
+    def load_references(self, path: Path, subsets_dir: Path | None = None) -> Any: ...
+
+    def public_inputs(self, refs: Any) -> list[dict]: ...
+
+    def check_predictions(self, data: bytes, inputs: list[dict]) -> Report: ...
+
+    def score(self, refs: Any, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict: ...
+
+    def row_outcomes(self, refs: Any, data: bytes) -> dict[str, list]: ...
+
+    def paired_compare(
+        self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int
+    ) -> dict: ...
+
+
+def get_track(name: str) -> Track:
+    """The track object for `name`; ValueError for an unknown or unavailable track."""
+    if name not in TRACK_NAMES:
+        raise ValueError(f"unknown track {name!r}; expected one of {', '.join(TRACK_NAMES)}")
+    if name == "varm":
+        from .varm import VARM_TRACK
+
+        return VARM_TRACK
+    try:
+        from .toxitrace.tracks import TRACKS
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith(f"{__package__}.toxitrace"):
+            raise  # a missing dependency inside the package is a real bug: don't hide it
+        raise ValueError(f"track {name!r} is not available: scoring.toxitrace is not installed") from None
+    if name not in TRACKS:
+        raise ValueError(f"track {name!r} is not available in scoring.toxitrace")
+    return TRACKS[name]

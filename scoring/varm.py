@@ -1,0 +1,164 @@
+"""The VARM-Bench track (ARCHITECTURE.md §1.3): validation, scoring, private row outcomes, comparisons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_counts, resample_indices
+from .jsonl import coverage_problems, quote, read_jsonl, string_problem
+from .problems import InputError, Problem
+from .protocol import ParsedOutput, parse_output, summarise_advice
+from .references import VarmReferences, load_references
+from .report import Report
+from .varm_metrics import (
+    HEADLINE_CI_METRICS,
+    RowOutcomes,
+    format_issue_counts,
+    metrics_for_rows,
+    overall_metrics,
+    resampled_metrics,
+    row_outcomes,
+    subset_metrics,
+)
+from .version import SCORER_VERSION
+
+__all__ = ["VARM_TRACK", "VarmTrack"]
+
+
+@dataclass
+class _Checked:
+    """A predictions file read against the public inputs: the report and one parse per test row."""
+
+    report: Report
+    parsed: list[ParsedOutput | None] = field(default_factory=list)
+
+
+class VarmTrack:
+    """VARM-Bench: raw model outputs are parsed strictly and scored against six-field gold records."""
+
+    name = "varm"
+    title = "VARM-Bench"
+    primary_metric = "jrem"
+    headline_metrics = ("jrem", "her_c", "her_l", "macro_f1.label", "macro_f1.category", "t_f1",
+                        "field_accuracy.target", "parse_success")
+
+    def load_references(self, path: Path, subsets_dir: Path | None = None) -> VarmReferences:
+        return load_references(path, subsets_dir)
+
+    def public_inputs(self, refs: VarmReferences) -> list[dict]:
+        return [{"id": row_id, "text": text} for row_id, text in zip(refs.ids, refs.texts, strict=True)]
+
+    # -- validation (gold-independent) -------------------------------------------------------------
+
+    def _check(self, data: bytes, inputs: list[dict]) -> _Checked:
+        records, read_problems = read_jsonl(data, what="predictions")
+        report = Report(rows=len(records))
+        report.extend(list(read_problems))
+        report.errors_total += read_problems.total - len(read_problems)  # count what the reader dropped
+        ids = [row["id"] for row in inputs]
+        by_id = {row_id: k for k, row_id in enumerate(ids)}
+        by_text = {row["text"]: k for k, row in enumerate(inputs)}
+        found: list[tuple[int, object]] = []
+        outputs: dict[int, tuple[int, str]] = {}  # line -> (row index or -1, output)
+        for line, obj in records:
+            key: object = None
+            # A line names its row by id when it has one, else by exact text; unknown keys are ignored.
+            name = "id" if "id" in obj else "text" if "text" in obj else None
+            if name is None:
+                report.add(Problem(line, None, "the line has neither 'id' nor 'text'; one of them must say "
+                                               "which test row the output answers"))
+            elif problem := string_problem(obj, name, line):
+                report.add(problem)
+            else:
+                index = by_id if name == "id" else by_text
+                key = index.get(obj[name], (name, obj[name]))
+            if problem := string_problem(obj, "output", line, " (the model's raw response)"):
+                report.add(problem)
+            elif key is not None:
+                outputs[line] = (key if isinstance(key, int) else -1, obj["output"])
+            if key is not None:
+                found.append((line, key))
+
+        def describe(key: object) -> str:
+            if isinstance(key, int):
+                return f"id {quote(ids[key])}"
+            kind, value = key  # type: ignore[misc]
+            return f"{kind} {quote(value)}"
+
+        report.extend(coverage_problems(found, range(len(inputs)), field="id", describe=describe))
+
+        parsed_by_row: list[ParsedOutput | None] = [None] * len(inputs)
+        raw_outputs, parsed_list = [], []
+        for line, (row, raw) in outputs.items():
+            parsed = parse_output(raw)
+            raw_outputs.append(raw)
+            parsed_list.append(parsed)
+            if row >= 0 and parsed_by_row[row] is None:
+                parsed_by_row[row] = parsed
+            if not parsed.schema_valid:
+                report.format_report.append({
+                    "line": line,
+                    "id": ids[row] if row >= 0 else None,
+                    "issues": list(parsed.format_issues),
+                })
+        report.advice = summarise_advice(raw_outputs, parsed_list)
+        return _Checked(report, parsed_by_row)
+
+    def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
+        """Gold-independent validation against the public inputs `[{"id", "text"}]`."""
+        return self._check(data, inputs).report
+
+    def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
+        checked = self._check(data, self.public_inputs(refs))
+        if not checked.report.valid:
+            raise InputError(checked.report.errors, total=checked.report.errors_total)
+        return row_outcomes(checked.parsed, refs.rows)  # type: ignore[arg-type]  # all rows covered
+
+    # -- scoring ------------------------------------------------------------------------------------
+
+    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
+        """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid."""
+        outcomes = self._outcomes(refs, data)
+        matrix = outcomes.indicator_matrix()
+        ci: dict[str, list[float]] = {}
+        if bootstrap > 0:
+            counts = resample_counts(resample_indices(outcomes.n, bootstrap, seed), outcomes.n)
+            for name, values in resampled_metrics(outcomes, counts, matrix=matrix).items():
+                ci[name] = percentile_ci(values, DEFAULT_LEVEL)
+        return {
+            "scorer_version": SCORER_VERSION,
+            "track": self.name,
+            "rows": outcomes.n,
+            "metrics": overall_metrics(outcomes, matrix),
+            "format_issues": format_issue_counts(outcomes),
+            "subsets": {name: subset_metrics(outcomes, rows, matrix)
+                        for name, rows in sorted(refs.subsets.items())},
+            "ci": ci,
+            "bootstrap": {"resamples": max(bootstrap, 0), "seed": seed, "level": DEFAULT_LEVEL},
+        }
+
+    def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list]:
+        """PRIVATE per-row arrays (gold-joined) for paired comparisons; never publish them."""
+        return {"id": list(refs.ids), **self._outcomes(refs, data).to_lists()}
+
+    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int = 1000,
+                       seed: int = 0) -> dict:
+        """Headline metrics of two submissions on the same rows, with a paired bootstrap CI of a − b."""
+        if sorted(a["id"]) != sorted(b["id"]) or len(set(a["id"])) != len(a["id"]):
+            raise ValueError("the two row-outcome sets do not cover the same rows")
+        if a["id"] != b["id"]:  # align b to a's row order
+            position = {row_id: k for k, row_id in enumerate(b["id"])}
+            order = [position[row_id] for row_id in a["id"]]
+            b = {key: [values[k] for k in order] for key, values in b.items()}
+        outcomes_a, outcomes_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+        names = [name for name in self.headline_metrics if name in HEADLINE_CI_METRICS]
+        point_a, point_b = metrics_for_rows(outcomes_a), metrics_for_rows(outcomes_b)
+        counts = resample_counts(resample_indices(outcomes_a.n, max(bootstrap, 0), seed), outcomes_a.n)
+        resampled_a = resampled_metrics(outcomes_a, counts, names)
+        resampled_b = resampled_metrics(outcomes_b, counts, names)
+        return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
+                                resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+VARM_TRACK = VarmTrack()

@@ -1,0 +1,288 @@
+"""VARM-Bench metrics (spec §3) over per-row outcome arrays.
+
+Each output is parsed once; `RowOutcomes` then holds small per-row arrays (validity, per-field
+correctness, target F1, class codes). Every metric is a function of column sums of one indicator matrix
+`X` (rows × columns), so a row subset is a 0/1 weight vector and 1,000 bootstrap resamples are a single
+`(resamples, n) @ (n, columns)` matrix product. Sums of 0/1 values are exact in float64, so the point
+estimates equal the plain count-and-divide definitions bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .protocol import DISCRETE_FIELDS, FIELDS, FORMAT_ISSUES, HARMFUL, NO_TARGET, VALUE_SETS, ParsedOutput
+
+__all__ = [
+    "CLASS_CODES",
+    "CLASS_VALUES",
+    "COLUMNS",
+    "HEADLINE_CI_METRICS",
+    "SENTINEL",
+    "RowOutcomes",
+    "format_issue_counts",
+    "gold_target",
+    "metric_arrays",
+    "metrics_for_rows",
+    "nest",
+    "normalise_target",
+    "overall_metrics",
+    "resampled_metrics",
+    "row_outcomes",
+    "subset_metrics",
+    "target_f1",
+]
+
+TARGET_MATCH_THRESHOLD = 0.5
+# Class codes follow Python's string order, so per-class F1 values are summed in the same order as
+# scikit-learn's `labels=sorted(set(gold))`: the float mean is then identical, not just close.
+CLASS_VALUES: dict[str, tuple[str, ...]] = {name: tuple(sorted(VALUE_SETS[name])) for name in DISCRETE_FIELDS}
+CLASS_CODES: dict[str, dict[str, int]] = {
+    name: {value: code for code, value in enumerate(values)} for name, values in CLASS_VALUES.items()
+}
+SENTINEL = -1  # the predicted code of an invalid row: equals no class
+
+# Metrics that get a bootstrap CI (dotted result paths).
+HEADLINE_CI_METRICS = (
+    "jrem", "her_c", "her_l", "t_f1", "parse_success", "anchor_schema_valid",
+    *(f"field_accuracy.{name}" for name in FIELDS),
+    *(f"macro_f1.{name}" for name in DISCRETE_FIELDS),
+)
+
+
+def normalise_target(text: str) -> str:
+    """Lower-case and delete all whitespace (str.split() whitespace, i.e. Unicode white space)."""
+    return "".join(text.lower().split())
+
+
+def target_f1(predicted: str, gold: str) -> float:
+    """Multiset character-overlap F1 of two targets after normalisation (spec §3, official)."""
+    pred, ref = normalise_target(predicted), normalise_target(gold)
+    if not pred and not ref:
+        return 1.0
+    short, long = (pred, ref) if len(pred) <= len(ref) else (ref, pred)
+    # Multiset intersection size; str.count beats building two Counters for targets this short.
+    common = sum(min(short.count(ch), long.count(ch)) for ch in set(short))
+    if common == 0:
+        return 0.0
+    precision = common / len(pred)
+    recall = common / len(ref)
+    # "F1 as usual" from precision and recall, not 2c/(|p|+|g|): the two can differ in the last bit,
+    # which matters at the 0.5 threshold.
+    return 2 * precision * recall / (precision + recall)
+
+
+def gold_target(record: dict) -> str:
+    """The gold target, with the validator's rule: blank target + no-target type reads as 无明确对象."""
+    target = record.get("target") or ""
+    if not target.strip() and record.get("target_type") == NO_TARGET:
+        return NO_TARGET
+    return target
+
+
+@dataclass(frozen=True)
+class RowOutcomes:
+    """Per-row results of one submission against the gold, in reference row order (private data)."""
+
+    valid: np.ndarray  # bool (n,): schema_valid
+    anchor_valid: np.ndarray  # bool (n,)
+    correct: np.ndarray  # bool (n, 6), FIELDS order
+    target_f1: np.ndarray  # float64 (n,), 0 for invalid rows
+    gold: np.ndarray  # int8 (n, 5) class codes, DISCRETE_FIELDS order
+    pred: np.ndarray  # int8 (n, 5) class codes, SENTINEL for invalid rows
+    issues: np.ndarray  # bool (n, len(FORMAT_ISSUES))
+
+    @property
+    def n(self) -> int:
+        return int(self.valid.shape[0])
+
+    @property
+    def harmful(self) -> np.ndarray:
+        return self.gold[:, DISCRETE_FIELDS.index("label")] == CLASS_CODES["label"][HARMFUL]
+
+    def indicator_matrix(self) -> np.ndarray:
+        """The float64 matrix whose column sums give every metric (layout: `_columns()`)."""
+        cols = [self.valid, self.anchor_valid, *self.correct.T, self.correct.all(axis=1), self.target_f1]
+        for k, name in enumerate(DISCRETE_FIELDS):
+            classes = np.arange(len(CLASS_VALUES[name]))[None, :]
+            gold_hit = self.gold[:, k, None] == classes
+            pred_hit = self.pred[:, k, None] == classes
+            cols.extend((gold_hit & pred_hit).T)
+            cols.extend(pred_hit.T)
+            cols.extend(gold_hit.T)
+        return np.column_stack(cols).astype(np.float64)
+
+    def to_lists(self) -> dict[str, list]:
+        """JSON-friendly form (for `Track.row_outcomes`)."""
+        out: dict[str, list] = {
+            "valid": self.valid.astype(int).tolist(),
+            "anchor_valid": self.anchor_valid.astype(int).tolist(),
+            "target_f1": self.target_f1.tolist(),
+        }
+        for k, name in enumerate(FIELDS):
+            out[f"correct.{name}"] = self.correct[:, k].astype(int).tolist()
+        for k, name in enumerate(DISCRETE_FIELDS):
+            out[f"gold.{name}"] = self.gold[:, k].tolist()
+            out[f"pred.{name}"] = self.pred[:, k].tolist()
+        out["issues"] = self.issues.astype(int).tolist()
+        return out
+
+    @classmethod
+    def from_lists(cls, data: dict[str, list]) -> RowOutcomes:
+        return cls(
+            valid=np.asarray(data["valid"], dtype=bool),
+            anchor_valid=np.asarray(data["anchor_valid"], dtype=bool),
+            correct=np.column_stack([np.asarray(data[f"correct.{f}"], dtype=bool) for f in FIELDS]),
+            target_f1=np.asarray(data["target_f1"], dtype=np.float64),
+            gold=np.column_stack([np.asarray(data[f"gold.{f}"], dtype=np.int8) for f in DISCRETE_FIELDS]),
+            pred=np.column_stack([np.asarray(data[f"pred.{f}"], dtype=np.int8) for f in DISCRETE_FIELDS]),
+            issues=np.asarray(data["issues"], dtype=bool).reshape(-1, len(FORMAT_ISSUES)),
+        )
+
+
+def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOutcomes:
+    """Join parsed outputs with gold records (same order) into per-row outcome arrays."""
+    n = len(gold)
+    valid = np.zeros(n, dtype=bool)
+    anchor_valid = np.zeros(n, dtype=bool)
+    correct = np.zeros((n, len(FIELDS)), dtype=bool)
+    t_f1 = np.zeros(n, dtype=np.float64)
+    gold_codes = np.zeros((n, len(DISCRETE_FIELDS)), dtype=np.int8)
+    pred_codes = np.full((n, len(DISCRETE_FIELDS)), SENTINEL, dtype=np.int8)
+    issues = np.zeros((n, len(FORMAT_ISSUES)), dtype=bool)
+    issue_index = {name: k for k, name in enumerate(FORMAT_ISSUES)}
+    codes = [(k, name, CLASS_CODES[name]) for k, name in enumerate(DISCRETE_FIELDS)]
+    for i, (out, ref) in enumerate(zip(parsed, gold, strict=True)):
+        gold_codes[i] = [code[ref[name]] for _, name, code in codes]
+        anchor_valid[i] = out.anchor_schema_valid
+        for issue in out.format_issues:
+            issues[i, issue_index[issue]] = True
+        if not out.schema_valid:
+            continue  # every field of an invalid output counts as wrong
+        valid[i] = True
+        record = out.record
+        t_f1[i] = target_f1(record["target"], gold_target(ref))
+        correct[i, 0] = t_f1[i] >= TARGET_MATCH_THRESHOLD
+        pred_codes[i] = [code[record[name]] for _, name, code in codes]
+        correct[i, 1:] = [record[name] == ref[name] for name in DISCRETE_FIELDS]
+    return RowOutcomes(valid, anchor_valid, correct, t_f1, gold_codes, pred_codes, issues)
+
+
+def _columns() -> dict[str, slice | int]:
+    layout: dict[str, slice | int] = {"valid": 0, "anchor_valid": 1}
+    for k, name in enumerate(FIELDS):
+        layout[f"correct.{name}"] = 2 + k
+    layout["jrem"] = 2 + len(FIELDS)
+    layout["target_f1"] = 3 + len(FIELDS)
+    start = 4 + len(FIELDS)
+    for name in DISCRETE_FIELDS:
+        size = len(CLASS_VALUES[name])
+        for part in ("tp", "pred", "gold"):
+            layout[f"{part}.{name}"] = slice(start, start + size)
+            start += size
+    return layout
+
+
+COLUMNS = _columns()
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den elementwise, 0 where den == 0."""
+    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+
+
+def metric_arrays(sums: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Every metric from column sums `sums` (k, columns) of k weightings with `rows` (k,) total weight."""
+    out: dict[str, np.ndarray] = {
+        "parse_success": _ratio(sums[:, COLUMNS["valid"]], rows),
+        "anchor_schema_valid": _ratio(sums[:, COLUMNS["anchor_valid"]], rows),
+    }
+    for name in FIELDS:
+        out[f"field_accuracy.{name}"] = _ratio(sums[:, COLUMNS[f"correct.{name}"]], rows)
+    jrem = sums[:, COLUMNS["jrem"]]
+    out["jrem"] = _ratio(jrem, rows)
+    for key, name in (("her_c", "category"), ("her_l", "label")):
+        decided = sums[:, COLUMNS[f"correct.{name}"]]
+        out[key] = _ratio(decided - jrem, decided)
+    out["t_f1"] = _ratio(sums[:, COLUMNS["target_f1"]], rows)
+    for name in DISCRETE_FIELDS:
+        tp, pred, gold = (sums[:, COLUMNS[f"{part}.{name}"]] for part in ("tp", "pred", "gold"))
+        present = gold > 0  # the classes averaged: those occurring in the gold of the rows scored
+        f1 = _ratio(2 * tp, np.where(present, pred + gold, 0))
+        out[f"macro_f1.{name}"] = _ratio(f1.sum(axis=1), present.sum(axis=1).astype(np.float64))
+    return out
+
+
+def metrics_for_rows(outcomes: RowOutcomes, mask: np.ndarray | None = None,
+                     matrix: np.ndarray | None = None) -> dict[str, float]:
+    """Point estimates of every metric on the rows selected by `mask` (all rows when None)."""
+    weights = np.ones(outcomes.n) if mask is None else np.asarray(mask, dtype=np.float64)
+    x = outcomes.indicator_matrix() if matrix is None else matrix
+    sums = weights[None, :] @ x
+    rows = weights.sum(keepdims=True)
+    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows).items()}
+    # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
+    selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
+    values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
+    return values
+
+
+def nest(flat: dict[str, float]) -> dict:
+    """{"field_accuracy.label": x} -> {"field_accuracy": {"label": x}} (one level of dots)."""
+    out: dict = {}
+    for key, value in flat.items():
+        head, _, tail = key.partition(".")
+        if tail:
+            out.setdefault(head, {})[tail] = value
+        else:
+            out[head] = value
+    return out
+
+
+def overall_metrics(outcomes: RowOutcomes, matrix: np.ndarray | None = None) -> dict:
+    """The `metrics` block of the result (spec §3 / ARCHITECTURE §2)."""
+    return nest(metrics_for_rows(outcomes, matrix=matrix))
+
+
+def format_issue_counts(outcomes: RowOutcomes) -> dict[str, int]:
+    counts = outcomes.issues.sum(axis=0)
+    return {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)}
+
+
+def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray | None = None) -> dict:
+    """Every metric on a subset's rows, plus JREM on its gold-有害 and gold-无害 rows and their gap."""
+    x = outcomes.indicator_matrix() if matrix is None else matrix
+    mask = np.zeros(outcomes.n, dtype=bool)
+    mask[rows] = True
+    # One product for the subset, its harmful part and its non-harmful part.
+    harmful = mask & outcomes.harmful
+    non_harmful = mask & ~outcomes.harmful
+    values = metrics_for_rows(outcomes, mask, matrix=x)
+    jrem_col = x[:, COLUMNS["jrem"]]
+    n_harmful, n_non_harmful = int(harmful.sum()), int(non_harmful.sum())
+    jrem_h = int(jrem_col[harmful].sum()) / n_harmful if n_harmful else None
+    jrem_n = int(jrem_col[non_harmful].sum()) / n_non_harmful if n_non_harmful else None
+    out = nest(values)
+    out.update({
+        "rows": int(mask.sum()),
+        "rows_harmful": n_harmful,
+        "rows_non_harmful": n_non_harmful,
+        "jrem_harmful": jrem_h,
+        "jrem_non_harmful": jrem_n,
+        "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
+    })
+    return out
+
+
+def resampled_metrics(outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str] = HEADLINE_CI_METRICS,
+                      matrix: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Every metric in `names` for each bootstrap resample, given the row-count matrix (resamples, n)."""
+    x = outcomes.indicator_matrix() if matrix is None else matrix
+    sums = counts @ x
+    values = metric_arrays(sums, counts.sum(axis=1))
+    return {name: values[name] for name in names}
+

@@ -1,0 +1,90 @@
+"""`python -m space`: run the leaderboard service on $PORT (default 7860), data under $DATA_DIR (./data).
+
+Embedded default (no CELERY_BROKER_URL): seeds the store from data/demo on first start, then runs the
+web process plus one Celery worker subprocess (with beat, for the reconciler) on a SQLite broker.
+With CELERY_BROKER_URL set, only the web process starts; run workers separately, e.g.
+`celery -A worker worker -Q submissions,publish,rescore` (and `celery -A worker beat` once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from space.auth import auth_mode, ensure_token_file
+from space.server import create_app
+from worker.config import Config
+
+ROOT = Path(__file__).resolve().parents[1]
+log = logging.getLogger("space")
+
+
+def worker_command(data_dir: Path) -> list[str]:
+    # One prefork child: the embedded default has a single writer for every queue, publish included.
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "worker",
+        "worker",
+        "--beat",
+        "--concurrency",
+        "1",
+        "--queues",
+        "submissions,publish,rescore",
+        "--loglevel",
+        "INFO",
+        "--schedule",
+        str(data_dir / "celerybeat-schedule"),
+    ]
+
+
+def stop(process: subprocess.Popen, timeout: float = 15) -> None:
+    """Stop a subprocess started in its own session, with everything it forked."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    config = Config.from_env()
+    data_dir = Path(config.data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "DATA_DIR": str(data_dir)}
+    if auth_mode(config) == "token":
+        token = ensure_token_file(data_dir)
+        if token:
+            print(
+                f"\nCreated {data_dir / 'tokens.json'}. API token for 'local' (shown once):\n  {token}\n",
+                flush=True,
+            )
+    worker = None
+    if config.celery_broker_url is None:
+        subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
+        worker = subprocess.Popen(worker_command(data_dir), cwd=ROOT, env=env, start_new_session=True)
+        log.info("embedded Celery worker started (pid %d)", worker.pid)
+    try:
+        uvicorn.run(
+            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info"
+        )
+    finally:
+        if worker is not None:
+            stop(worker)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""The REST API (`/api/v1`), documented by FastAPI's OpenAPI schema at `/docs` and `/openapi.json`."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Header, HTTPException, Query, UploadFile
+from fastapi.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from scoring.limits import MAX_FILE_BYTES
+from space.auth import Auth
+from worker.quotas import QuotaExceeded, parse_iso
+from worker.records import check_track
+from worker.service import NotReady, Service
+
+UPLOAD_PATHS = ("/api/v1/submissions", "/api/v1/validate")
+FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundaries
+
+
+class BodyLimit:
+    """ASGI middleware: refuse upload bodies beyond the cap while they stream in, not after buffering."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] not in UPLOAD_PATHS:
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            return await _too_large(self.max_bytes)(scope, receive, send)
+        seen = 0
+
+        async def limited() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                # FastAPI re-raises HTTPExceptions from body parsing, which become a 413 response.
+                raise HTTPException(413, _too_large_text(self.max_bytes))
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def _too_large_text(limit: int) -> str:
+    return f"upload too large: the limit is {limit} bytes"
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return JSONResponse({"detail": _too_large_text(limit)}, status_code=413)
+
+
+def _rejected(report: dict) -> JSONResponse:
+    return JSONResponse(
+        {
+            "errors": report["errors"],
+            "errors_total": report["errors_total"],
+            "advice": report["advice"],
+            "format_report": report.get("format_report", []),
+        },
+        status_code=422,
+    )
+
+
+def _field_error(field: str, message: str) -> JSONResponse:
+    return _rejected(
+        {"errors": [{"line": None, "field": field, "message": message}], "errors_total": 1, "advice": []}
+    )
+
+
+async def _read_capped(upload: UploadFile, limit: int) -> bytes | None:
+    """The upload's bytes, or None when it is larger than `limit` (reading stops at limit + 1)."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = await upload.read(min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
+
+
+def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_BYTES) -> APIRouter:
+    router = APIRouter(prefix="/api/v1", tags=["leaderboard"])
+
+    def identity(authorization: str | None, x_user: str | None) -> str:
+        user = auth.identify(authorization, x_user)
+        if user is None:
+            raise HTTPException(
+                401,
+                "a valid bearer token is required (Authorization: Bearer <token>)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        return user
+
+    def track_or_404(track: str) -> str:
+        try:
+            return check_track(track)
+        except ValueError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    @router.post(
+        "/submissions",
+        status_code=202,
+        summary="Submit a predictions file",
+        responses={
+            200: {"description": "This submitter already sent this exact file: its id"},
+            401: {"description": "No valid token"},
+            413: {"description": "File too large"},
+            422: {"description": "Invalid file or metadata: line-numbered errors"},
+            429: {"description": "Over quota; see next_slot_at and Retry-After"},
+        },
+    )
+    async def submit(
+        file: Annotated[UploadFile, File(description="predictions JSONL")],
+        track: Annotated[str, Form()] = "",
+        model_name: Annotated[str, Form(description="required, at most 100 characters")] = "",
+        organisation: Annotated[str, Form()] = "",
+        model_type: Annotated[str, Form(description="open | closed")] = "",
+        setting: Annotated[str, Form(description="zero-shot | taxonomy | fine-tuned")] = "",
+        paper_url: Annotated[str, Form()] = "",
+        code_url: Annotated[str, Form()] = "",
+        description: Annotated[str, Form()] = "",
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        try:
+            check_track(track)
+        except ValueError as exc:
+            return _field_error("track", str(exc))
+        data = await _read_capped(file, max_file_bytes)
+        if data is None:
+            return _too_large(max_file_bytes)
+        metadata = {
+            "model_name": model_name,
+            "organisation": organisation,
+            "model_type": model_type,
+            "setting": setting,
+            "paper_url": paper_url,
+            "code_url": code_url,
+            "description": description,
+        }
+        try:
+            out = service.submit(identity=user, track=track, data=data, metadata=metadata)
+        except QuotaExceeded as exc:
+            wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()
+            return JSONResponse(
+                {"detail": str(exc), "kind": exc.kind, "limit": exc.limit, "next_slot_at": exc.next_slot_at},
+                status_code=429,
+                headers={"Retry-After": str(max(1, math.ceil(wait)))},
+            )
+        except NotReady as exc:
+            raise HTTPException(503, str(exc)) from None
+        if out["status"] == "rejected":
+            return _rejected(out["report"])
+        body = {
+            "submission_id": out["submission_id"],
+            "status": out["status"],
+            "duplicate": out["duplicate"],
+            "quota": out["quota"],
+        }
+        if out["report"]:
+            body["advice"] = out["report"]["advice"]
+        return JSONResponse(body, status_code=200 if out["duplicate"] else 202)
+
+    @router.get("/submissions/{submission_id}", summary="Status, error and (once scored) the result")
+    def submission(submission_id: str):
+        found = service.submission(submission_id)
+        if found is None:
+            raise HTTPException(404, "unknown submission id")
+        return found
+
+    @router.get("/leaderboard", summary="Leaderboard rows with headline metrics and confidence intervals")
+    def leaderboard(track: Annotated[str, Query()] = "varm"):
+        return service.leaderboard(track_or_404(track))
+
+    @router.get("/quota", summary="The caller's quota on a track")
+    def quota(
+        track: Annotated[str, Query()],
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        return service.quota(identity(authorization, x_user), track_or_404(track))
+
+    @router.get("/health", summary="Store and broker reachability")
+    def health():
+        status = service.health()
+        return JSONResponse(status, status_code=200 if status["ok"] else 503)
+
+    @router.post("/validate", summary="Validate a predictions file against the public test inputs")
+    async def validate(file: Annotated[UploadFile, File()], track: Annotated[str, Form()]):
+        try:
+            check_track(track)
+        except ValueError as exc:
+            return _field_error("track", str(exc))
+        data = await _read_capped(file, max_file_bytes)
+        if data is None:
+            return _too_large(max_file_bytes)
+        try:
+            return service.validate(track, data)
+        except NotReady as exc:
+            raise HTTPException(503, str(exc)) from None
+
+    @router.get("/public/{track}/{name}", summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json")
+    def public(track: str, name: str):
+        data = service.public_file(track_or_404(track), name)
+        if data is None:
+            raise HTTPException(404, "no such public file")
+        media = "application/json" if name.endswith(".json") else "application/jsonl"
+        return Response(data, media_type=media)
+
+    return router

@@ -1,0 +1,109 @@
+"""Who is calling: bearer-token identity for the REST API.
+
+Modes (environment `AUTH`, default "hub" when STORE=hub, else "token"):
+
+- "hub":   `Authorization: Bearer <Hugging Face token>`, verified with `HfApi(endpoint).whoami()`; the
+           identity is the Hub user name. Answers are cached for a minute (keyed by the token's hash).
+- "token": a local token file `$DATA_DIR/tokens.json` mapping `{"<token>": "<username>"}`. On first start
+           it is created with one random token for user `local`, printed once.
+- "open":  no authentication (demos, tests): identity from an `X-User` header, else "anonymous".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from pathlib import Path
+
+from worker.config import Config
+
+MODES = ("hub", "token", "open")
+CACHE_SECONDS = 60.0
+TOKEN_FILE = "tokens.json"
+_USER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def auth_mode(config: Config, env=None) -> str:
+    env = os.environ if env is None else env
+    mode = (env.get("AUTH") or ("hub" if config.store == "hub" else "token")).strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"AUTH must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode
+
+
+def ensure_token_file(data_dir: Path) -> str | None:
+    """Create `tokens.json` with a random token for user `local` if missing; return that new token."""
+    path = Path(data_dir) / TOKEN_FILE
+    if path.exists():
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(24)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump({token: "local"}, f, indent=1)
+    return token
+
+
+def bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+class Auth:
+    """`identify(authorization_header, x_user_header) -> username | None` for the configured mode."""
+
+    def __init__(self, config: Config, mode: str) -> None:
+        assert mode in MODES, mode
+        self.config = config
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._hub_cache: dict[str, tuple[float, str | None]] = {}
+        self._tokens: tuple[float, dict[str, str]] = (-1.0, {})
+
+    def identify(self, authorization: str | None, x_user: str | None = None) -> str | None:
+        if self.mode == "open":
+            user = (x_user or "").strip()
+            return user if _USER.fullmatch(user) else ("anonymous" if not user else None)
+        token = bearer(authorization)
+        if token is None:
+            return None
+        return self._hub_user(token) if self.mode == "hub" else self._local_user(token)
+
+    def _local_user(self, token: str) -> str | None:
+        path = Path(self.config.data_dir) / TOKEN_FILE
+        try:
+            mtime = path.stat().st_mtime
+        except FileNotFoundError:
+            return None
+        with self._lock:
+            if mtime != self._tokens[0]:  # re-read when edited, so adding a user needs no restart
+                self._tokens = (mtime, json.loads(path.read_text()))
+            tokens = self._tokens[1]
+        for known, user in tokens.items():
+            if secrets.compare_digest(known.encode(), token.encode()):
+                return user
+        return None
+
+    def _hub_user(self, token: str) -> str | None:
+        key = hashlib.sha256(token.encode()).hexdigest()
+        now = time.monotonic()
+        with self._lock:
+            hit = self._hub_cache.get(key)
+        if hit is not None and now - hit[0] < CACHE_SECONDS:
+            return hit[1]
+        from huggingface_hub import HfApi  # only hub mode needs it
+
+        try:
+            user = HfApi(endpoint=self.config.hf_endpoint).whoami(token=token).get("name")
+        except Exception:  # an invalid token and an unreachable Hub both mean "not authenticated"
+            user = None
+        with self._lock:
+            self._hub_cache[key] = (now, user)
+        return user

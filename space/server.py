@@ -1,0 +1,62 @@
+"""The ASGI app of the web process: REST API under /api/v1 and the Gradio UI at /, over one Service."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+
+import gradio as gr
+from fastapi import FastAPI
+
+from scoring.limits import MAX_FILE_BYTES
+from space.api import FORM_OVERHEAD, BodyLimit, create_router
+from space.auth import Auth, auth_mode
+from worker.celery import make_app
+from worker.config import Config
+from worker.enqueue import CeleryEnqueuer
+from worker.service import Service
+from worker.store import WEB_AREAS, open_store
+
+log = logging.getLogger(__name__)
+
+
+def build_service(config: Config) -> Service:
+    """The web process's Service: a store WITHOUT the references area, and Celery for everything else."""
+    return Service(config, open_store(config, areas=WEB_AREAS), CeleryEnqueuer(make_app(config)))
+
+
+def _ui(service: Service) -> gr.Blocks:
+    if importlib.util.find_spec("space.ui") is not None:
+        from space.ui import build_demo
+
+        return build_demo(service)
+    with gr.Blocks(title="Leaderboard") as demo:  # placeholder until the UI package is installed
+        gr.Markdown(
+            "# Chinese abusive-speech moderation leaderboard\nThe REST API is documented at [/docs](/docs)."
+        )
+    return demo
+
+
+def create_app(
+    config: Config,
+    *,
+    service: Service | None = None,
+    auth: Auth | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    with_ui: bool = True,
+) -> FastAPI:
+    service = service or build_service(config)
+    auth = auth or Auth(config, auth_mode(config))
+    app = FastAPI(
+        title="VARM-Bench / ToxiTrace leaderboard API",
+        version="1",
+        description="Submit predictions, follow their status and read the leaderboards. "
+        "Authentication: `Authorization: Bearer <token>` (see space/auth.py).",
+    )
+    app.add_middleware(BodyLimit, max_bytes=max_file_bytes + FORM_OVERHEAD)
+    app.include_router(create_router(service, auth, max_file_bytes))
+    app.state.service = service
+    if with_ui:
+        # Mounted last, so the /api routes above take precedence over the UI's catch-all "/".
+        app = gr.mount_gradio_app(app, _ui(service), path="/")
+    return app

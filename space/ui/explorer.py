@@ -1,0 +1,251 @@
+"""Dev-split explorer: per-item gold vs parsed records, computed with the scoring library.
+
+Only the PUBLIC dev split is used (its references are published by design); nothing here can reach the
+hidden test. All text shown comes from uploads or the dev file and is escaped before it becomes HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from scoring.protocol import FIELDS, parse_output
+from scoring.tracks import get_track
+
+from .safe import h
+
+FIELD_LABELS = {"target": "目标对象 target", "target_type": "对象类型 type", "target_explicitness": "显隐性 explicitness",
+                "stance": "立场 stance", "label": "标签 label", "category": "类别 category"}
+MAX_ITEMS_SHOWN = 500
+
+
+@dataclass
+class Exploration:
+    """Per-item outcomes on the dev split plus the validation report of the upload."""
+
+    track: str
+    items: list[dict] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+
+
+def read_lines(data: bytes) -> list[dict]:
+    """JSON objects of a JSONL file (BOM tolerated, blank or broken lines skipped: the report names them)."""
+    out = []
+    for line in data.decode("utf-8-sig", errors="replace").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def dev_inputs(dev_rows: Sequence[dict], track: str) -> list[dict]:
+    """Public inputs {"id", "text"} of the dev rows (rows without an id get a positional one)."""
+    prefix = f"{track}-dev-"
+    return [{"id": str(r.get("id") or f"{prefix}{i:05d}"), "text": str(r.get("text", ""))}
+            for i, r in enumerate(dev_rows, start=1)]
+
+
+def _target_match(pred: str, gold_record: dict) -> tuple[bool, float]:
+    from scoring.varm_metrics import TARGET_MATCH_THRESHOLD, gold_target, target_f1
+
+    f1 = target_f1(pred, gold_target(gold_record))
+    return f1 >= TARGET_MATCH_THRESHOLD, f1
+
+
+def explore_varm(dev_rows: Sequence[dict], predictions: bytes) -> Exploration:
+    """Join VARM dev predictions to the dev gold by id (or text) and compare every field."""
+    inputs = dev_inputs(dev_rows, "varm")
+    report = get_track("varm").check_predictions(predictions, inputs).as_dict()
+    by_id: dict[str, str] = {}
+    by_text: dict[str, str] = {}
+    for obj in read_lines(predictions):
+        output = obj.get("output")
+        if not isinstance(output, str):
+            continue
+        if isinstance(obj.get("id"), str):
+            by_id.setdefault(obj["id"], output)
+        elif isinstance(obj.get("text"), str):
+            by_text.setdefault(obj["text"], output)
+    items = []
+    for idx, (row, inp) in enumerate(zip(dev_rows, inputs, strict=True), start=1):
+        raw = by_id.get(inp["id"], by_text.get(inp["text"]))
+        if raw is None:
+            continue
+        parsed = parse_output(raw)
+        gold = {f: str(row.get(f, "")) for f in FIELDS}
+        pred = {f: parsed.record.get(f, "") for f in FIELDS}
+        t_ok, t_f1 = _target_match(pred["target"], row)
+        correct = {"target": parsed.schema_valid and t_ok}
+        for f in FIELDS[1:]:
+            correct[f] = parsed.schema_valid and pred[f] == gold[f]
+        subsets = row.get("subsets") or ([row["subset"]] if row.get("subset") else [])
+        items.append({
+            "n": idx, "id": inp["id"], "text": inp["text"], "gold": gold, "pred": pred, "raw": raw,
+            "valid": parsed.schema_valid, "issues": list(parsed.format_issues), "target_f1": t_f1,
+            "wrong": [f for f in FIELDS if not correct[f]], "subsets": [str(s) for s in subsets],
+        })
+    return Exploration("varm", items, report, summarise_varm(items))
+
+
+def summarise_varm(items: Sequence[dict]) -> dict:
+    """Dev-split aggregates of the explored items: field accuracy, JREM, parse success, issue counts."""
+    n = len(items)
+    if not n:
+        return {"rows": 0}
+    acc = {f: sum(f not in it["wrong"] for it in items) / n for f in FIELDS}
+    return {
+        "rows": n,
+        "jrem": sum(not it["wrong"] for it in items) / n,
+        "parse_success": sum(it["valid"] for it in items) / n,
+        "field_accuracy": acc,
+        "format_issues": dict(Counter(i for it in items for i in it["issues"])),
+    }
+
+
+def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Exploration:
+    """Join ToxiTrace dev predictions to the dev gold: label right/wrong, spans side by side."""
+    from scoring.problems import InputError
+    from scoring.toxitrace.predictions import parse_predictions
+    from scoring.toxitrace.references import parse_references
+
+    try:
+        refs = parse_references(dev_bytes)
+    except InputError as exc:
+        return Exploration(track, [], {"valid": False, "errors": [p.as_dict() for p in exc.problems],
+                                       "errors_total": exc.total, "advice": [], "rows": 0})
+    preds, report = parse_predictions(predictions, refs.public_inputs(), spans="optional")
+    items = []
+    if preds is not None:
+        for i, rid in enumerate(refs.ids):
+            gold_spans = list(refs.spans[i]) if refs.spans is not None else []
+            pred_spans = list(preds.spans[i]) if preds.spans is not None else []
+            g, p = int(refs.labels[i]), int(preds.labels[i])
+            items.append({
+                "n": i + 1, "id": rid, "text": refs.texts[i], "gold": {"label": g}, "pred": {"label": p},
+                "gold_spans": [tuple(s) for s in gold_spans], "pred_spans": [tuple(s) for s in pred_spans],
+                "valid": True, "issues": [], "wrong": [] if g == p else ["label"],
+                "breakdowns": {k: list(v[i]) for k, v in refs.breakdowns.items()},
+            })
+    n = len(items)
+    summary = {"rows": n, "accuracy": (sum(not it["wrong"] for it in items) / n) if n else None}
+    return Exploration(track, items, report.as_dict(), summary)
+
+
+def explore(track: str, dev_bytes: bytes, predictions: bytes) -> Exploration:
+    if track == "varm":
+        return explore_varm(read_lines(dev_bytes), predictions)
+    return explore_toxitrace(track, dev_bytes, predictions)
+
+
+def filter_items(items: Sequence[dict], *, wrong_field: str = "", stance: str = "", category: str = "",
+                 subset: str = "", only_errors: bool = False) -> list[dict]:
+    """Items matching every given filter (gold stance/category; field error; subset)."""
+    out = []
+    for it in items:
+        if only_errors and not it["wrong"]:
+            continue
+        if wrong_field and wrong_field not in it["wrong"]:
+            continue
+        if stance and it["gold"].get("stance") != stance:
+            continue
+        if category and it["gold"].get("category") != category:
+            continue
+        if subset and subset not in it.get("subsets", []):
+            continue
+        out.append(it)
+    return out
+
+
+def items_table(items: Sequence[dict], limit: int = MAX_ITEMS_SHOWN) -> pd.DataFrame:
+    """One line per item: number, id, text excerpt, wrong fields, format issues (plain text cells)."""
+    rows = []
+    for it in items[:limit]:
+        text = it["text"]
+        rows.append({"#": it["n"], "ID": it["id"], "Text 文本": text if len(text) <= 60 else text[:60] + "…",
+                     "Wrong fields 错误字段": ", ".join(it["wrong"]) or "✓",
+                     "Format issues 格式问题": ", ".join(it["issues"])})
+    return pd.DataFrame(rows, columns=["#", "ID", "Text 文本", "Wrong fields 错误字段", "Format issues 格式问题"])
+
+
+def highlight(text: str, needle: str, css: str = "varm-target") -> str:
+    """Escaped `text` with every occurrence of `needle` wrapped in <mark> (escaping happens per piece)."""
+    if not needle or needle not in text:
+        return h(text)
+    parts = text.split(needle)
+    return f'<mark class="{css}">{h(needle)}</mark>'.join(h(p) for p in parts)
+
+
+def highlight_spans(text: str, gold: Sequence[tuple[int, int]], pred: Sequence[tuple[int, int]]) -> str:
+    """Escaped text with gold spans underlined and predicted spans marked (runs of equal state merged)."""
+    g = {i for s, e in gold for i in range(s, e)}
+    p = {i for s, e in pred for i in range(s, e)}
+    out: list[str] = []
+    run, state = "", (False, False)
+    for i, ch in enumerate(text + "\0"):
+        now = (i in g, i in p) if i < len(text) else (None, None)
+        if now != state and run:
+            piece = h(run)
+            if state[1]:
+                piece = f"<mark>{piece}</mark>"
+            if state[0]:
+                piece = f"<u>{piece}</u>"
+            out.append(piece)
+            run = ""
+        state = now  # type: ignore[assignment]
+        run += ch
+    return "".join(out)
+
+
+def item_html(item: dict | None) -> str:
+    """Detail view of one item: the text with the gold target highlighted, and gold vs parsed fields."""
+    if not item:
+        return "<p>选择一条查看详情 · Pick an item to see its details.</p>"
+    if "gold_spans" in item:
+        body = highlight_spans(item["text"], item["gold_spans"], item["pred_spans"])
+        verdict = "✓" if not item["wrong"] else "✗"
+        return (f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code></p>"
+                f"<p class='explorer-text'>{body}</p>"
+                f"<p>gold 金标 label = {h(item['gold']['label'])} · predicted 预测 = {h(item['pred']['label'])} "
+                f"{verdict}</p><p><small>underline = gold span 金标片段 · highlight = predicted span 预测片段"
+                "</small></p></div>")
+    rows = []
+    for f in FIELDS:
+        wrong = f in item["wrong"]
+        extra = f" (F1 {item['target_f1']:.2f})" if f == "target" else ""
+        rows.append(f"<tr class='{'wrong' if wrong else 'right'}'><td>{h(FIELD_LABELS[f])}</td>"
+                    f"<td>{h(item['gold'][f])}</td><td>{h(item['pred'][f])}{h(extra)}</td>"
+                    f"<td>{'✗' if wrong else '✓'}</td></tr>")
+    issues = ", ".join(item["issues"]) or "none 无"
+    return (
+        f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code> · "
+        f"{'valid 有效' if item['valid'] else 'INVALID 无效 — every field counts as wrong'}</p>"
+        f"<p class='explorer-text'>{highlight(item['text'], item['gold']['target'])}</p>"
+        "<table class='explorer-fields'><tr><th>Field 字段</th><th>Gold 金标</th><th>Parsed 解析</th><th></th></tr>"
+        + "".join(rows) + "</table>"
+        f"<p><b>Format issues 格式问题</b>: {h(issues)}</p>"
+        f"<details><summary>Raw output 原始输出</summary><pre>{h(item['raw'])}</pre></details></div>"
+    )
+
+
+def summary_markdown(exp: Exploration) -> str:
+    """Dev-split aggregates of the explored items (plain numbers, no user text)."""
+    s = exp.summary
+    if not s.get("rows"):
+        return "**No items matched the dev split 没有与开发集匹配的条目。**"
+    if exp.track == "varm":
+        acc = " · ".join(f"{f} {s['field_accuracy'][f] * 100:.1f}" for f in FIELDS)
+        return (f"**Dev items 开发集条目**: {s['rows']} · **JREM**: {s['jrem'] * 100:.1f} · "
+                f"**Parse success 解析成功率**: {s['parse_success'] * 100:.1f}\n\n"
+                f"Field accuracy 字段准确率 (%): {acc}")
+    return f"**Dev items 开发集条目**: {s['rows']} · **Accuracy 准确率**: {(s['accuracy'] or 0) * 100:.1f}"

@@ -1,0 +1,488 @@
+"""Callback bodies for every tab, kept free of layout so they can be unit-tested with a fake service.
+
+Each method returns plain values (DataFrames, figures, strings) or Gradio updates; `app.py` wires them.
+Every identity-bearing action re-checks the identity on the server: hidden components are not security.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+
+from . import explorer, figures, submission
+from .i18n import t
+from .identity import Identity, Resolver
+from .safe import is_http_url, md
+from .state import BoardCache
+from .tables import (
+    METRICS,
+    TRACK_TITLES,
+    TRACKS,
+    View,
+    column_choices,
+    default_columns,
+    display_frame,
+    filter_rows,
+    metric_table,
+    page_slice,
+    pct,
+    sort_choices,
+    system_choices,
+    to_csv,
+    to_json,
+    top_systems,
+)
+
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
+REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
+_FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
+
+
+def _read_upload(path: str | None) -> bytes | None:
+    if not path:
+        return None
+    p = Path(path)
+    if p.stat().st_size > MAX_UPLOAD_BYTES:
+        raise gr.Error(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB.")
+    return p.read_bytes()
+
+
+def report_frame(report: dict | None) -> pd.DataFrame:
+    """Validation problems as a (line, field, message) table; file-level problems show "file"."""
+    rows = []
+    for p in (report or {}).get("errors") or []:
+        line = p.get("line")
+        rows.append(["file" if line is None else str(line), p.get("field") or "", p.get("message") or ""])
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
+
+
+def report_markdown(report: dict | None, lang: str) -> str:
+    """Verdict, hidden-problem count and lenient-parser advice (advice is scorer text: escaped anyway)."""
+    if not report:
+        return ""
+    if report.get("valid"):
+        parts = [f"✅ {t('valid_ok', lang, rows=report.get('rows', 0))}"]
+    else:
+        total = report.get("errors_total", len(report.get("errors") or []))
+        parts = [f"❌ {t('valid_bad', lang, n=total)}"]
+        shown = len(report.get("errors") or [])
+        if total > shown:
+            parts.append(f"(showing the first {shown} of {total} 仅显示前 {shown} 个)")
+    fmt = report.get("format_report") or []
+    if fmt:
+        parts.append(f"⚠️ {len(fmt)} output(s) are not schema-valid and will count as wrong "
+                     f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。")
+    for advice in report.get("advice") or []:
+        parts.append(f"💡 {md(advice, 600)}")
+    return "\n\n".join(parts)
+
+
+class UI:
+    """State shared by all sessions (service, caches) plus the callbacks."""
+
+    def __init__(self, service: object, *, auth_mode: str, head_ttl: float = 5.0) -> None:
+        self.service = service
+        self.auth_mode = auth_mode
+        self.resolve = Resolver(service, auth_mode)
+        self.cache = BoardCache(service, head_ttl=head_ttl)
+        self.tmp = Path(tempfile.mkdtemp(prefix="varm-ui-"))
+
+    # -- leaderboard ----------------------------------------------------------------------------------
+
+    def view(self, track: str, q: str, types: list[str] | None, settings: list[str] | None,
+             baselines: bool, sort: str, columns: list[str] | None, page: float | None) -> View:
+        track = track if track in TRACKS else "varm"
+        valid_sorts = {k for _, k in sort_choices(track)}
+        valid_cols = {k for _, k in column_choices(track)}
+        return View(track=track, q=(q or "")[:200], baselines=bool(baselines), model_types=tuple(types or ()),
+                    settings=tuple(settings or ()), sort=sort if sort in valid_sorts else "rank",
+                    columns=tuple(c for c in columns or () if c in valid_cols), page=int(page or 1))
+
+    def render_board(self, track, q, types, settings, baselines, sort, columns, page):
+        """Table page, caption, link and the (clamped) page number for the current view."""
+        view = self.view(track, q, types, settings, baselines, sort, columns, page)
+        board = self.cache.board(view.track)
+        df = filter_rows(board.df, view)
+        part, page_no, first, last = page_slice(df, view.page)
+        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track))
+        meta = board.meta
+        if board.df.empty:
+            caption = f"{t('empty_board', 'zh')} · {t('empty_board', 'en')}"
+        elif df.empty:
+            caption = f"{t('no_rows', 'zh')} · {t('no_rows', 'en')}"
+        else:
+            caption = (f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
+                       f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}")
+        caption += (f" · generated 生成于 {md(meta.get('generated_at') or '—')} · scorer 评分器 "
+                    f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
+                    "statistically tied 并列（配对自助法）")
+        view = View(**{**view.__dict__, "page": page_no})
+        return (gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)), caption,
+                view.to_query(), page_no, board.head)
+
+    def switch_track(self, track: str):
+        """New choices for the per-track controls (sort keys, column chooser, pickers) after a track switch."""
+        track = track if track in TRACKS else "varm"
+        board = self.cache.board(track)
+        choices = system_choices(board.df)
+        default = top_systems(board.df)
+        return (gr.Dropdown(choices=sort_choices(track), value="rank"),
+                gr.Dropdown(choices=column_choices(track), value=default_columns(track)),
+                gr.Dropdown(choices=choices, value=default),
+                gr.Dropdown(choices=choices, value=default[0] if default else None),
+                gr.Dropdown(choices=choices, value=default[1] if len(default) > 1 else None),
+                1)
+
+    def load_view(self, request: gr.Request | None):
+        """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
+        params = dict(request.query_params) if request is not None and request.query_params else {}
+        view = View.from_query(params)
+        sub_id = str(params.get("submission", ""))[:32]
+        board_out = self.render_board(view.track, view.q, list(view.model_types), list(view.settings),
+                                      view.baselines, view.sort, list(view.columns), view.page)
+        switch = self.switch_track(view.track)
+        columns = list(view.columns) or default_columns(view.track)
+        tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
+        sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(10))
+        return (view.track, view.q, list(view.model_types), list(view.settings), view.baselines,
+                gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
+                gr.Dropdown(choices=column_choices(view.track), value=columns),
+                *board_out, switch[2], switch[3], switch[4], tab, sub_id, *sub_out)
+
+    def refresh_if_changed(self, seen: str, track, q, types, settings, baselines, sort, columns, page):
+        """Light timer: re-render only when the results area's head moved (a publish happened)."""
+        changed, head = self.cache.changed(seen or "")
+        if not changed:
+            return (gr.skip(),) * 4 + (head if not seen else gr.skip(),)
+        return self.render_board(track, q, types, settings, baselines, sort, columns, page)
+
+    def export(self, track, q, types, settings, baselines, sort, columns, page):
+        """CSV and JSON of every filtered row (all fields, unrounded)."""
+        view = self.view(track, q, types, settings, baselines, sort, columns, page)
+        df = filter_rows(self.cache.board(view.track).df, view)
+        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
+        csv_path.write_bytes(to_csv(df))
+        json_path.write_bytes(to_json(df, view.track))
+        return [str(csv_path), str(json_path)]
+
+    # -- analysis -------------------------------------------------------------------------------------
+
+    def _selected(self, track: str, systems: list[str] | None) -> tuple[list[dict], list[dict | None]]:
+        board = self.cache.board(track)
+        ids = [s for s in systems or [] if s in board.by_id] or top_systems(board.df)
+        rows = [board.by_id[i] for i in ids[:20] if i in board.by_id]
+        results = [self.cache.result(track, str(r["submission_id"]), r.get("version")) for r in rows]
+        return rows, results
+
+    def analysis(self, track: str, systems: list[str] | None):
+        """Five chart slots and the metric table for the selected systems (aggregates only)."""
+        track = track if track in TRACKS else "varm"
+        rows, results = self._selected(track, systems)
+        if track == "varm":
+            figs = [figures.field_error_bars(rows), figures.label_vs_jrem(rows), figures.her_bars(rows),
+                    figures.cue_heatmap(rows, results), figures.format_issue_bars(rows, results)]
+        else:
+            cls = [(m.key, m.header) for m in METRICS["cold"]]
+            figs = [figures.metric_bars(rows, cls, f"{TRACK_TITLES[track]}: classification 分类指标 (95% CI)")]
+            fields = figures.breakdown_fields(results)
+            figs += [figures.breakdown_bars(rows, results, f) for f in fields[:2]]
+            if track == "cntp":
+                spans = [(m.key, m.header) for m in METRICS["cntp"] if m.key.startswith("spans.")]
+                figs.append(figures.metric_bars(rows, spans, "CNTP: toxic spans 毒性片段 (95% CI)"))
+        plots = [gr.Plot(value=f, visible=True) for f in figs]
+        plots += [gr.Plot(value=None, visible=False) for _ in range(5 - len(plots))]
+        return (*plots, metric_table(rows, track))
+
+    # -- submit ---------------------------------------------------------------------------------------
+
+    def identity(self, token: str | None, profile: object | None) -> Identity:
+        return self.resolve(token, profile)
+
+    def sign_in(self, token: str | None, lang: str, profile: gr.OAuthProfile | None = None):
+        """Who am I (for the status line) and whether the Maintainers tab is shown."""
+        who = self.identity(token, profile)
+        if who.name is None:
+            return f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}", gr.Tab(visible=False)
+        maint = " · maintainer 维护者" if who.maintainer else ""
+        return f"👤 **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
+
+    def quota_text(self, track: str, token: str | None, lang: str, profile: gr.OAuthProfile | None = None) -> str:
+        who = self.identity(token, profile)
+        if who.name is None:
+            return ""
+        try:
+            q = self.service.quota(who.name, track)  # type: ignore[attr-defined]
+        except Exception as exc:  # quota display is informative only
+            return f"quota unavailable: {md(str(exc))}"
+        return _quota_line(q, lang)
+
+    def validate(self, track: str, path: str | None, lang: str):
+        """Instant validation report of an upload (gold-independent; nothing is stored)."""
+        data = _read_upload(path)
+        if data is None:
+            return t("need_file", lang), report_frame(None)
+        try:
+            report = self.service.validate(track, data)  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise gr.Error(str(exc)) from exc
+        return report_markdown(report, lang), report_frame(report)
+
+    def submit(self, track, path, model_name, organisation, model_type, setting, paper_url, code_url,
+               description, token, lang, profile: gr.OAuthProfile | None = None):
+        """Validate metadata, submit, and start the status timer; returns message, report, id, link, timer."""
+        stay = (gr.skip(), gr.Timer(active=False), gr.skip())
+        who = self.identity(token, profile)
+        if who.name is None:
+            return (f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}", report_frame(None),
+                    "", *stay)
+        data = _read_upload(path)
+        if data is None:
+            return t("need_file", lang), report_frame(None), "", *stay
+        problems = []
+        if not (model_name or "").strip():
+            problems.append({"line": None, "field": "model_name", "message": t("need_model", lang)})
+        for field, value in (("paper_url", paper_url), ("code_url", code_url)):
+            if (value or "").strip() and not is_http_url(value):
+                problems.append({"line": None, "field": field, "message": t("bad_url", lang, field=field)})
+        if problems:
+            report = {"valid": False, "errors": problems, "errors_total": len(problems)}
+            return report_markdown(report, lang), report_frame(report), "", *stay
+        metadata = {"model_name": model_name, "organisation": organisation or "", "model_type": model_type or "",
+                    "setting": setting or "", "paper_url": paper_url or "", "code_url": code_url or "",
+                    "description": description or ""}
+        try:
+            out = self.service.submit(identity=who.name, track=track, data=data,  # type: ignore[attr-defined]
+                                      metadata=metadata)
+        except Exception as exc:
+            if type(exc).__name__ == "QuotaExceeded":
+                at = getattr(exc, "next_slot_at", "")
+                return f"⏳ {t('quota_exceeded', lang, at=md(at))}", report_frame(None), "", *stay
+            raise gr.Error(str(exc)) from exc
+        report = out.get("report")
+        sid = out.get("submission_id") or ""
+        quota = _quota_line(out.get("quota") or {}, lang)
+        if not sid:
+            return (report_markdown(report, lang) + "\n\n" + quota, report_frame(report), "",
+                    submission.status_line({"status": out.get("status", "rejected")}), gr.Timer(active=False),
+                    "")
+        head = t("duplicate", lang, id=sid) if out.get("duplicate") else t("submitted", lang, id=sid)
+        msg = "\n\n".join(x for x in (f"✅ {head}", report_markdown(report, lang) if report else "", quota) if x)
+        link = f"[{t('open_submission', lang)} ↗](?submission={sid})"
+        return msg, report_frame(report), sid, submission.status_line({"status": out.get("status")}), \
+            gr.Timer(active=out.get("status") not in submission.TERMINAL), link
+
+    def poll_status(self, sid: str):
+        """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
+        if not sid:
+            return gr.skip(), gr.Timer(active=False)
+        sub = self.service.submission(sid)  # type: ignore[attr-defined]
+        if sub is None:
+            return t("not_found", "en"), gr.Timer(active=False)
+        status = str(submission.record_of(sub).get("status", ""))
+        return submission.status_line(sub), gr.Timer(active=status not in submission.TERMINAL)
+
+    # -- submission page ------------------------------------------------------------------------------
+
+    def show_submission(self, sid: str):
+        """Everything about one submission (10 outputs)."""
+        sid = (sid or "").strip()
+        sub = self.service.submission(sid) if sid else None  # type: ignore[attr-defined]
+        rec = submission.record_of(sub)
+        track = str(rec.get("track", "varm"))
+        result = submission.result_of(sub)
+        fig = (figures.submission_field_bars(result) if track == "varm" and result
+               else figures.metric_bars([_row_of(result)] if result else [],
+                                        [(m.key, m.header) for m in METRICS.get(track, ())][:6],
+                                        "Metrics 指标 (95% CI)"))
+        sub_tables = (submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result))
+        return (submission.header_markdown(sub), submission.status_line(sub) if sub else "",
+                submission.metrics_table(result, track), sub_tables, fig,
+                submission.format_table(result, rec), submission.provenance_markdown(sub) if sub else "",
+                submission.versions_table(rec), submission.history_table(rec),
+                submission.bibtex(sub) if sub else "")
+
+    # -- explorer -------------------------------------------------------------------------------------
+
+    def dev_file(self, track: str) -> bytes | None:
+        data = None
+        try:
+            data = self.service.public_file(track, "dev.jsonl")  # type: ignore[attr-defined]
+        except Exception:
+            data = None
+        if not data and (DEMO_DIR / track / "dev.jsonl").is_file():
+            data = (DEMO_DIR / track / "dev.jsonl").read_bytes()
+        return data
+
+    def explore(self, track: str, path: str | None):
+        """Score dev predictions item by item against the public dev references."""
+        preds = _read_upload(path)
+        if preds is None:
+            raise gr.Error("Please upload dev predictions first. 请先上传开发集预测。")
+        dev = self.dev_file(track)
+        if not dev:
+            raise gr.Error(f"No public dev split for {track}. 该赛道没有公开开发集。")
+        exp = explorer.explore(track, dev, preds)
+        items = exp.items
+        return (items, explorer.summary_markdown(exp), report_frame(exp.report),
+                explorer.items_table(items), explorer.item_html(items[0] if items else None),
+                gr.Dropdown(choices=sorted({s for it in items for s in it.get("subsets", [])}), value=""))
+
+    def explore_filter(self, items: list[dict] | None, wrong_field: str, stance: str, category: str,
+                       subset: str, only_errors: bool):
+        chosen = explorer.filter_items(items or [], wrong_field=wrong_field or "", stance=stance or "",
+                                       category=category or "", subset=subset or "", only_errors=bool(only_errors))
+        return explorer.items_table(chosen), explorer.item_html(chosen[0] if chosen else None)
+
+    def explore_item(self, items: list[dict] | None, number: float | None):
+        wanted = int(number or 0)
+        item = next((it for it in items or [] if it["n"] == wanted), None)
+        return explorer.item_html(item)
+
+    # -- compare --------------------------------------------------------------------------------------
+
+    def compare(self, track: str, a: str, b: str):
+        """Paired-bootstrap differences for the headline metrics, plus per-field deltas from the board."""
+        if not a or not b or a == b:
+            raise gr.Error("Pick two different systems. 请选择两个不同的系统。")
+        board = self.cache.board(track)
+        ra, rb = board.by_id.get(a, {}), board.by_id.get(b, {})
+        name_a, name_b = str(ra.get("model_name", a)), str(rb.get("model_name", b))
+        try:
+            comp = self.service.compare(a, b)  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise gr.Error(f"Comparison failed 对比失败: {exc}") from exc
+        rows = []
+        for metric, v in (comp or {}).items():
+            if not isinstance(v, dict) or "diff" not in v:
+                continue
+            ci = v.get("ci") or [None, None]
+            rows.append([metric, pct(v.get("a"), 2), pct(v.get("b"), 2), pct(v.get("diff"), 2),
+                         "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
+                         "yes 是" if v.get("significant") else "no 否"])
+        table = pd.DataFrame(rows, columns=["Metric 指标", "A", "B", "A − B", "95% CI", "Significant 显著"])
+        keys = ([f"field_accuracy.{f}" for f in _FIELD_KEYS] if track == "varm"
+                else [m.key for m in METRICS[track]])
+        deltas = pd.DataFrame([[k, pct(ra.get(k), 2), pct(rb.get(k), 2),
+                                None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2)]
+                               for k in keys], columns=["Field / metric 字段/指标", "A", "B", "A − B"])
+        title = f"A = {md(name_a)} · B = {md(name_b)}"
+        return title, table, figures.compare_bars(comp, name_a, name_b), deltas
+
+    # -- about ----------------------------------------------------------------------------------------
+
+    def downloads(self, track: str) -> list[str]:
+        """Public test inputs and dev split of a track, as files."""
+        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        files = []
+        for name in ("test_inputs.jsonl", "dev.jsonl"):
+            data = self.service.public_file(track, name)  # type: ignore[attr-defined]
+            if data is None and name == "dev.jsonl":
+                data = self.dev_file(track)
+            if data:
+                p = out / f"{track}-{name}"
+                p.write_bytes(data)
+                files.append(str(p))
+        if not files:
+            raise gr.Error("No public files for this track yet. 该赛道尚无公开文件。")
+        return files
+
+    # -- maintainers ----------------------------------------------------------------------------------
+
+    def _maintainer(self, token: str | None, profile: object | None) -> str:
+        who = self.identity(token, profile)
+        if who.name is None or not who.maintainer:
+            raise gr.Error(t("maint_only", "en") + " " + t("maint_only", "zh"))
+        return who.name
+
+    def rescore(self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None):
+        actor = self._maintainer(token, profile)
+        out = self.service.rescore(track, dry_run=bool(dry_run), actor=actor)  # type: ignore[attr-defined]
+        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```", self.rescore_report(track)
+
+    def rescore_report(self, track: str) -> pd.DataFrame:
+        """The newest re-score diff report of a track (results area `rescore/<track>/*.json`) as a table."""
+        store = getattr(self.service, "store", None)
+        try:
+            names = sorted(store.list("results", f"rescore/{track}/")) if store else []
+            raw = store.read("results", names[-1]) if names else None
+        except Exception:
+            raw = None
+        if not raw:
+            return pd.DataFrame(columns=["Submission", "Metric", "Old", "New", "Change"])
+        data = json.loads(raw)
+        rows = _diff_rows(data)
+        return pd.DataFrame(rows, columns=["Submission", "Metric", "Old", "New", "Change"])
+
+    def moderate(self, sid: str, action: str, reason: str, token: str | None,
+                 profile: gr.OAuthProfile | None = None):
+        actor = self._maintainer(token, profile)
+        if not (reason or "").strip():
+            raise gr.Error("A reason is required (it goes to the audit log). 请填写理由（写入审计日志）。")
+        flags = {"hide": {"hidden": True}, "unhide": {"hidden": False}, "verify": {"verified": True},
+                 "unverify": {"verified": False}, "baseline": {"is_baseline": True},
+                 "unbaseline": {"is_baseline": False}, "flag": {}}.get(action)
+        if flags is None:
+            raise gr.Error(f"unknown action {action!r}")
+        try:
+            out = self.service.moderate((sid or "").strip(), actor=actor, reason=reason.strip(),  # type: ignore
+                                        **flags)
+        except ValueError as exc:
+            raise gr.Error(str(exc)) from exc
+        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+
+
+def _row_of(result: dict | None) -> dict:
+    """A leaderboard-row-shaped dict (flattened metrics, ci.<k>.low/high) from one scorer result."""
+    if not result:
+        return {}
+    row: dict = dict(submission.flatten_metrics(result))
+    for k, v in (result.get("ci") or {}).items():
+        if isinstance(v, list) and len(v) == 2:
+            row[f"ci.{k}.low"], row[f"ci.{k}.high"] = v
+    row["model_name"] = "this submission"
+    return row
+
+
+def _quota_line(q: dict, lang: str) -> str:
+    if not q or q.get("limit") is None:
+        return ""
+    nxt = t("next_slot", lang, at=md(q["next_slot_at"])) if q.get("next_slot_at") else ""
+    return t("quota", lang, remaining=q.get("remaining"), limit=q.get("limit"), next=nxt)
+
+
+def _diff_rows(data: object) -> list[list]:
+    """Flatten a re-score diff report into (submission, metric, old, new, change) rows, whatever its nesting."""
+    rows: list[list] = []
+    items = data.get("changes") or data.get("submissions") or data.get("rows") or [] if isinstance(data, dict) \
+        else data if isinstance(data, list) else []
+    if isinstance(items, dict):
+        items = [{"submission_id": k, **v} if isinstance(v, dict) else {"submission_id": k, "value": v}
+                 for k, v in items.items()]
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, dict):
+            continue
+        sid = str(it.get("submission_id", ""))
+        diffs = it.get("diff") or it.get("metrics") or it.get("changes") or {}
+        if isinstance(diffs, dict) and diffs:
+            for metric, d in diffs.items():
+                if isinstance(d, dict):
+                    old, new = d.get("old"), d.get("new")
+                    change = d.get("delta", None if old is None or new is None else _sub(new, old))
+                    rows.append([sid, str(metric), old, new, change])
+        else:
+            rows.append([sid, "", it.get("old"), it.get("new"), json.dumps(it, ensure_ascii=False)[:200]])
+    return rows
+
+
+def _sub(a: object, b: object) -> object:
+    try:
+        return float(a) - float(b)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+

@@ -1,0 +1,165 @@
+"""Interface text in Chinese and English.
+
+Static component labels are bilingual ("中文 · English") so nothing depends on a toggle; longer texts
+(help, about, status lines) come in both languages and follow the language toggle.
+"""
+
+from __future__ import annotations
+
+LANGS = ("zh", "en")
+
+# key -> (Chinese, English)
+TEXT: dict[str, tuple[str, str]] = {
+    "title": ("中文辱骂言论可验证审核排行榜", "Verifiable Chinese Abusive-Speech Moderation Leaderboard"),
+    "tagline": (
+        "高标签分数可能掩盖错误的对象、立场和类别：JREM 要求整条记录全对。",
+        "A high label score can hide wrong targets, stances and categories: JREM needs the whole record right.",
+    ),
+    "tab_board": ("排行榜", "Leaderboard"),
+    "tab_analysis": ("分析", "Analysis"),
+    "tab_submit": ("提交", "Submit"),
+    "tab_submission": ("提交详情", "Submission"),
+    "tab_explorer": ("开发集浏览", "Dev explorer"),
+    "tab_compare": ("对比", "Compare"),
+    "tab_about": ("说明与下载", "About & downloads"),
+    "tab_maint": ("维护", "Maintainers"),
+    "track": ("赛道", "Track"),
+    "search": ("搜索模型 / 机构", "Search model / organisation"),
+    "model_type": ("模型类型", "Model type"),
+    "setting": ("设置", "Setting"),
+    "baselines": ("显示基线", "Show baselines"),
+    "sort": ("排序", "Sort by"),
+    "columns": ("显示列", "Columns"),
+    "page": ("页码", "Page"),
+    "link": ("当前视图链接", "Link to this view"),
+    "rows_shown": ("显示第 {a}–{b} 行，共 {n} 行（筛选后）", "Rows {a}–{b} of {n} (after filters)"),
+    "no_rows": ("没有符合条件的结果。", "No results match."),
+    "empty_board": ("该赛道尚无公开结果。", "No published results on this track yet."),
+    "systems": ("选择系统（默认：前 5 名 + 基线）", "Systems (default: top 5 + baselines)"),
+    "upload": ("预测文件（JSONL）", "Predictions file (JSONL)"),
+    "model_name": ("模型名称（必填）", "Model name (required)"),
+    "organisation": ("机构", "Organisation"),
+    "paper_url": ("论文链接", "Paper URL"),
+    "code_url": ("代码链接", "Code URL"),
+    "description": ("简介", "Description"),
+    "token": ("提交令牌", "Submission token"),
+    "validate_btn": ("仅验证", "Validate only"),
+    "submit_btn": ("提交", "Submit"),
+    "need_model": ("请填写模型名称。", "Please give a model name."),
+    "need_file": ("请先上传预测文件。", "Please upload a predictions file first."),
+    "bad_url": ("{field} 不是有效的 http(s) 链接。", "{field} is not a valid http(s) URL."),
+    "valid_ok": ("文件有效：{rows} 行。", "The file is valid: {rows} rows."),
+    "valid_bad": ("文件无效：{n} 个问题（见下表）。", "The file is not valid: {n} problem(s), listed below."),
+    "not_signed_in": ("请先登录或填写提交令牌。", "Please sign in or enter your submission token."),
+    "bad_token": ("令牌无效。", "This token is not valid."),
+    "quota": (
+        "今日剩余提交次数：{remaining}/{limit}。{next}",
+        "Submissions left today: {remaining}/{limit}. {next}",
+    ),
+    "next_slot": ("下一个可用时段：{at}", "Next free slot: {at}"),
+    "quota_exceeded": ("已达到今日提交上限，下一个可用时段：{at}", "Daily quota reached; next free slot: {at}"),
+    "submitted": ("已提交，编号 {id}。状态会自动刷新。", "Submitted as {id}. The status below updates by itself."),
+    "duplicate": ("相同文件已提交过，编号 {id}。", "This exact file was already submitted as {id}."),
+    "status": ("状态", "Status"),
+    "open_submission": ("打开提交详情页", "Open the submission page"),
+    "submission_id": ("提交编号", "Submission id"),
+    "not_found": ("未找到该提交。", "No such submission."),
+    "explorer_help": (
+        "开发集的参考答案是公开的：上传你在开发集上的预测，逐条查看金标记录与解析记录的差异。"
+        "计算只使用公开开发集，不接触隐藏测试集。",
+        "Dev references are public: upload your dev predictions and browse every item, gold record vs "
+        "parsed record. Computed on the public dev split only; the hidden test is never touched.",
+    ),
+    "compare_help": (
+        "两两对比：配对自助法给出每个主要指标的差值及 95% 置信区间（在服务端用金标计算，只公开汇总值）。",
+        "Two systems side by side: paired-bootstrap difference with a 95% CI for each headline metric "
+        "(computed server-side with the gold; only aggregates are shown).",
+    ),
+    "maint_only": ("仅维护者可见。", "Maintainers only."),
+    "lang": ("语言", "Language"),
+}
+
+
+def t(key: str, lang: str = "zh", **kwargs: object) -> str:
+    """Text for `key` in `lang` ("zh" or "en"), formatted with `kwargs`; unknown keys return the key."""
+    pair = TEXT.get(key)
+    if pair is None:
+        return key
+    text = pair[1] if lang == "en" else pair[0]
+    return text.format(**kwargs) if kwargs else text
+
+
+def both(key: str) -> str:
+    """Bilingual label "中文 · English" for static component labels."""
+    zh, en = TEXT.get(key, (key, key))
+    return f"{zh} · {en}"
+
+
+ABOUT_ZH = """
+### 评测协议（简述）
+**VARM-Bench**：模型对每条文本输出一段"分析："开头的中文推理，内嵌六个锚点
+`[T:对象][TY:对象类型][TT:显隐性][S:立场][L:标签][C:类别]`。严格解析器决定输出是否有效；
+无效输出的所有字段都记为错误。
+
+- **JREM**（联合记录精确匹配）：对象（字符 F1 ≥ 0.5）与五个离散字段全部正确的比例——主要指标。
+- **HER-C / HER-L**：类别（或标签）正确但整条记录错误的比例——"高标签分掩盖的错误"。
+- **Label / Category Macro-F1**、**T-F1**（对象字符 F1 均值）、**解析成功率**。
+- **线索子集**：在含身份、地位、身心、一般辱骂线索的子集上分别计算，并比较有害与无害条目的 JREM 差距。
+- 置信区间：按行的百分位自助法（1000 次，种子 0）。并列名次：与组首系统的配对自助差异不显著即同组，显示为"1–3"。
+
+**ToxiTrace（COLD / ToxiCN / CNTP）**：二分类（1 = 有毒），主要指标 F1；CNTP 另有毒性片段抽取（重叠 F1）。
+"""
+
+ABOUT_EN = """
+### The protocol in short
+**VARM-Bench**: for each text the model writes one Chinese paragraph starting with `分析：` that embeds six
+anchors `[T:target][TY:type][TT:explicitness][S:stance][L:label][C:category]`. A strict parser decides
+whether an output is valid; every field of an invalid output counts as wrong.
+
+- **JREM** (joint record exact match): share of items whose target (character F1 ≥ 0.5) and all five
+  discrete fields are right — the primary metric.
+- **HER-C / HER-L**: of the items with the right category (label), the share whose record is still wrong —
+  the error a high label score hides.
+- **Label / Category Macro-F1**, **T-F1** (mean target character F1), **parse success**.
+- **Cue subsets**: every metric on the identity / status / body-health / general-abuse subsets, and the
+  gap between harmful and non-harmful JREM.
+- Confidence intervals: percentile bootstrap over items (1000 resamples, seed 0). Tied ranks: a system
+  joins the current group unless the paired bootstrap says it is significantly below the group's first
+  system; the rank shows as a range like "1–3".
+
+**ToxiTrace (COLD / ToxiCN / CNTP)**: binary classification (1 = toxic), primary metric F1; CNTP adds
+toxic-span extraction (overlap F1).
+"""
+
+FORMATS_MD = """
+### 文件格式 · File formats
+**VARM 预测 · predictions** (`{"id", "output"}`，`text` 可代替 `id` · `text` may replace `id`):
+```json
+{"id": "varm-test-0001", "output": "分析：这句话针对[T:外地人]这一[TY:群体对象]，属于[TT:明示]表达……[S:攻击或认同][L:有害][C:地域族群攻击]"}
+```
+**ToxiTrace 预测 · predictions** (`{"id", "label"}`，CNTP 可加 `spans` · CNTP may add `spans`):
+```json
+{"id": "cold-test-0001", "label": 1}
+{"id": "cntp-test-0001", "label": 1, "spans": [[3, 7]]}
+```
+**公开测试输入 · public test inputs**: `{"id", "text"}` per line.
+
+### 结果格式 · Result schema
+`scorer_version, track, rows, metrics{…}, ci{path: [low, high]}, bootstrap{resamples, seed, level},
+provenance{scorer_version, references_sha256, predictions_sha256}`; VARM adds `format_issues` and
+`subsets`, ToxiTrace adds `breakdowns`. The leaderboard rows flatten `metrics` by dotted path.
+
+### 引用 · Citation
+```bibtex
+@misc{varm-leaderboard,
+  title  = {Verifiable Chinese Abusive-Speech Moderation Leaderboard (VARM-Bench, ToxiTrace)},
+  note   = {Public leaderboard},
+  year   = {2026}
+}
+```
+"""
+
+
+def about(lang: str) -> str:
+    """The About tab's protocol text in `lang` (file formats are bilingual)."""
+    return (ABOUT_EN if lang == "en" else ABOUT_ZH) + FORMATS_MD

@@ -1,0 +1,37 @@
+"""Escaping for user text placed in Markdown or HTML (model names, descriptions, dev texts)."""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import urlsplit
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md(text: object, limit: int = 300) -> str:
+    """User text as inert Markdown: HTML-escaped, Markdown syntax backslash-escaped, one line, capped."""
+    s = " ".join(str(text if text is not None else "").split())[:limit]
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(s, quote=True))
+
+
+def h(text: object) -> str:
+    """User text for an HTML context."""
+    return html.escape(str(text if text is not None else ""), quote=True)
+
+
+def is_http_url(value: str) -> bool:
+    """True for an absolute http(s) URL with a host (metadata links)."""
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and " " not in value.strip()
+
+
+def md_link(label: str, url: str) -> str:
+    """A Markdown link for a URL we validated; anything else is shown as escaped text."""
+    if not is_http_url(url):
+        return md(url)
+    safe_url = url.strip().replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+    return f"[{md(label)}](<{h(safe_url)}>)"

@@ -1,0 +1,205 @@
+"""The submission page: pure functions from `Service.submission(id)` to tables, text and figures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pandas as pd
+
+from .safe import md, md_link
+from .tables import METRICS, TRACK_TITLES, pct
+
+TERMINAL = ("published", "rejected", "failed")
+LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
+
+
+def result_of(sub: dict | None) -> dict | None:
+    """The scorer result dict inside a submission answer, whatever wrapper the service used.
+
+    Accepts `{"result": envelope}`, `{"result": result}`, `{"latest": envelope}` or `{"results": [...]}`.
+    """
+    if not sub:
+        return None
+    for key in ("result", "latest", "latest_result", "envelope"):
+        value = sub.get(key)
+        if isinstance(value, dict):
+            inner = value.get("result")
+            if isinstance(inner, dict) and "metrics" in inner:
+                return inner
+            if "metrics" in value:
+                return value
+    results = sub.get("results")
+    if isinstance(results, list) and results:
+        return result_of({"result": results[-1]})
+    return None
+
+
+def version_of(sub: dict | None) -> int | None:
+    for key in ("result", "latest"):
+        value = (sub or {}).get(key)
+        if isinstance(value, dict) and isinstance(value.get("version"), int):
+            return value["version"]
+    versions = (sub or {}).get("versions") or []
+    return versions[-1].get("version") if versions else None
+
+
+def record_of(sub: dict | None) -> dict:
+    """Public record fields (some services nest them under "submission")."""
+    if not sub:
+        return {}
+    inner = sub.get("submission")
+    if isinstance(inner, dict):
+        return {**inner, **{k: v for k, v in sub.items() if k != "submission"}}
+    return sub
+
+
+def _leaves(prefix: str, value: object) -> Iterator[tuple[str, float]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(f"{prefix}.{k}" if prefix else str(k), v)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield prefix, float(value)
+
+
+def flatten_metrics(result: dict) -> dict[str, float]:
+    """Every numeric leaf of `result.metrics` by dotted path (the leaderboard row convention)."""
+    return dict(_leaves("", result.get("metrics") or {}))
+
+
+def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
+    """Every metric (percent) with its 95% CI; headline metrics first in the track's order."""
+    if not result:
+        return pd.DataFrame(columns=["Metric 指标", "Value 数值", "95% CI"])
+    flat = flatten_metrics(result)
+    ci = result.get("ci") or {}
+    order = [m.key for m in METRICS.get(track, ())]
+    keys = [k for k in order if k in flat] + sorted(k for k in flat if k not in order)
+    out = []
+    for k in keys:
+        c = ci.get(k)
+        ci_text = f"[{pct(c[0]):.1f}, {pct(c[1]):.1f}]" if isinstance(c, list) and len(c) == 2 else ""
+        out.append({"Metric 指标": k, "Value 数值": pct(flat[k], 2), "95% CI": ci_text})
+    return pd.DataFrame(out)
+
+
+def subsets_table(result: dict | None) -> pd.DataFrame:
+    """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success."""
+    cols = ["Subset 子集", "Rows", "JREM", "JREM harmful", "JREM non-harmful", "Gap", "HER-C", "HER-L",
+            "Parse success"]
+    subsets = (result or {}).get("subsets") or {}
+    out = []
+    for name, s in sorted(subsets.items()):
+        out.append([name, s.get("rows"), pct(s.get("jrem")), pct(s.get("jrem_harmful")),
+                    pct(s.get("jrem_non_harmful")), pct(s.get("jrem_gap")), pct(s.get("her_c")),
+                    pct(s.get("her_l")), pct(s.get("parse_success"))])
+    return pd.DataFrame(out, columns=cols)
+
+
+def breakdowns_table(result: dict | None) -> pd.DataFrame:
+    cols = ["Field 分项", "Value 取值", "Rows", "Accuracy", "Precision", "Recall", "F1", "Macro-F1"]
+    out = []
+    for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
+        for value, m in sorted(values.items()):
+            out.append([field, value, m.get("rows"), pct(m.get("accuracy")), pct(m.get("precision")),
+                        pct(m.get("recall")), pct(m.get("f1")), pct(m.get("macro_f1"))])
+    return pd.DataFrame(out, columns=cols)
+
+
+def format_table(result: dict | None, record: dict) -> pd.DataFrame:
+    """The submitter's own format report: issue counts (gold-independent) and any rejected-file problems."""
+    out = [["format_issue", k, v] for k, v in sorted(((result or {}).get("format_issues") or {}).items())]
+    report = record.get("report") or {}
+    for p in (report.get("errors") or [])[:200]:
+        out.append([f"line {p.get('line')}" if p.get("line") is not None else "file", p.get("field") or "",
+                    p.get("message") or ""])
+    return pd.DataFrame(out, columns=["Where 位置", "Issue / field 问题", "Count / message 数量/说明"])
+
+
+def versions_table(record: dict) -> pd.DataFrame:
+    cols = ["Version 版本", "Scorer 评分器", "References sha256", "Scored at 评分时间"]
+    out = [[v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
+           for v in record.get("versions") or []]
+    return pd.DataFrame(out, columns=cols)
+
+
+def history_table(record: dict) -> pd.DataFrame:
+    out = [[h.get("status"), h.get("at"), h.get("note") or ""] for h in record.get("history") or []]
+    return pd.DataFrame(out, columns=["Status 状态", "At 时间", "Note 备注"])
+
+
+def header_markdown(sub: dict | None) -> str:
+    """Title, status and metadata block; all user text escaped."""
+    rec = record_of(sub)
+    if not rec:
+        return "**未找到该提交 · No such submission.**"
+    meta = rec.get("metadata") or {}
+    track = str(rec.get("track", ""))
+    badges = []
+    if rec.get("is_baseline"):
+        badges.append("◆ baseline")
+    if rec.get("verified"):
+        badges.append("✓ verified")
+    if rec.get("hidden"):
+        badges.append("hidden 已隐藏")
+    lines = [
+        f"## {md(meta.get('model_name') or '(unnamed)')} {' · '.join(badges)}",
+        f"**Track 赛道**: {md(TRACK_TITLES.get(track, track))} · **Status 状态**: `{md(rec.get('status'))}` · "
+        f"**ID**: `{md(rec.get('submission_id'))}`",
+        f"**Organisation 机构**: {md(meta.get('organisation') or '—')} · **Type 类型**: "
+        f"{md(meta.get('model_type') or '—')} · **Setting 设置**: {md(meta.get('setting') or '—')} · "
+        f"**Submitter 提交者**: {md(rec.get('submitter') or '—')}",
+    ]
+    links = [md_link(label, str(meta[key])) for key, label in (("paper_url", "paper 论文"), ("code_url", "code 代码"))
+             if meta.get(key)]
+    if links:
+        lines.append(" · ".join(links))
+    if meta.get("description"):
+        lines.append(f"> {md(meta['description'], 1000)}")
+    if rec.get("error"):
+        lines.append(f"**Error 错误**: {md(rec['error'], 1000)}")
+    return "\n\n".join(lines)
+
+
+def provenance_markdown(sub: dict | None) -> str:
+    rec = record_of(sub)
+    result = result_of(sub) or {}
+    prov = result.get("provenance") or {}
+    boot = result.get("bootstrap") or {}
+    return "\n".join([
+        "### Provenance 来源",
+        f"- Scorer version 评分器版本: `{md(prov.get('scorer_version') or result.get('scorer_version') or '—')}`",
+        f"- References sha256 参考答案哈希: `{md(prov.get('references_sha256') or '—')}`",
+        f"- Predictions sha256 预测文件哈希: `{md(prov.get('predictions_sha256') or rec.get('sha256') or '—')}`",
+        f"- Result version 结果版本: `{md(version_of(sub) or '—')}` · rows 条目: `{md(result.get('rows', '—'))}`",
+        f"- Bootstrap 自助法: `{md(boot.get('resamples', '—'))}` resamples, seed `{md(boot.get('seed', '—'))}`",
+    ])
+
+
+def bibtex(sub: dict | None) -> str:
+    """A BibTeX snippet for citing this result (user text stripped of braces so the entry stays valid)."""
+    rec = record_of(sub)
+    meta = rec.get("metadata") or {}
+
+    def clean(s: object) -> str:
+        return "".join(ch for ch in str(s or "") if ch not in "{}\\%\n\r")[:200]
+
+    sid = clean(rec.get("submission_id"))
+    track = clean(rec.get("track"))
+    year = clean(str(rec.get("created_at") or "")[:4]) or "2026"
+    return (f"@misc{{{track}-{sid},\n"
+            f"  title  = {{{clean(meta.get('model_name'))} on {TRACK_TITLES.get(track, track)}}},\n"
+            f"  author = {{{clean(meta.get('organisation') or rec.get('submitter'))}}},\n"
+            f"  note   = {{Leaderboard result {sid}, scorer {clean((result_of(sub) or {}).get('scorer_version'))}}},\n"
+            f"  year   = {{{year}}}\n}}")
+
+
+def status_line(sub: dict | None) -> str:
+    """The live lifecycle indicator: every stage, the current one in bold (plain text, no user input)."""
+    rec = record_of(sub)
+    status = str(rec.get("status", ""))
+    if status in ("rejected", "failed"):
+        return f"**{status}** ✗ — {md(rec.get('error') or '', 500)}"
+    parts = []
+    for stage in LIFECYCLE:
+        parts.append(f"**{stage}** ●" if stage == status else stage)
+    return " → ".join(parts)

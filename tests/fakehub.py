@@ -1,0 +1,449 @@
+"""A small, stdlib-only, in-memory Hugging Face Hub for tests (wire protocol of huggingface_hub 2.4.0).
+
+Implements /work/shared/notes/hub-and-gradio.md §2.2: repo create/delete/info, preupload, ndjson commits
+(stale parentCommit -> 412), tree (Link pagination, page size from FAKEHUB_PAGE_SIZE), resolve HEAD/GET
+(X-Repo-Commit, ETag, Range), commits, refs, paths-info, whoami-v2, agent-harnesses.
+
+Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "delay", "method", "after"}
+makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
+the request is processed first and its answer replaced, like a response lost after the write landed);
+POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts.
+
+Run: python tests/fakehub.py [--port 0] -> prints "FAKEHUB READY http://127.0.0.1:<port>".
+Not emulated: LFS/Xet uploads (every file is "regular"), PRs, branches other than main, tags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+TOKENS = {"hf_test_write_token": "tester", "hf_test_other": "other"}
+REPO_TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
+GITATTRIBUTES = b"*.bin filter=lfs diff=lfs merge=lfs -text\n"
+
+
+def git_oid(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Commit:
+    id: str
+    parent: str | None
+    files: dict[str, bytes]
+    title: str
+    message: str
+    date: str
+    author: str
+
+
+@dataclass
+class Repo:
+    type: str  # "model" | "dataset" | "space"
+    id: str
+    private: bool
+    commits: dict[str, Commit] = field(default_factory=dict)
+    main: str = ""
+
+    def resolve(self, rev: str) -> Commit | None:
+        return self.commits.get(self.main if rev == "main" else rev)
+
+
+class HubError(Exception):
+    def __init__(self, status: int, message: str, code: str | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.headers = status, message, code, headers or {}
+
+
+class State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.faults: list[dict] = []
+        self.stats: Counter[str] = Counter()
+        self.page_size = int(os.environ.get("FAKEHUB_PAGE_SIZE", "1000"))
+
+    def new_commit(self, repo: Repo, files: dict[str, bytes], title: str, message: str,
+                   author: str) -> Commit:
+        parent = repo.main or None
+        seed = f"{repo.id}\n{parent}\n{time.time_ns()}\n{os.urandom(8).hex()}".encode()
+        commit = Commit(hashlib.sha1(seed).hexdigest(), parent, files, title, message, now_iso(), author)
+        repo.commits[commit.id] = commit
+        repo.main = commit.id
+        return commit
+
+    def take_fault(self, method: str, path: str) -> dict | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault["count"] > 0 and fault.get("method", method) == method \
+                        and re.search(fault["path_regex"], path):
+                    fault["count"] -= 1
+                    return dict(fault)
+        return None
+
+
+STATE = State()
+
+
+def tree_entries(files: dict[str, bytes], base: str, recursive: bool) -> list[dict]:
+    """Tree listing below folder `base` ("" for the root): files and folders, sorted by path."""
+    prefix = base + "/" if base else ""
+    entries: dict[str, dict] = {}
+    for path, data in files.items():
+        if not path.startswith(prefix):
+            continue
+        parts = path[len(prefix):].split("/")
+        for depth in range(1, len(parts)):
+            if depth > 1 and not recursive:
+                break
+            folder = prefix + "/".join(parts[:depth])
+            entries[folder] = {"type": "directory", "path": folder,
+                               "oid": hashlib.sha1(folder.encode()).hexdigest()}
+        if recursive or len(parts) == 1:
+            entries[path] = {"type": "file", "path": path, "size": len(data), "oid": git_oid(data)}
+    return [entries[k] for k in sorted(entries)]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as huggingface_hub's pooled client expects
+    disable_nagle_algorithm = True  # TCP_NODELAY: avoids ~40 ms Nagle/delayed-ACK stalls per request
+    server_version = "fakehub/1"
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up on us (timeout tests); nothing to answer
+
+    def log_message(self, fmt: str, *args) -> None:
+        if os.environ.get("FAKEHUB_VERBOSE"):
+            super().log_message(fmt, *args)
+
+    # -- plumbing -------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        self.dispatch("GET")
+
+    def do_HEAD(self) -> None:
+        self.dispatch("HEAD")
+
+    def do_POST(self) -> None:
+        self.dispatch("POST")
+
+    def do_DELETE(self) -> None:
+        self.dispatch("DELETE")
+
+    def body(self) -> bytes:
+        return self._body
+
+    def json_body(self) -> dict:
+        return json.loads(self.body() or b"{}")
+
+    def send(self, status: int, payload: object = None, headers: dict | None = None,
+             raw: bytes | None = None) -> None:
+        data = raw if raw is not None else (b"" if payload is None else json.dumps(payload).encode())
+        self.send_response(status)
+        headers = {"Content-Type": "application/json", **(headers or {})}
+        for key, value in headers.items():
+            self.send_header(key, str(value))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{self.headers.get('Host') or f'{host}:{port}'}"
+
+    def user(self) -> str | None:
+        """The caller's user name; None when anonymous; 401 for an unknown token."""
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            return None
+        user = TOKENS.get(auth[7:].strip())
+        if user is None:
+            raise HubError(401, "Invalid credentials in Authorization header")
+        return user
+
+    def dispatch(self, method: str) -> None:
+        # One handler instance serves every request of a keep-alive connection: reset per-request state,
+        # and always consume the body so the next request starts at the right byte.
+        self.__dict__.pop("send", None)
+        self._body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        split = urlsplit(self.path)
+        path, query = split.path, parse_qs(split.query)
+        try:
+            if path.startswith("/_fake/"):
+                return self.admin(method, path)
+            route = self.route_name(method, path)
+            with STATE.lock:
+                STATE.stats[route] += 1
+            fault = STATE.take_fault(method, self.path)
+            if fault and fault.get("delay"):
+                time.sleep(float(fault["delay"]))
+            if fault and fault.get("status") and not fault.get("after"):
+                return self.send(int(fault["status"]), {"error": f"injected {fault['status']}"})
+            if fault and fault.get("status"):
+                # Apply the request, then "lose" the answer: the caller sees only the injected status.
+                self.send = lambda *a, **k: Handler.send(self, int(fault["status"]), {"error": "injected"})
+            self.handle_api(method, path, query)
+        except HubError as err:
+            headers = {"X-Error-Message": err.message, **err.headers}
+            if err.code:
+                headers["X-Error-Code"] = err.code
+            self.send(err.status, {"error": err.message}, headers)
+        except Exception as err:  # a bug in the fake: say so loudly rather than hang the client
+            self.send(500, {"error": f"fakehub internal error: {err!r}"})
+
+    @staticmethod
+    def route_name(method: str, path: str) -> str:
+        parts = path.split("/")
+        for name in ("resolve", "preupload", "commit", "tree", "commits", "refs", "paths-info", "revision"):
+            if name in parts[2:]:
+                return f"{method} {name}"
+        return f"{method} {path if path.startswith('/api/repos') or path.count('/') <= 2 else 'info'}"
+
+    def admin(self, method: str, path: str) -> None:
+        if method == "POST" and path == "/_fake/faults":
+            fault = {"count": 1, **self.json_body()}
+            re.compile(fault["path_regex"])
+            with STATE.lock:
+                STATE.faults.append(fault)
+            return self.send(200, {"ok": True})
+        if method == "POST" and path == "/_fake/reset":
+            with STATE.lock:
+                STATE.faults.clear()
+                STATE.stats.clear()
+            return self.send(200, {"ok": True})
+        if method == "GET" and path == "/_fake/stats":
+            with STATE.lock:
+                return self.send(200, dict(STATE.stats))
+        raise HubError(404, f"unknown admin route {path}")
+
+    # -- the Hub API ----------------------------------------------------------------------------------
+
+    def handle_api(self, method: str, path: str, query: dict[str, list[str]]) -> None:
+        parts = [unquote(p) for p in path.split("/")[1:]]  # segments were quoted with safe=""
+        if method == "GET" and path == "/api/agent-harnesses":
+            return self.send(200, {"standardEnvVars": [], "harnesses": {}})
+        if method == "GET" and path == "/api/whoami-v2":
+            user = self.user()
+            if user is None:
+                raise HubError(401, "Invalid credentials in Authorization header")
+            return self.send(200, {"type": "user", "name": user, "fullname": user.title(), "email": None,
+                                   "avatarUrl": "", "orgs": [], "auth": {"type": "access_token"}})
+        if method == "POST" and path == "/api/repos/create":
+            return self.create_repo()
+        if method == "DELETE" and path == "/api/repos/delete":
+            return self.delete_repo()
+        if parts[0] == "api" and len(parts) >= 4 and parts[1] in REPO_TYPES:
+            repo_type, repo_id, rest = REPO_TYPES[parts[1]], f"{parts[2]}/{parts[3]}", parts[4:]
+            return self.repo_api(method, repo_type, repo_id, rest, query)
+        if method in ("GET", "HEAD") and "resolve" in parts:
+            i = parts.index("resolve")
+            kind = parts[0] if i == 3 else "models"
+            if i not in (2, 3) or kind not in REPO_TYPES:
+                raise HubError(404, "not found")
+            raw = path.split("/")[1:]
+            return self.resolve(REPO_TYPES[kind], f"{parts[i - 2]}/{parts[i - 1]}", unquote(raw[i + 1]),
+                                unquote("/".join(raw[i + 2:])))
+        raise HubError(404, f"fakehub: no route for {method} {path}")
+
+    def repo_url(self, repo: Repo) -> str:
+        prefix = "" if repo.type == "model" else f"{repo.type}s/"
+        return f"{self.base_url()}/{prefix}{repo.id}"
+
+    def repo_for(self, repo_type: str, repo_id: str, write: bool = False) -> Repo:
+        user = self.user()
+        with STATE.lock:
+            repo = STATE.repos.get((repo_type, repo_id))
+        owner = repo_id.split("/")[0]
+        if repo is None or (repo.private and user != owner):
+            status = 401 if user is None else 404
+            raise HubError(status, "Repository not found", "RepoNotFound")
+        if write and user != owner:
+            raise HubError(403, f"You don't have the rights to write to {repo_id}")
+        return repo
+
+    def create_repo(self) -> None:
+        body, user = self.json_body(), self.user()
+        if user is None:
+            raise HubError(401, "Invalid credentials in Authorization header")
+        owner = body.get("organization") or user
+        if owner != user:
+            raise HubError(403, f"You don't have the rights to create repos under {owner}")
+        repo_type = body.get("type") or "model"
+        repo_id = f"{owner}/{body['name']}"
+        private = body.get("visibility", "private" if body.get("private") else "public") == "private"
+        with STATE.lock:
+            existing = STATE.repos.get((repo_type, repo_id))
+            if existing is None:
+                repo = Repo(repo_type, repo_id, private)
+                STATE.new_commit(repo, {".gitattributes": GITATTRIBUTES}, "initial commit", "initial commit",
+                                 user)
+                STATE.repos[(repo_type, repo_id)] = repo
+        if existing is not None:
+            url = self.repo_url(existing)
+            return self.send(409, {"error": "You already created this repo", "url": url})
+        self.send(200, {"url": self.repo_url(repo), "name": repo_id, "id": repo_id})
+
+    def delete_repo(self) -> None:
+        body = self.json_body()
+        owner = body.get("organization") or self.user()
+        repo = self.repo_for(body.get("type") or "model", f"{owner}/{body['name']}", write=True)
+        with STATE.lock:
+            STATE.repos.pop((repo.type, repo.id), None)
+        self.send(200, {})
+
+    def commit_for(self, repo: Repo, rev: str) -> Commit:
+        with STATE.lock:
+            commit = repo.resolve(rev)
+        if commit is None:
+            raise HubError(404, f"Invalid rev id: {rev}", "RevisionNotFound")
+        return commit
+
+    def repo_api(self, method: str, repo_type: str, repo_id: str, rest: list[str], query: dict) -> None:
+        action = rest[0] if rest else ""
+        repo = self.repo_for(repo_type, repo_id, write=action in ("commit",))
+        if method == "GET" and action in ("", "revision"):
+            commit = self.commit_for(repo, rest[1] if len(rest) > 1 else "main")
+            return self.send(200, {
+                "id": repo.id, "_id": repo.id, "sha": commit.id, "private": repo.private,
+                "lastModified": commit.date, "siblings": [{"rfilename": p} for p in sorted(commit.files)],
+                "tags": [], "downloads": 0, "likes": 0, "disabled": False, "gated": False,
+            })
+        if method == "POST" and action == "preupload":
+            files = self.commit_for(repo, rest[1]).files
+            return self.send(200, {"files": [
+                {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
+                 "oid": git_oid(files[f["path"]]) if f["path"] in files else None}
+                for f in self.json_body().get("files", [])
+            ]})
+        if method == "POST" and action == "commit":
+            return self.commit(repo, rest[1] if len(rest) > 1 else "main")
+        if method == "GET" and action == "tree":
+            files = self.commit_for(repo, rest[1]).files
+            base = "/".join(rest[2:]).strip("/")
+            if base and base not in files and not any(p.startswith(base + "/") for p in files):
+                raise HubError(404, f"{base} does not exist", "EntryNotFound")
+            recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
+            return self.paginated(tree_entries(files, base, recursive), query)
+        if method == "GET" and action == "commits":
+            commit, out = self.commit_for(repo, rest[1] if len(rest) > 1 else "main"), []
+            with STATE.lock:
+                while commit is not None:
+                    out.append({"id": commit.id, "title": commit.title, "message": commit.message,
+                                "date": commit.date, "authors": [{"user": commit.author, "avatar": ""}]})
+                    commit = repo.commits.get(commit.parent) if commit.parent else None
+            return self.paginated(out, query)
+        if method == "GET" and action == "refs":
+            return self.send(200, {"branches": [{"name": "main", "ref": "refs/heads/main",
+                                                 "targetCommit": repo.main}],
+                                   "converts": [], "tags": [], "pullRequests": []})
+        if method == "POST" and action == "paths-info":
+            files = self.commit_for(repo, rest[1]).files
+            wanted = parse_qs(self.body().decode()).get("paths", [])
+            entries = tree_entries(files, "", True)
+            return self.send(200, [e for e in entries if e["path"] in wanted])
+        raise HubError(404, f"fakehub: no route for {method} /api/{repo_type}s/{repo_id}/{'/'.join(rest)}")
+
+    def paginated(self, items: list, query: dict) -> None:
+        start = int(query.get("cursor", ["0"])[0])
+        end = start + STATE.page_size
+        headers = {}
+        if end < len(items):
+            params = {k: v[0] for k, v in query.items() if k != "cursor"} | {"cursor": str(end)}
+            qs = "&".join(f"{quote(k)}={quote(v)}" for k, v in params.items())
+            headers["Link"] = f'<{self.base_url()}{urlsplit(self.path).path}?{qs}>; rel="next"'
+        self.send(200, items[start:end], headers)
+
+    def commit(self, repo: Repo, rev: str) -> None:
+        if rev != "main":
+            raise HubError(404, f"Invalid rev id: {rev} (fakehub commits to main only)", "RevisionNotFound")
+        lines = [json.loads(line) for line in self.body().splitlines() if line.strip()]
+        if not lines or lines[0].get("key") != "header":
+            raise HubError(400, "first ndjson line must be the header")
+        header = lines[0]["value"]
+        with STATE.lock:
+            parent = header.get("parentCommit")
+            if parent and parent != repo.main:
+                raise HubError(412, "A commit has happened since. Please refresh and try again.")
+            files = dict(repo.commits[repo.main].files)
+            for line in lines[1:]:
+                key, value = line["key"], line["value"]
+                if key == "file":
+                    files[value["path"]] = base64.b64decode(value["content"])
+                elif key == "deletedFile":
+                    if value["path"] not in files:
+                        raise HubError(404, f"File {value['path']} doesn't exist", "EntryNotFound")
+                    del files[value["path"]]
+                elif key == "deletedFolder":
+                    folder = value["path"].rstrip("/") + "/"
+                    files = {p: d for p, d in files.items() if not p.startswith(folder)}
+                else:
+                    raise HubError(400, f"fakehub does not support {key!r} operations (LFS)")
+            title, description = header.get("summary", ""), header.get("description", "")
+            message = f"{title}\n\n{description}" if description else title
+            commit = STATE.new_commit(repo, files, title, message, self.user() or "")
+        self.send(200, {"commitOid": commit.id, "commitUrl": f"{self.repo_url(repo)}/commit/{commit.id}",
+                        "pullRequestUrl": None})
+
+    def resolve(self, repo_type: str, repo_id: str, rev: str, path: str) -> None:
+        repo = self.repo_for(repo_type, repo_id)
+        commit = self.commit_for(repo, rev)
+        data = commit.files.get(path)
+        if data is None:
+            raise HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": commit.id})
+        headers = {"X-Repo-Commit": commit.id, "ETag": f'"{git_oid(data)}"', "Accept-Ranges": "bytes",
+                   "Content-Type": "application/octet-stream"}
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+        if match and data:
+            start = int(match[1]) if match[1] else max(0, len(data) - int(match[2] or 0))
+            end = min(int(match[2]), len(data) - 1) if match[1] and match[2] else len(data) - 1
+            headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+            return self.send(206, headers=headers, raw=data[start:end + 1])
+        self.send(200, headers=headers, raw=data)
+
+
+def serve(host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    args = parser.parse_args()
+    server = serve(args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"FAKEHUB READY http://{host}:{port}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Dev-split explorer: per-item outcomes from the scoring library on the PUBLIC demo dev split."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from space.ui import explorer
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+def _dev(track: str) -> bytes:
+    return (DEMO / track / "dev.jsonl").read_bytes()
+
+
+def test_varm_explorer_matches_gold_and_flags_fields() -> None:
+    exp = explorer.explore("varm", _dev("varm"), (DEMO / "varm/baselines/lexicon.dev.jsonl").read_bytes())
+    assert exp.report["valid"] and len(exp.items) == 200
+    item = exp.items[0]
+    assert set(item["gold"]) == set(explorer.FIELDS)
+    # An item is JREM-correct exactly when no field is wrong.
+    jrem = sum(not it["wrong"] for it in exp.items) / len(exp.items)
+    assert exp.summary["jrem"] == pytest.approx(jrem)
+    wrong_stance = explorer.filter_items(exp.items, wrong_field="stance")
+    assert wrong_stance and all("stance" in it["wrong"] for it in wrong_stance)
+    neutral = explorer.filter_items(exp.items, stance="中性提及")
+    assert all(it["gold"]["stance"] == "中性提及" for it in neutral)
+    table = explorer.items_table(exp.items)
+    assert list(table.columns)[:2] == ["#", "ID"]
+
+
+def test_varm_invalid_output_counts_every_field_wrong() -> None:
+    rows = [json.loads(x) for x in _dev("varm").splitlines()[:3]]
+    preds = "\n".join(json.dumps({"id": r["id"], "output": r["cot"]}) for r in rows[:2])
+    preds += "\n" + json.dumps({"id": rows[2]["id"], "output": "【T:x】 not the format"})
+    exp = explorer.explore_varm(rows, preds.encode())
+    assert [it["wrong"] for it in exp.items[:2]] == [[], []]  # the gold rationale parses to the gold record
+    bad = exp.items[2]
+    assert not bad["valid"] and bad["wrong"] == list(explorer.FIELDS) and bad["issues"]
+
+
+def test_detail_html_escapes_user_text() -> None:
+    item = {"n": 1, "id": "<b>id</b>", "text": "他说<script>alert(1)</script>外地人", "raw": "<img src=x>",
+            "gold": {f: "外地人" if f == "target" else "<i>x</i>" for f in explorer.FIELDS},
+            "pred": {f: "<svg onload=alert(1)>" for f in explorer.FIELDS}, "valid": False,
+            "issues": ["<x>"], "wrong": list(explorer.FIELDS), "target_f1": 0.0}
+    html = explorer.item_html(item)
+    for raw in ("<script>", "<img", "<svg", "<i>", "<b>id", "<x>"):
+        assert raw not in html
+    assert '<mark class="varm-target">外地人</mark>' in html
+
+
+def test_toxitrace_spans_explorer() -> None:
+    exp = explorer.explore("cntp", _dev("cntp"), (DEMO / "cntp/baselines/lexicon.dev.jsonl").read_bytes())
+    assert len(exp.items) == 100
+    with_gold = next(it for it in exp.items if it["gold_spans"])
+    html = explorer.item_html(with_gold)
+    assert "<u>" in html
+    assert exp.summary["accuracy"] == pytest.approx(sum(not it["wrong"] for it in exp.items) / 100)
+
+
+def test_partial_dev_predictions_still_explored_with_report() -> None:
+    lines = (DEMO / "varm/baselines/lexicon.dev.jsonl").read_bytes().splitlines()[:10]
+    exp = explorer.explore("varm", _dev("varm"), b"\n".join(lines) + b"\nnot json\n")
+    assert len(exp.items) == 10
+    assert not exp.report["valid"] and any(p["line"] == 11 for p in exp.report["errors"])

@@ -1,0 +1,104 @@
+"""Pure-function tests for the plotly figures: titles, axis labels, hover values, escaped names."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.io as pio
+import pytest
+
+from space.ui import figures
+from tests.ui_fakes import XSS_NAME, board_rows, make_entries
+
+
+@pytest.fixture(scope="module")
+def varm() -> tuple[list[dict], list[dict]]:
+    entries = make_entries("varm", 8, xss=True)
+    rows = board_rows(entries, "varm")
+    by_id = {e.record["submission_id"]: e.result for e in entries}
+    return rows, [by_id[r["submission_id"]] for r in rows]
+
+
+def _labelled(fig) -> None:
+    layout = fig.layout
+    assert layout.title.text
+    assert layout.xaxis.title.text and layout.yaxis.title.text
+    for trace in fig.data:
+        if trace.type != "scatter" or trace.mode != "lines":
+            assert trace.hovertemplate or trace.hoverinfo == "skip"
+
+
+def test_field_error_bars(varm) -> None:
+    rows, _ = varm
+    fig = figures.field_error_bars(rows)
+    _labelled(fig)
+    assert len(fig.data) == len(rows)
+    first = fig.data[0]
+    assert list(first.x)[0].startswith("Target")
+    assert first.y[0] == pytest.approx((1 - rows[0]["field_accuracy.target"]) * 100)
+
+
+def test_label_vs_jrem_has_diagonal_and_gap(varm) -> None:
+    rows, _ = varm
+    fig = figures.label_vs_jrem(rows)
+    _labelled(fig)
+    diag, points = fig.data
+    assert list(diag.x) == [0, 100] and list(diag.y) == [0, 100]
+    assert points.customdata[0][0] == pytest.approx((rows[0]["macro_f1.label"] - rows[0]["jrem"]) * 100)
+    assert "gap" in points.hovertemplate
+
+
+def test_user_names_are_escaped_in_every_figure(varm) -> None:
+    rows, results = varm
+    figs = [figures.field_error_bars(rows), figures.label_vs_jrem(rows), figures.her_bars(rows),
+            figures.cue_heatmap(rows, results), figures.format_issue_bars(rows, results)]
+    for fig in figs:
+        text = fig.to_json()
+        assert XSS_NAME not in text and "<img" not in text
+    assert any("&lt;img src=x onerror=alert(1)&gt;" in json.dumps(list(f.data[-1].x or [])) for f in figs[2:3])
+
+
+def test_cue_heatmap_panels(varm) -> None:
+    rows, results = varm
+    fig = figures.cue_heatmap(rows, results)
+    assert [a.text for a in fig.layout.annotations][:3] == ["Harmful 有害", "Non-harmful 无害", "Gap 差距"]
+    heat = fig.data[2]
+    sub = sorted(results[0]["subsets"])[0]
+    assert heat.z[0][0] == pytest.approx(results[0]["subsets"][sub]["jrem_gap"] * 100)
+    assert fig.layout.title.text and fig.layout.xaxis.title.text
+
+
+def test_format_issues_and_her(varm) -> None:
+    rows, results = varm
+    fmt = figures.format_issue_bars(rows, results)
+    _labelled(fmt)
+    assert fmt.layout.barmode == "stack" and len(fmt.data) == 11
+    her = figures.her_bars(rows)
+    _labelled(her)
+    assert her.data[0].y[0] == pytest.approx(rows[0]["her_c"] * 100)
+
+
+def test_toxitrace_breakdowns() -> None:
+    entries = make_entries("cold", 4)
+    rows = board_rows(entries, "cold")
+    by_id = {e.record["submission_id"]: e.result for e in entries}
+    results = [by_id[r["submission_id"]] for r in rows]
+    assert figures.breakdown_fields(results) == ["fine_grained_label", "topic"]
+    fig = figures.breakdown_bars(rows, results, "topic")
+    _labelled(fig)
+    assert list(fig.data[0].x) == ["gender", "race", "region"]
+    bars = figures.metric_bars(rows, [("f1", "F1"), ("accuracy", "Accuracy")], "COLD")
+    assert bars.data[0].error_y.array is not None
+
+
+def test_empty_inputs_still_titled() -> None:
+    for fig in (figures.field_error_bars([]), figures.cue_heatmap([], []), figures.compare_bars({}, "a", "b")):
+        assert fig.layout.title.text
+        assert pio.from_json(fig.to_json()).layout.annotations
+
+
+def test_compare_bars() -> None:
+    comp = {"jrem": {"a": 0.5, "b": 0.4, "diff": 0.1, "ci": [0.05, 0.15], "significant": True}}
+    fig = figures.compare_bars(comp, "A<b>", "B")
+    assert fig.data[0].y[0] == pytest.approx(10)
+    assert "&lt;b&gt;" in fig.layout.title.text

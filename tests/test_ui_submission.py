@@ -1,0 +1,49 @@
+"""Submission-page renderers: every metric with CI, subsets, provenance, BibTeX; user text escaped."""
+
+from __future__ import annotations
+
+from space.ui import submission
+from tests.ui_fakes import FakeService
+
+
+def _sub() -> dict:
+    svc = FakeService(n=5)
+    sid = svc.entries["varm"][3].record["submission_id"]
+    return svc.submission(sid)
+
+
+def test_result_unwrapping() -> None:
+    res = {"metrics": {"jrem": 0.5}}
+    assert submission.result_of({"result": {"version": 2, "result": res}}) is res
+    assert submission.result_of({"result": res}) is res
+    assert submission.result_of({"result": None}) is None
+    assert submission.version_of({"result": {"version": 2, "result": res}}) == 2
+
+
+def test_metrics_table_has_every_leaf_and_ci() -> None:
+    sub = _sub()
+    table = submission.metrics_table(submission.result_of(sub), "varm")
+    keys = table["Metric 指标"].tolist()
+    assert keys[0] == "jrem" and "field_accuracy.stance" in keys and "macro_f1.category" in keys
+    assert table.loc[table["Metric 指标"] == "jrem", "95% CI"].iloc[0].startswith("[")
+
+
+def test_header_escapes_and_links() -> None:
+    sub = _sub()
+    sub["metadata"] = {"model_name": "<img src=x onerror=alert(1)>", "paper_url": "javascript:alert(1)",
+                       "code_url": "https://example.org/x(1)", "description": "[click](javascript:alert(1))"}
+    text = submission.header_markdown(sub)
+    assert "<img" not in text and "](javascript" not in text
+    assert "(<https://example.org/x%281%29>)" in text
+
+
+def test_provenance_versions_bibtex_status() -> None:
+    sub = _sub()
+    prov = submission.provenance_markdown(sub)
+    assert "1\\.0\\.0" in prov and "abab" in prov
+    assert submission.versions_table(sub)["Version 版本"].tolist() == [1]
+    bib = submission.bibtex({**sub, "metadata": {"model_name": "x}{evil", "organisation": "o"}})
+    assert bib.startswith("@misc{varm-") and "x}{evil" not in bib
+    assert "**published** ●" in submission.status_line(sub)
+    assert "rejected" in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})
+    assert "<b>" not in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})

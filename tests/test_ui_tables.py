@@ -1,0 +1,148 @@
+"""Pure-function tests for the leaderboard table builders (no Gradio)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from space.ui.tables import (
+    View,
+    column_choices,
+    default_columns,
+    display_frame,
+    filter_rows,
+    page_slice,
+    rank_label,
+    rows_frame,
+    system_choices,
+    to_csv,
+    to_json,
+    top_systems,
+)
+from tests.ui_fakes import XSS_NAME, board_rows, make_entries
+
+
+@pytest.fixture(scope="module")
+def varm_rows() -> list[dict]:
+    return board_rows(make_entries("varm", 30, xss=True), "varm")
+
+
+def test_rank_label_ranges() -> None:
+    assert rank_label(1, 1) == "1"
+    assert rank_label(1, 3) == "1–3"
+    assert rank_label(None, 2) == ""
+
+
+def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    table, types = display_frame(df.head(10), "varm", default_columns("varm"))
+    assert list(table.columns)[:2] == ["Rank 排名", "Model 模型"]
+    for header in ("JREM", "JREM 95% CI", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
+                   "Parse success", "Date 日期", "Scorer 评分器", "Mark 标记"):
+        assert header in table.columns
+    # User text columns are "str" (never markdown/html); metric columns are numbers.
+    assert set(types) <= {"str", "number"}
+    assert types[list(table.columns).index("Model 模型")] == "str"
+    assert types[list(table.columns).index("JREM")] == "number"
+    jrem = table["JREM"].tolist()
+    assert all(0 <= v <= 100 for v in jrem)
+    assert table["JREM 95% CI"].iloc[0].startswith("[")
+
+
+def test_rank_order_and_baseline_mark(varm_rows: list[dict]) -> None:
+    df = filter_rows(rows_frame(varm_rows), View())
+    assert df["rank"].tolist() == sorted(df["rank"].tolist())
+    table, _ = display_frame(df, "varm", default_columns("varm"))
+    marks = table.loc[table["Model 模型"].isin(["majority", "lexicon", "char-ngram"]), "Mark 标记"]
+    assert all("baseline" in m for m in marks)
+
+
+def test_search_filters_and_sort(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    assert set(filter_rows(df, View(q="LEXI"))["model_name"]) == {"lexicon"}
+    assert not filter_rows(df, View(baselines=False))["is_baseline"].any()
+    assert set(filter_rows(df, View(model_types=("open",)))["model_type"]) == {"open"}
+    assert set(filter_rows(df, View(settings=("fine-tuned",)))["setting"]) == {"fine-tuned"}
+    by_her = filter_rows(df, View(sort="her_c"))["her_c"].tolist()
+    assert by_her == sorted(by_her, reverse=True)
+    # Filtering never re-ranks: the ranks shown are the official ones.
+    sub = filter_rows(df, View(q="model-0002"))
+    assert sub["rank"].tolist() == df.loc[df["model_name"].str.contains("model-0002"), "rank"].tolist()
+
+
+def test_search_is_literal_not_regex(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    assert filter_rows(df, View(q="<img src=x")).iloc[0]["model_name"] == XSS_NAME
+    assert filter_rows(df, View(q=".*")).empty
+
+
+def test_column_chooser(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    table, _ = display_frame(df.head(3), "varm", ["field_accuracy.target", "text:submission_id"])
+    assert list(table.columns) == ["Rank 排名", "Model 模型", "ID", "Target acc."]
+    values = {v for _, v in column_choices("varm")}
+    assert "field_accuracy.stance" in values and "text:organisation" in values
+
+
+def test_toxitrace_columns() -> None:
+    rows = board_rows(make_entries("cntp", 5), "cntp")
+    table, _ = display_frame(rows_frame(rows), "cntp", default_columns("cntp"))
+    for header in ("Span overlap F1", "Span overlap F1 95% CI", "F1", "Accuracy", "Macro-F1"):
+        assert header in table.columns
+    cold, _ = display_frame(rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold"))
+    assert {"F1", "F1 95% CI", "Accuracy", "Precision", "Recall", "Macro-F1"} <= set(cold.columns)
+
+
+def test_view_query_round_trip() -> None:
+    view = View(track="cold", q="lexicon & co", baselines=False, model_types=("open",), sort="accuracy", page=2)
+    query = view.to_query(submission="0123456789abcdef")
+    assert query.startswith("?track=cold")
+    from urllib.parse import parse_qsl
+
+    params = dict(parse_qsl(query[1:]))
+    assert params["submission"] == "0123456789abcdef"
+    assert View.from_query(params) == view
+
+
+def test_view_from_hostile_query() -> None:
+    view = View.from_query({"track": "<script>", "sort": "__import__", "page": "-5", "cols": "x,jrem",
+                            "type": "evil", "q": "a" * 1000})
+    assert view.track == "varm" and view.sort == "rank" and view.page == 1
+    assert view.columns == ("jrem",) and view.model_types == () and len(view.q) == 200
+
+
+def test_paging(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    part, page, first, last = page_slice(df, 99, size=7)
+    assert page == 5 and (first, last) == (29, 30) and len(part) == 2
+
+
+def test_exports_are_raw_and_formula_safe(varm_rows: list[dict]) -> None:
+    rows = [dict(r) for r in varm_rows]
+    rows[0]["model_name"] = "=HYPERLINK(\"http://x\")"
+    df = rows_frame(rows)
+    csv = to_csv(df).decode("utf-8-sig")
+    assert "'=HYPERLINK" in csv and "_search" not in csv
+    parsed = pd.read_csv(__import__("io").StringIO(csv))
+    assert parsed["jrem"].iloc[0] == pytest.approx(rows[0]["jrem"])  # unrounded
+    data = json.loads(to_json(df, "varm"))
+    assert data["track"] == "varm" and len(data["rows"]) == len(rows)
+    assert data["rows"][0]["jrem"] == rows[0]["jrem"]
+
+
+def test_default_analysis_selection(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows)
+    ids = top_systems(df)
+    assert len(ids) == 5 + 3
+    chosen = df.set_index("submission_id").loc[ids]
+    assert chosen["is_baseline"].sum() == 3
+    labels = dict((v, k) for k, v in system_choices(df))
+    assert all(i in labels for i in ids)
+
+
+def test_empty_board() -> None:
+    df = rows_frame([])
+    table, _ = display_frame(filter_rows(df, View()), "varm", default_columns("varm"))
+    assert table.empty and "JREM" in table.columns

@@ -1,0 +1,94 @@
+"""The Celery app (`celery -A worker worker` finds `worker.celery:app`).
+
+Broker: `CELERY_BROKER_URL` (Redis in production and tests), else an embedded default needing no server:
+kombu's SQLAlchemy transport on `<DATA_DIR>/broker.sqlite` with a SQLite result backend.
+Pipeline-only knobs (environment): CELERY_KEY_PREFIX (Redis key prefix, so test sessions don't clash),
+CELERY_VISIBILITY_TIMEOUT (seconds before an unacknowledged Redis message is redelivered; must exceed the
+hard time limit), TASK_SOFT_TIME_LIMIT / TASK_TIME_LIMIT (seconds).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import kombu.transport.sqlalchemy
+from celery import Celery
+from kombu import Queue
+
+from worker.config import Config
+
+QUEUES = ("submissions", "publish", "rescore")
+ROUTES = {
+    "worker.tasks.score_submission": {"queue": "submissions"},
+    "worker.tasks.compare": {"queue": "submissions"},
+    "worker.tasks.reconcile": {"queue": "submissions"},
+    "worker.tasks.publish_track": {"queue": "publish"},
+    "worker.tasks.rescore_track": {"queue": "rescore"},
+    "worker.tasks.rescore_chunk": {"queue": "rescore"},
+    "worker.tasks.rescore_finalize": {"queue": "rescore"},
+}
+
+# The SQLAlchemy transport hands every transport option to create_engine(), so its polling interval
+# (1 s by default, which would add seconds to every hop) can only be set on the class.
+kombu.transport.sqlalchemy.Transport.polling_interval = 0.05
+
+
+def broker_urls(config: Config) -> tuple[str, str]:
+    """(broker URL, result backend URL) for this deployment."""
+    if config.celery_broker_url:
+        return config.celery_broker_url, config.celery_broker_url
+    data_dir = Path(config.data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return f"sqla+sqlite:///{data_dir}/broker.sqlite", f"db+sqlite:///{data_dir}/results.sqlite"
+
+
+def reconcile_every(config: Config) -> float:
+    """Run the reconciler a few times per stuck period, at most once a minute apart."""
+    return float(max(1, min(60, config.stuck_after_seconds // 2)))
+
+
+def make_app(config: Config) -> Celery:
+    broker, backend = broker_urls(config)
+    soft = int(os.environ.get("TASK_SOFT_TIME_LIMIT", "300"))
+    hard = int(os.environ.get("TASK_TIME_LIMIT", str(soft + 60)))
+    transport_options: dict = {}
+    backend_options: dict = {}
+    if broker.startswith(("redis://", "rediss://")):
+        prefix = os.environ.get("CELERY_KEY_PREFIX", "")
+        transport_options = {
+            "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(hard * 2))),
+            # Drain the queues in this order: new submissions first, re-scoring last.
+            "queue_order_strategy": "priority",
+        }
+        if prefix:
+            transport_options["global_keyprefix"] = prefix
+            backend_options["global_keyprefix"] = prefix
+    app = Celery("worker", broker=broker, backend=backend, include=["worker.tasks"])
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],  # a pickled message is refused, never deserialized
+        result_accept_content=["json"],
+        task_acks_late=True,  # a message is acknowledged only after its task finished
+        task_reject_on_worker_lost=True,  # ...and requeued when the worker process died under it
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=soft,
+        task_time_limit=hard,
+        task_queues=[Queue(name) for name in QUEUES],
+        task_default_queue="submissions",
+        task_routes=ROUTES,
+        broker_transport_options=transport_options,
+        result_backend_transport_options=backend_options,
+        result_expires=3600,
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        beat_schedule={
+            "reconcile": {"task": "worker.tasks.reconcile", "schedule": reconcile_every(config)},
+        },
+        timezone="UTC",
+    )
+    return app
+
+
+app = make_app(Config.from_env())

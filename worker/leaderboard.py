@@ -1,0 +1,198 @@
+"""Leaderboard rows, tie groups and the files built from them (ARCHITECTURE §5). Pure functions."""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+BASE_COLUMNS = (
+    "submission_id",
+    "version",
+    "model_name",
+    "organisation",
+    "model_type",
+    "setting",
+    "submitter",
+    "is_baseline",
+    "verified",
+    "created_at",
+    "scored_at",
+    "scorer_version",
+    "references_sha256",
+    "predictions_sha256",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "tie_group",
+)
+
+
+@dataclass
+class Entry:
+    """One published (submission, version): its record, version info and scorer result."""
+
+    record: dict
+    version: dict
+    result: dict
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.record["submission_id"], self.version["version"]
+
+
+def numeric_leaves(tree: dict, prefix: str = "") -> dict[str, float]:
+    """Every numeric leaf of a nested dict, keyed by dotted path (booleans are not metrics)."""
+    out: dict[str, float] = {}
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(numeric_leaves(value, f"{path}."))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out[path] = float(value)
+    return out
+
+
+def ci_columns(ci: dict, prefix: str = "") -> dict[str, float | None]:
+    """`ci.<path>.low/high` columns from `{path: [low, high]}` (nested dicts tolerated)."""
+    out: dict[str, float | None] = {}
+    for key, value in ci.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(ci_columns(value, f"{path}."))
+        elif isinstance(value, list | tuple) and len(value) == 2:
+            out[f"ci.{path}.low"], out[f"ci.{path}.high"] = (_finite(v) for v in value)
+    return out
+
+
+def _finite(value) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def metric(result: dict, path: str) -> float | None:
+    node = result.get("metrics", {})
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return _finite(node)
+
+
+def sort_entries(entries: list[Entry], primary: str) -> list[Entry]:
+    """Best primary metric first; earlier submissions win exact ties (then id, for determinism)."""
+
+    def key(e: Entry):
+        value = metric(e.result, primary)
+        return (
+            -(value if value is not None else -math.inf),
+            e.record["created_at"],
+            e.record["submission_id"],
+        )
+
+    return sorted(entries, key=key)
+
+
+def tie_groups(ordered: list[Entry], below: Callable[[Entry, Entry], bool]) -> list[int]:
+    """Group numbers (1-based) for `ordered`: a new group starts when an entry is significantly below
+    the first entry of the current group (`below(leader, entry)`)."""
+    groups: list[int] = []
+    leader: Entry | None = None
+    for entry in ordered:
+        if leader is None or below(leader, entry):
+            leader = entry
+            groups.append(groups[-1] + 1 if groups else 1)
+        else:
+            groups.append(groups[-1])
+    return groups
+
+
+def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry], bool]) -> list[dict]:
+    ordered = sort_entries(entries, primary)
+    groups = tie_groups(ordered, below)
+    positions: dict[int, list[int]] = {}
+    for position, group in enumerate(groups, start=1):
+        positions.setdefault(group, []).append(position)
+    rows = []
+    for position, (entry, group) in enumerate(zip(ordered, groups, strict=True), start=1):
+        record, version, result = entry.record, entry.version, entry.result
+        meta = record["metadata"]
+        row = {
+            "submission_id": record["submission_id"],
+            "version": version["version"],
+            "model_name": meta.get("model_name", ""),
+            "organisation": meta.get("organisation", ""),
+            "model_type": meta.get("model_type", ""),
+            "setting": meta.get("setting", ""),
+            "submitter": record["submitter"],
+            "is_baseline": bool(record.get("is_baseline")),
+            "verified": bool(record.get("verified")),
+            "created_at": record["created_at"],
+            "scored_at": version["scored_at"],
+            "scorer_version": version["scorer_version"],
+            "references_sha256": version["references_sha256"],
+            "predictions_sha256": record["sha256"],
+            "rank": position,
+            "rank_low": positions[group][0],
+            "rank_high": positions[group][-1],
+            "tie_group": group,
+        }
+        row.update({k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()})
+        row.update(ci_columns(result.get("ci", {})))
+        rows.append(row)
+    return rows
+
+
+def columns(rows: list[dict]) -> list[str]:
+    extra: dict[str, None] = {}
+    for row in rows:
+        extra.update(dict.fromkeys(k for k in row if k not in BASE_COLUMNS))
+    metrics = [c for c in extra if not c.startswith("ci.")]
+    cis = [c for c in extra if c.startswith("ci.")]
+    return [*BASE_COLUMNS, *metrics, *cis]
+
+
+def to_parquet(rows: list[dict]) -> bytes:
+    frame = pd.DataFrame(rows, columns=columns(rows))
+    for name in frame.columns:
+        if name not in BASE_COLUMNS:
+            frame[name] = frame[name].astype("float64")
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def dataset_card(tracks: dict[str, str]) -> bytes:
+    """README.md for the results dataset: one `datasets` config per track with a leaderboard."""
+    lines = ["---", "configs:"]
+    for name in sorted(tracks):
+        lines += [
+            f"- config_name: {name}",
+            "  data_files:",
+            "  - split: test",
+            f"    path: {name}/leaderboard.parquet",
+        ]
+    lines += ["license: cc-by-4.0", "pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
+    lines += [
+        "# Leaderboard results",
+        "",
+        "Published results of the VARM-Bench and ToxiTrace leaderboard. One config per track:",
+        "",
+        *[
+            f"- `{name}`: {title} (`{name}/leaderboard.parquet`, same rows in `{name}/leaderboard.json`)"
+            for name, title in sorted(tracks.items())
+        ],
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        'board = load_dataset("<this repo>", "varm", split="test")',
+        '# or: pandas.read_parquet("hf://datasets/<this repo>/varm/leaderboard.parquet")',
+        "```",
+        "",
+        "Per-submission result files: `<track>/results/<submission_id>/v<N>.json`. Publishing history: "
+        "`changelog.jsonl`; re-scoring diff reports: `rescore/<track>/`.",
+        "",
+    ]
+    return "\n".join(lines).encode()

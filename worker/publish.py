@@ -1,0 +1,210 @@
+"""Publishing a track: leaderboard files, dataset card, changelog and new result envelopes in ONE commit.
+
+A reader of the results area therefore sees either the old leaderboard or the new one, never a mix.
+Only the publish queue's single worker runs this, and the commit is optimistic (parent = head) anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from scoring.tracks import get_track
+from scoring.version import SCORER_VERSION
+from worker.leaderboard import Entry, build_rows, dataset_card, to_parquet
+from worker.records import (
+    FINAL_BAD,
+    PUBLISHED,
+    SCORED,
+    now_iso,
+    public_view,
+    published_result_path,
+    record_path,
+    rows_path,
+    staged_result_path,
+    transition,
+)
+from worker.store import Store, commit_with_retry
+from worker.submissions import AREA, dumps, list_records, load_record, read_json
+
+RESULTS = "results"
+TIE_BOOTSTRAP = 1000
+TIE_SEED = 0
+
+
+def dumps_pretty(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
+
+
+def version_for(record: dict, rescore_stamp: str | None = None) -> dict | None:
+    """The version to show: the latest one, skipping versions a re-score has not published yet."""
+    ready = [
+        v
+        for v in record.get("versions", [])
+        if not v.get("pending_rescore") or v.get("pending_rescore") == rescore_stamp
+    ]
+    return ready[-1] if ready else None
+
+
+class Publisher:
+    """Builds and commits a track's public files. Keeps immutable per-version files in memory."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._results: dict[tuple[str, int], dict] = {}
+        self._rows: dict[tuple[str, int], dict] = {}
+        self._below: dict[tuple, bool] = {}
+
+    def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
+        """(visible entries, hidden records) of a track as of the submissions head."""
+        entries, hidden = [], []
+        for record in list_records(self.store, track):
+            version = version_for(record, rescore_stamp)
+            if version is None or record["status"] in FINAL_BAD:
+                continue
+            if record.get("hidden"):
+                hidden.append(record)
+                continue
+            entries.append(
+                Entry(record, version, self.result(track, record["submission_id"], version["version"]))
+            )
+        return entries, hidden
+
+    def result(self, track: str, submission_id: str, version: int) -> dict:
+        key = (submission_id, version)
+        if key not in self._results:
+            self._results[key] = read_json(
+                self.store, AREA, staged_result_path(track, submission_id, version)
+            )
+        return self._results[key]
+
+    def _row_outcomes(self, track: str, entry: Entry) -> dict:
+        if entry.key not in self._rows:
+            self._rows[entry.key] = read_json(self.store, AREA, rows_path(track, *entry.key))
+        return self._rows[entry.key]
+
+    def significance(self, track: str) -> Callable[[Entry, Entry], bool]:
+        """`below(leader, entry)`: is `entry` significantly worse than `leader` on the primary metric?"""
+        track_obj = get_track(track)
+        primary = track_obj.primary_metric
+
+        def below(leader: Entry, entry: Entry) -> bool:
+            key = (track, leader.key, entry.key)
+            if key not in self._below:
+                cmp = track_obj.paired_compare(
+                    self._row_outcomes(track, leader),
+                    self._row_outcomes(track, entry),
+                    bootstrap=TIE_BOOTSTRAP,
+                    seed=TIE_SEED,
+                ).get(primary, {})
+                self._below[key] = bool(cmp.get("significant")) and cmp.get("diff", 0) > 0
+            return self._below[key]
+
+        return below
+
+    def board(self, track: str, entries: list[Entry]) -> dict:
+        track_obj = get_track(track)
+        rows = build_rows(entries, track_obj.primary_metric, self.significance(track))
+        return {
+            "track": track,
+            "title": track_obj.title,
+            "primary_metric": track_obj.primary_metric,
+            "headline_metrics": list(track_obj.headline_metrics),
+            "scorer_version": SCORER_VERSION,
+            "generated_at": now_iso(),
+            "rows": rows,
+        }
+
+    def publish(
+        self,
+        track: str,
+        *,
+        rescore_stamp: str | None = None,
+        extra: dict[str, bytes] | None = None,
+        note: str = "",
+    ) -> dict:
+        """Commit the track's public state; then mark its scored submissions published.
+
+        Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
+        area already showed exactly this state (so a burst of publish tasks costs one real publish).
+        """
+        entries, hidden = self.entries(track, rescore_stamp)
+        board = self.board(track, entries)
+        summary: dict = {}
+
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            existing = set(store.list(RESULTS, f"{track}/results/", head))
+            add: dict[str, bytes] = {}
+            added = []
+            for e in entries:
+                path = published_result_path(track, *e.key)
+                if path not in existing:
+                    add[path] = dumps_pretty(
+                        {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
+                    )
+                    added.append(f"{e.key[0]}/v{e.key[1]}")
+            hidden_dirs = tuple(f"{track}/results/{r['submission_id']}/" for r in hidden)
+            delete = sorted(p for p in existing if p.startswith(hidden_dirs)) if hidden_dirs else []
+            old = read_json(store, RESULTS, f"{track}/leaderboard.json", head)
+            summary.update(
+                added=added, removed=sorted({p.split("/")[2] for p in delete}), rows=len(board["rows"])
+            )
+            if not add and not delete and not extra and old is not None and old["rows"] == board["rows"]:
+                return {}, []
+            add[f"{track}/leaderboard.json"] = dumps_pretty(board)
+            add[f"{track}/leaderboard.parquet"] = to_parquet(board["rows"])
+            boards = {
+                p.split("/")[0] for p in store.list(RESULTS, "", head) if p.endswith("/leaderboard.json")
+            }
+            add["README.md"] = dataset_card({t: get_track(t).title for t in boards | {track}})
+            log = store.read(RESULTS, "changelog.jsonl", head) or b""
+            line = {
+                "at": board["generated_at"],
+                "track": track,
+                "scorer_version": SCORER_VERSION,
+                "added": added,
+                "removed": summary["removed"],
+                "rows": len(board["rows"]),
+                "note": note,
+            }
+            add["changelog.jsonl"] = (
+                log + json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n"
+            )
+            add.update(extra or {})
+            return add, delete
+
+        before = self.store.head(RESULTS)
+        revision = commit_with_retry(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        self._mark_published(track, entries, rescore_stamp)
+        return {"revision": revision, "changed": revision != before, **summary}
+
+    def _mark_published(self, track: str, entries: list[Entry], rescore_stamp: str | None) -> None:
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            add = {}
+            for e in entries:
+                record = load_record(store, track, e.key[0], head)
+                if record is None:
+                    continue
+                pending = rescore_stamp is not None and any(
+                    v.get("pending_rescore") == rescore_stamp for v in record["versions"]
+                )
+                if record["status"] != SCORED and not pending:
+                    continue
+                if pending:
+                    record = {
+                        **record,
+                        "versions": [
+                            {
+                                k: v
+                                for k, v in ver.items()
+                                if not (k == "pending_rescore" and v == rescore_stamp)
+                            }
+                            for ver in record["versions"]
+                        ],
+                    }
+                if record["status"] == SCORED:
+                    record = transition(record, PUBLISHED, f"on the leaderboard as version {e.key[1]}")
+                add[record_path(track, e.key[0])] = dumps(record)
+            return add, []
+
+        commit_with_retry(self.store, AREA, build, f"mark {track} submissions published", attempts=20)

@@ -1,0 +1,78 @@
+"""Per-submitter, per-track quotas over a rolling 24 hours, kept in the submissions area.
+
+One small index file per (identity, track), `identities/<sha256(identity)>/<track>.json`:
+`{"accepted": [{"submission_id", "sha256", "at"}], "attempts": ["ISO time", ...]}`. `accepted` (kept for
+ever) also answers "has this submitter sent this exact file before?". Identities compare case-insensitively
+and are stored only as hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from worker.records import check_track, parse_iso
+
+WINDOW = timedelta(hours=24)
+
+
+@dataclass
+class QuotaExceeded(Exception):
+    """Over the scored-submission quota ("quota") or the upload-attempt cap ("attempts")."""
+
+    kind: str
+    limit: int
+    next_slot_at: str
+
+    def __str__(self) -> str:
+        what = "scored submissions" if self.kind == "quota" else "upload attempts"
+        return (
+            f"limit of {self.limit} {what} per 24 hours reached for this track; "
+            f"next slot opens at {self.next_slot_at}"
+        )
+
+
+def normalise_identity(identity: str) -> str:
+    return identity.strip().casefold()
+
+
+def index_path(identity: str, track: str) -> str:
+    key = hashlib.sha256(normalise_identity(identity).encode()).hexdigest()
+    return f"identities/{key}/{check_track(track)}.json"
+
+
+def empty_index() -> dict:
+    return {"accepted": [], "attempts": []}
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def window_state(times: list[str], limit: int, now: datetime) -> dict:
+    """{"limit","used","remaining","next_slot_at"} for events at `times` in the 24 h before `now`."""
+    recent = sorted(t for t in (parse_iso(x) for x in times) if now - t < WINDOW)
+    used = len(recent)
+    # The slot that frees up first belongs to the oldest event that still counts.
+    next_slot = _iso(recent[used - limit] + WINDOW) if used >= limit and recent else None
+    return {"limit": limit, "used": used, "remaining": max(0, limit - used), "next_slot_at": next_slot}
+
+
+def check(times: list[str], limit: int, now: datetime, kind: str) -> dict:
+    state = window_state(times, limit, now)
+    if state["remaining"] <= 0:
+        raise QuotaExceeded(kind, limit, state["next_slot_at"] or _iso(now + WINDOW))
+    return state
+
+
+def prune_attempts(index: dict, now: datetime) -> dict:
+    """Drop attempts older than the window so the file stays small."""
+    return {**index, "attempts": [t for t in index["attempts"] if now - parse_iso(t) < WINDOW]}
+
+
+def duplicate_of(index: dict, sha256: str) -> str | None:
+    for entry in index["accepted"]:
+        if entry["sha256"] == sha256:
+            return entry["submission_id"]
+    return None

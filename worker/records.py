@@ -1,0 +1,213 @@
+"""Submission records (ARCHITECTURE §5): paths, lifecycle transitions, metadata validation.
+
+Pure functions on plain dicts; reading and writing them is `worker.submissions`' job.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import unicodedata
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from scoring.problems import Problem
+from scoring.tracks import TRACK_NAMES
+
+RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED = (
+    "received",
+    "queued",
+    "scoring",
+    "scored",
+    "published",
+    "rejected",
+    "failed",
+)
+STATUSES = (RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED)
+PENDING = frozenset({RECEIVED, QUEUED, SCORING})  # waiting for a worker
+FINAL_BAD = frozenset({REJECTED, FAILED})
+MAX_ATTEMPTS = 3  # scoring runs started; one more crash than this and the submission is failed
+
+PUBLIC_FIELDS = (
+    "submission_id",
+    "track",
+    "sha256",
+    "metadata",
+    "submitter",
+    "is_baseline",
+    "verified",
+    "created_at",
+)
+MODEL_TYPES = ("open", "closed", "")
+SETTINGS = ("zero-shot", "taxonomy", "fine-tuned", "")
+METADATA_LIMITS = {
+    "model_name": 100,
+    "organisation": 200,
+    "paper_url": 500,
+    "code_url": 500,
+    "description": 2000,
+}
+_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_iso(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def is_submission_id(value: str) -> bool:
+    return isinstance(value, str) and _ID.fullmatch(value) is not None
+
+
+def check_track(track: str) -> str:
+    if track not in TRACK_NAMES:
+        raise ValueError(f"unknown track {track!r}; expected one of {', '.join(TRACK_NAMES)}")
+    return track
+
+
+def sub_dir(track: str, submission_id: str) -> str:
+    """The submission's folder in the submissions area, built only from validated parts."""
+    if not is_submission_id(submission_id):
+        raise ValueError(f"malformed submission id {submission_id!r}")
+    return f"{check_track(track)}/{submission_id}"
+
+
+def record_path(track: str, submission_id: str) -> str:
+    return f"{sub_dir(track, submission_id)}/submission.json"
+
+
+def predictions_path(track: str, submission_id: str) -> str:
+    return f"{sub_dir(track, submission_id)}/predictions.jsonl"
+
+
+def rows_path(track: str, submission_id: str, version: int) -> str:
+    return f"{sub_dir(track, submission_id)}/rows_v{version}.json"
+
+
+def staged_result_path(track: str, submission_id: str, version: int) -> str:
+    """The scorer's result, staged privately until a publish copies it into the results area."""
+    return f"{sub_dir(track, submission_id)}/result_v{version}.json"
+
+
+def published_result_path(track: str, submission_id: str, version: int) -> str:
+    return f"{check_track(track)}/results/{submission_id}/v{version}.json"
+
+
+def new_record(
+    *,
+    submission_id: str,
+    track: str,
+    sha256: str,
+    submitter: str,
+    metadata: dict,
+    is_baseline: bool = False,
+    at: str | None = None,
+) -> dict:
+    """A record that is persisted already `queued`: it is committed before its task is sent."""
+    at = at or now_iso()
+    return {
+        "submission_id": submission_id,
+        "track": check_track(track),
+        "sha256": sha256,
+        "submitter": submitter,
+        "status": QUEUED,
+        "error": None,
+        "report": None,
+        "metadata": metadata,
+        "is_baseline": is_baseline,
+        "verified": False,
+        "hidden": False,
+        "hidden_reason": None,
+        "attempts": 0,
+        "created_at": at,
+        "updated_at": at,
+        "history": [
+            {"status": RECEIVED, "at": at, "note": "upload validated"},
+            {"status": QUEUED, "at": at, "note": "waiting for a worker"},
+        ],
+        "versions": [],
+    }
+
+
+def transition(record: dict, status: str, note: str, *, error: str | None = None, **fields) -> dict:
+    """A copy of `record` moved to `status`, with a history entry (and `error` for failures)."""
+    assert status in STATUSES, status
+    out = copy.deepcopy(record)
+    at = now_iso()
+    out.update(fields, status=status, updated_at=at)
+    if error is not None or status not in FINAL_BAD:
+        out["error"] = error
+    out["history"].append({"status": status, "at": at, "note": note})
+    return out
+
+
+def public_view(record: dict) -> dict:
+    return {key: record.get(key) for key in PUBLIC_FIELDS}
+
+
+def version_key(version: dict) -> tuple[str, str]:
+    """What makes a result version unique for one submission (its file sha is fixed)."""
+    return version["scorer_version"], version["references_sha256"]
+
+
+def find_version(record: dict, scorer_version: str, references_sha256: str) -> dict | None:
+    for version in record.get("versions", []):
+        if version_key(version) == (scorer_version, references_sha256):
+            return version
+    return None
+
+
+def published_version(record: dict) -> dict | None:
+    """The latest version a normal publish may show (a re-score's versions wait for its own publish)."""
+    ready = [v for v in record.get("versions", []) if not v.get("pending_rescore")]
+    return ready[-1] if ready else None
+
+
+# -- metadata ------------------------------------------------------------------------------------------
+
+
+def _clean_text(value, name: str, problems: list[Problem], *, multiline: bool = False) -> str:
+    text = "" if value is None else str(value).strip()
+    allowed = "\n\t" if multiline else ""
+    if any(unicodedata.category(c) == "Cc" and c not in allowed for c in text):
+        problems.append(Problem(None, name, "must not contain control characters"))
+    limit = METADATA_LIMITS[name]
+    if len(text) > limit:
+        problems.append(Problem(None, name, f"is {len(text)} characters long; at most {limit} are allowed"))
+    return text
+
+
+def _clean_url(value, name: str, problems: list[Problem]) -> str:
+    url = _clean_text(value, name, problems)
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in url):
+        problems.append(Problem(None, name, "must be an http:// or https:// URL"))
+    return url
+
+
+def validate_metadata(raw: dict) -> tuple[dict, list[Problem]]:
+    """Normalised metadata and the problems found (field-level, line None)."""
+    problems: list[Problem] = []
+    meta = {
+        "model_name": _clean_text(raw.get("model_name"), "model_name", problems),
+        "organisation": _clean_text(raw.get("organisation"), "organisation", problems),
+        "model_type": str(raw.get("model_type") or "").strip().lower(),
+        "setting": str(raw.get("setting") or "").strip().lower(),
+        "paper_url": _clean_url(raw.get("paper_url"), "paper_url", problems),
+        "code_url": _clean_url(raw.get("code_url"), "code_url", problems),
+        "description": _clean_text(raw.get("description"), "description", problems, multiline=True),
+    }
+    if not meta["model_name"]:
+        problems.append(Problem(None, "model_name", "is required"))
+    if meta["model_type"] not in MODEL_TYPES:
+        problems.append(Problem(None, "model_type", "must be 'open' or 'closed' (or left empty)"))
+    if meta["setting"] not in SETTINGS:
+        problems.append(
+            Problem(None, "setting", "must be 'zero-shot', 'taxonomy' or 'fine-tuned' (or left empty)")
+        )
+    return meta, problems

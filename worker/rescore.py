@@ -1,0 +1,172 @@
+"""Re-scoring a track with the current scorer (maintainers): plan, score in chunks, report, publish once.
+
+Chunks attach new result *versions* to the existing submissions, flagged `pending_rescore` so that an
+ordinary publish keeps showing the old ones; the final step publishes every new version together with
+the diff report in one results commit. A version whose (scorer version, references hash) already exists
+is not recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from scoring.tracks import get_track
+from scoring.version import SCORER_VERSION
+from worker.leaderboard import metric
+from worker.publish import Publisher, version_for
+from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
+from worker.references import Pinned
+from worker.scoring_job import attach_version, compute, safe_error
+from worker.store import Store, commit_with_retry
+from worker.submissions import AREA, dumps, list_records, load_record, read_json
+
+CHUNK = 25
+
+
+def stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def plan(store: Store, track: str) -> list[list[str]]:
+    """Ids of the track's scored submissions, in chunks."""
+    ids = [
+        r["submission_id"]
+        for r in list_records(store, track)
+        if r["versions"] and r["status"] not in FINAL_BAD
+    ]
+    return [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+
+
+def chunk_path(track: str, run: str, index: int) -> str:
+    return f"rescore/{track}/{run}/chunk_{index:05d}.json"
+
+
+def _headline(track: str, result: dict | None) -> dict:
+    return {m: metric(result, m) for m in get_track(track).headline_metrics} if result else {}
+
+
+def score_chunk(
+    store: Store, pinned: Pinned, track: str, run: str, index: int, ids: list[str], dry_run: bool
+) -> dict:
+    """Score `ids`, attach versions (unless dry_run) and the chunk's summary in one submissions commit."""
+    summary: dict[str, dict] = {}
+    computed: dict[str, tuple[dict, dict]] = {}
+    for sid in ids:
+        record = load_record(store, track, sid)
+        old = version_for(record)
+        old_result = read_json(store, AREA, staged_result_path(track, sid, old["version"])) if old else None
+        entry = {
+            "model_name": record["metadata"].get("model_name", ""),
+            "hidden": record.get("hidden", False),
+            "old_version": old and old["version"],
+            "old": _headline(track, old_result),
+        }
+        same = find_version(record, SCORER_VERSION, pinned.sha256)
+        if same is not None:
+            result = read_json(store, AREA, staged_result_path(track, sid, same["version"]))
+            entry.update(skipped=True, new_version=same["version"], new=_headline(track, result))
+        else:
+            try:
+                result, rows = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
+            except Exception as exc:  # noqa: BLE001 - one bad file must not stop a re-score
+                entry.update(skipped=True, new_version=None, new={}, error=safe_error(exc))
+            else:
+                computed[sid] = (result, rows)
+                entry.update(skipped=False, new_version=None, new=_headline(track, result))
+        summary[sid] = entry
+
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+        add: dict[str, bytes] = {}
+        for sid, (result, rows) in computed.items():
+            record = load_record(store, track, sid, head)
+            attached = None if dry_run else attach_version(record, pinned, result, rows, pending_rescore=run)
+            if attached is not None:
+                new, files = attached
+                summary[sid]["new_version"] = new["versions"][-1]["version"]
+                add.update(files)
+                add[f"{track}/{sid}/submission.json"] = dumps(new)
+        add[chunk_path(track, run, index)] = dumps(summary)
+        return add, []
+
+    commit_with_retry(store, AREA, build, f"rescore {track} {run} chunk {index}", attempts=20)
+    return summary
+
+
+def chunks_done(store: Store, track: str, run: str) -> list[dict]:
+    paths = [p for p in store.list(AREA, f"rescore/{track}/{run}/") if "/chunk_" in p]
+    return [json.loads(store.read(AREA, p) or b"{}") for p in paths]
+
+
+def _positions(values: dict[str, float | None]) -> dict[str, int]:
+    ordered = sorted(values, key=lambda sid: -(values[sid] if values[sid] is not None else float("-inf")))
+    return {sid: i for i, sid in enumerate(ordered, start=1)}
+
+
+def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) -> dict:
+    """The diff report: per submission metric deltas and rank changes (visible submissions only)."""
+    entries = {sid: e for chunk in chunks for sid, e in chunk.items() if not e["hidden"]}
+    primary = get_track(track).primary_metric
+    old_rank = _positions({sid: e["old"].get(primary) for sid, e in entries.items()})
+    new_rank = _positions({sid: (e["new"] or e["old"]).get(primary) for sid, e in entries.items()})
+    rows = []
+    for sid, e in entries.items():
+        deltas = {
+            m: (e["new"][m] - v) for m, v in e["old"].items() if v is not None and e["new"].get(m) is not None
+        }
+        rows.append(
+            {
+                "submission_id": sid,
+                "model_name": e["model_name"],
+                "old_version": e["old_version"],
+                "new_version": e["new_version"],
+                "skipped": e["skipped"],
+                "error": e.get("error"),
+                "old": e["old"],
+                "new": e["new"],
+                "delta": deltas,
+                "old_rank": old_rank[sid],
+                "new_rank": new_rank[sid],
+            }
+        )
+    rows.sort(key=lambda r: r["new_rank"])
+    return {
+        "track": track,
+        "run": run,
+        "actor": actor,
+        "dry_run": dry_run,
+        "scorer_version": SCORER_VERSION,
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "summary": {
+            "submissions": len(rows),
+            "rescored": sum(not r["skipped"] for r in rows),
+            "skipped": sum(r["skipped"] for r in rows),
+            "errors": sum(r["error"] is not None for r in rows),
+            "rank_changes": sum(r["old_rank"] != r["new_rank"] for r in rows),
+        },
+        "submissions": rows,
+    }
+
+
+def finalize(
+    store: Store, publisher: Publisher, track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]
+) -> dict:
+    """Publish the new versions with the report in one commit, or (dry run) keep the report private."""
+    diff = report(track, run, actor, dry_run, chunks)
+    body = json.dumps(diff, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
+    if dry_run:
+        commit_with_retry(
+            store,
+            AREA,
+            lambda s, h: ({f"rescore/{track}/{run}/report.json": body}, []),
+            f"rescore {track} {run} dry-run report",
+            attempts=20,
+        )
+    else:
+        publisher.publish(
+            track,
+            rescore_stamp=run,
+            extra={f"rescore/{track}/{run}.json": body},
+            note=f"re-scored with scorer {SCORER_VERSION} by {actor}",
+        )
+    return diff

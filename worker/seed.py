@@ -1,0 +1,108 @@
+"""First-start seeding of the embedded default from `data/demo/<track>/` (idempotent).
+
+- references area: `<track>/test.jsonl` and `<track>/subsets/*.jsonl`
+- results area: `<track>/public/test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only)
+- every demo baseline `<track>/baselines/<name>.test.jsonl`, submitted as `baseline` with is_baseline set
+A second run finds everything present (and the baselines as duplicates) and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from scoring.api import read_public_inputs
+from scoring.tracks import TRACK_NAMES, get_track
+from worker.service import BASELINE_SUBMITTER, Service
+from worker.store import Store, commit_with_retry
+
+log = logging.getLogger(__name__)
+DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+def _missing(store: Store, area: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: data for path, data in files.items() if store.read(area, path) is None}
+
+
+def reference_files(track: str, bundle: Path) -> dict[str, bytes]:
+    files = {f"{track}/test.jsonl": (bundle / "test.jsonl").read_bytes()}
+    for subset in sorted((bundle / "subsets").glob("*.jsonl")):
+        files[f"{track}/subsets/{subset.name}"] = subset.read_bytes()
+    return files
+
+
+def public_files(track: str, bundle: Path) -> dict[str, bytes]:
+    inputs = bundle / "public" / "test_inputs.jsonl"
+    if inputs.is_file():
+        data = inputs.read_bytes()
+        read_public_inputs(data)  # refuse to publish a malformed inputs file
+    else:
+        track_obj = get_track(track)
+        refs = track_obj.load_references(bundle / "test.jsonl", _subsets(bundle))
+        data = b"".join(
+            json.dumps(row, ensure_ascii=False).encode() + b"\n" for row in track_obj.public_inputs(refs)
+        )
+    files = {f"{track}/public/test_inputs.jsonl": data}
+    if (bundle / "dev.jsonl").is_file():
+        files[f"{track}/public/dev.jsonl"] = (bundle / "dev.jsonl").read_bytes()
+    sizes = {
+        p.stem: sum(1 for line in p.read_bytes().splitlines() if line.strip())
+        for p in sorted((bundle / "subsets").glob("*.jsonl"))
+    }
+    files[f"{track}/public/subsets.json"] = (
+        json.dumps({"subsets": sizes}, ensure_ascii=False, sort_keys=True).encode() + b"\n"
+    )
+    return files
+
+
+def _subsets(bundle: Path) -> Path | None:
+    return bundle / "subsets" if (bundle / "subsets").is_dir() else None
+
+
+def _baseline_info(demo_dir: Path) -> dict[str, dict]:
+    path = demo_dir / "baselines.json"
+    if not path.is_file():
+        return {}
+    return {b["name"]: b for b in json.loads(path.read_text()).get("baselines", [])}
+
+
+def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
+    """Seed references, public files and baselines; returns what was added."""
+    tracks = [t for t in TRACK_NAMES if (demo_dir / t / "test.jsonl").is_file()]
+    refs: dict[str, bytes] = {}
+    public: dict[str, bytes] = {}
+    for track in tracks:
+        refs.update(_missing(store, "references", reference_files(track, demo_dir / track)))
+        public.update(_missing(store, "results", public_files(track, demo_dir / track)))
+    if refs:
+        commit_with_retry(store, "references", lambda s, h: (refs, []), "seed demo references")
+    if public:
+        commit_with_retry(store, "results", lambda s, h: (public, []), "publish demo public inputs")
+    info = _baseline_info(demo_dir)
+    submitted = []
+    for track in tracks:
+        for path in sorted((demo_dir / track / "baselines").glob("*.test.jsonl")):
+            name = path.name.removesuffix(".test.jsonl")
+            about = info.get(name, {})
+            description = " ".join(
+                x
+                for x in (about.get("description", ""), about.get("model_type", ""), about.get("setting", ""))
+                if x
+            )
+            out = service.submit(
+                identity=BASELINE_SUBMITTER,
+                track=track,
+                data=path.read_bytes(),
+                metadata={
+                    "model_name": f"baseline: {name}",
+                    "organisation": "demo",
+                    "description": description[:2000],
+                },
+                is_baseline=True,
+            )
+            if out["status"] == "rejected":
+                log.warning("baseline %s/%s rejected: %s", track, name, out["report"]["errors"][:3])
+            elif not out["duplicate"]:
+                submitted.append(f"{track}/{name}")
+    return {"references": sorted(refs), "public": sorted(public), "baselines": submitted}

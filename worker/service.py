@@ -1,0 +1,337 @@
+"""The Service (ARCHITECTURE §6): the one API that the REST routes, the Gradio UI and the CLI call.
+
+It runs in the web process, so it never opens the references area: uploads are validated against the
+public test inputs, and anything that needs gold labels is sent to a worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime
+from typing import Protocol
+
+from scoring.api import read_public_inputs
+from scoring.problems import Problem
+from scoring.report import Report
+from scoring.tracks import get_track
+from worker import quotas
+from worker.config import Config
+from worker.records import (
+    FINAL_BAD,
+    check_track,
+    is_submission_id,
+    new_record,
+    now_iso,
+    predictions_path,
+    public_view,
+    record_path,
+    staged_result_path,
+    transition,
+    validate_metadata,
+)
+from worker.store import Store, commit_with_retry
+from worker.submissions import AREA, dumps, find_record, load_record, read_json, update_record
+
+PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json")
+BASELINE_SUBMITTER = "baseline"
+
+
+class NotReady(Exception):
+    """The track cannot take submissions yet (its public inputs are not published)."""
+
+
+class Enqueuer(Protocol):
+    """How the Service hands work to workers (Celery in production, anything in tests)."""
+
+    def score(self, track: str, submission_id: str) -> None: ...
+
+    def publish(self, track: str) -> None: ...
+
+    def rescore(self, track: str, dry_run: bool, actor: str) -> str: ...
+
+    def compare(self, track: str, a_id: str, b_id: str) -> dict: ...
+
+    def ping(self) -> bool: ...
+
+
+class Service:
+    def __init__(self, config: Config, store: Store, enqueue: Enqueuer) -> None:
+        self.config = config
+        self.store = store
+        self.enqueue = enqueue
+        self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
+
+    # -- validation ------------------------------------------------------------------------------------
+
+    def public_inputs(self, track: str) -> list[dict]:
+        """The public test inputs of `track`, re-parsed only when the published file changes."""
+        raw = self.public_file(track, "test_inputs.jsonl")
+        if raw is None:
+            raise NotReady(f"track {track!r} has no published test inputs yet")
+        digest = hashlib.sha256(raw).hexdigest()
+        cached = self._inputs.get(track)
+        if cached is None or cached[0] != digest:
+            cached = (digest, read_public_inputs(raw))
+            self._inputs[track] = cached
+        return cached[1]
+
+    def validate(self, track: str, data: bytes) -> dict:
+        check_track(track)
+        return get_track(track).check_predictions(data, self.public_inputs(track)).as_dict()
+
+    # -- submitting ------------------------------------------------------------------------------------
+
+    def submit(
+        self, *, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool = False
+    ) -> dict:
+        """Validate, check quotas, store and enqueue one upload.
+
+        Returns {"submission_id", "status", "report", "duplicate", "quota"}; status "rejected" (with a
+        line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded.
+        """
+        check_track(track)
+        now = datetime.now(UTC)
+        sha = hashlib.sha256(data).hexdigest()
+        index_path = quotas.index_path(identity, track)
+        index = read_json(self.store, AREA, index_path) or quotas.empty_index()
+        existing = self._duplicate(track, index, sha)
+        if existing is not None:
+            return {
+                "submission_id": existing["submission_id"],
+                "status": existing["status"],
+                "report": None,
+                "duplicate": True,
+                "quota": self._quota_state(track, index, now, is_baseline),
+            }
+        if not is_baseline:
+            quotas.check(index["attempts"], self.config.attempts_per_day, now, "attempts")
+
+        meta, meta_problems = validate_metadata(metadata)
+        report = get_track(track).check_predictions(data, self.public_inputs(track))
+        if meta_problems:
+            report = _with_problems(report, meta_problems)
+        if not report.valid:
+            if not is_baseline:
+                self._count_attempt(index_path, now)
+            return {
+                "submission_id": None,
+                "status": "rejected",
+                "report": report.as_dict(),
+                "duplicate": False,
+                "quota": self._quota_state(track, index, now, is_baseline),
+            }
+
+        submission_id = secrets.token_hex(8)
+        outcome: dict = {}
+
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            # Re-checked at the head we commit on: two concurrent uploads cannot both take the last slot.
+            index = read_json(store, AREA, index_path, head) or quotas.empty_index()
+            existing = self._duplicate(track, index, sha, head)
+            outcome["existing"] = existing
+            if existing is not None:
+                return {}, []
+            if not is_baseline:
+                quotas.check(self._counted(track, index, head), self.config.quota_per_day, now, "quota")
+            index = quotas.prune_attempts(index, now)
+            at = now_iso()
+            index["accepted"].append({"submission_id": submission_id, "sha256": sha, "at": at})
+            if not is_baseline:
+                index["attempts"].append(at)
+            record = new_record(
+                submission_id=submission_id,
+                track=track,
+                sha256=sha,
+                submitter=identity,
+                metadata=meta,
+                is_baseline=is_baseline,
+                at=at,
+            )
+            outcome["index"] = index
+            return {
+                predictions_path(track, submission_id): data,
+                record_path(track, submission_id): dumps(record),
+                index_path: dumps(index),
+            }, []
+
+        commit_with_retry(self.store, AREA, build, f"submit {track}/{submission_id}", attempts=20)
+        if outcome["existing"] is not None:
+            existing = outcome["existing"]
+            return {
+                "submission_id": existing["submission_id"],
+                "status": existing["status"],
+                "report": None,
+                "duplicate": True,
+                "quota": self._quota_state(track, index, now, is_baseline),
+            }
+        # The record is durable before the message exists; if sending fails, the reconciler re-sends.
+        self.enqueue.score(track, submission_id)
+        return {
+            "submission_id": submission_id,
+            "status": "queued",
+            "report": report.as_dict(),
+            "duplicate": False,
+            "quota": self._quota_state(track, outcome["index"], now, is_baseline),
+        }
+
+    def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
+        submission_id = quotas.duplicate_of(index, sha)
+        return None if submission_id is None else load_record(self.store, track, submission_id, revision)
+
+    def _counted(self, track: str, index: dict, revision: str | None = None) -> list[str]:
+        """Times of accepted uploads that use the scored quota (failed ones give the slot back)."""
+        now = datetime.now(UTC)
+        times = []
+        for entry in index["accepted"]:
+            if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
+                continue
+            record = load_record(self.store, track, entry["submission_id"], revision)
+            if record is not None and record["status"] not in FINAL_BAD:
+                times.append(entry["at"])
+        return times
+
+    def _count_attempt(self, index_path: str, now: datetime) -> None:
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            index = quotas.prune_attempts(
+                read_json(store, AREA, index_path, head) or quotas.empty_index(), now
+            )
+            index["attempts"].append(now_iso())
+            return {index_path: dumps(index)}, []
+
+        commit_with_retry(self.store, AREA, build, "count a rejected upload", attempts=20)
+
+    def _quota_state(self, track: str, index: dict, now: datetime, is_baseline: bool = False) -> dict:
+        if is_baseline:
+            return {"limit": None, "used": 0, "remaining": None, "next_slot_at": None}
+        return quotas.window_state(self._counted(track, index), self.config.quota_per_day, now)
+
+    def quota(self, identity: str, track: str) -> dict:
+        index = read_json(self.store, AREA, quotas.index_path(identity, track)) or quotas.empty_index()
+        state = self._quota_state(track, index, datetime.now(UTC))
+        attempts = quotas.window_state(index["attempts"], self.config.attempts_per_day, datetime.now(UTC))
+        return {**state, "attempts": attempts}
+
+    # -- reading ---------------------------------------------------------------------------------------
+
+    def submission(self, submission_id: str) -> dict | None:
+        """Public fields, status, error and (once scored) the latest result of one submission."""
+        record = find_record(self.store, submission_id)
+        if record is None:
+            return None
+        out = {
+            **public_view(record),
+            "status": record["status"],
+            "error": record["error"],
+            "report": record.get("report"),
+            "hidden": record.get("hidden", False),
+            "updated_at": record["updated_at"],
+            "history": record["history"],
+            "versions": record["versions"],
+            "result": None,
+        }
+        if record["versions"]:
+            version = record["versions"][-1]["version"]
+            result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
+            out["result"] = {"version": version, "result": result}
+        return out
+
+    def leaderboard(self, track: str) -> dict:
+        check_track(track)
+        board = read_json(self.store, "results", f"{track}/leaderboard.json")
+        if board is None:
+            track_obj = get_track(track)
+            return {
+                "track": track,
+                "title": track_obj.title,
+                "primary_metric": track_obj.primary_metric,
+                "headline_metrics": list(track_obj.headline_metrics),
+                "generated_at": None,
+                "scorer_version": None,
+                "rows": [],
+            }
+        return board
+
+    def public_file(self, track: str, name: str) -> bytes | None:
+        check_track(track)
+        if name not in PUBLIC_FILES:
+            return None
+        return self.store.read("results", f"{track}/public/{name}")
+
+    def health(self) -> dict:
+        checks = {}
+        try:
+            self.store.head("results")
+            checks["store"] = "ok"
+        except Exception as exc:  # health must answer, whatever broke
+            checks["store"] = f"error: {type(exc).__name__}"
+        checks["broker"] = "ok" if self.enqueue.ping() else "unreachable"
+        return {"ok": all(v == "ok" for v in checks.values()), **checks}
+
+    # -- work that needs a worker ----------------------------------------------------------------------
+
+    def compare(self, a_id: str, b_id: str) -> dict:
+        a, b = find_record(self.store, a_id), find_record(self.store, b_id)
+        if a is None or b is None:
+            raise ValueError("unknown submission id")
+        if a["track"] != b["track"]:
+            raise ValueError("submissions are on different tracks")
+        if not a["versions"] or not b["versions"]:
+            raise ValueError("both submissions must be scored first")
+        return self.enqueue.compare(a["track"], a_id, b_id)
+
+    # -- maintainers -----------------------------------------------------------------------------------
+
+    def is_maintainer(self, identity: str) -> bool:
+        return quotas.normalise_identity(identity) in {
+            quotas.normalise_identity(m) for m in self.config.maintainers
+        }
+
+    def rescore(self, track: str, dry_run: bool, actor: str) -> dict:
+        check_track(track)
+        return {"task_id": self.enqueue.rescore(track, dry_run, actor), "track": track, "dry_run": dry_run}
+
+    def moderate(
+        self,
+        submission_id: str,
+        *,
+        actor: str,
+        hidden: bool | None = None,
+        verified: bool | None = None,
+        is_baseline: bool | None = None,
+        reason: str,
+    ) -> dict:
+        if not is_submission_id(submission_id):
+            raise ValueError("malformed submission id")
+        record = find_record(self.store, submission_id)
+        if record is None:
+            raise ValueError("unknown submission id")
+        flags = {
+            k: v
+            for k, v in (("hidden", hidden), ("verified", verified), ("is_baseline", is_baseline))
+            if v is not None
+        }
+        if hidden is not None:
+            flags["hidden_reason"] = reason if hidden else None
+
+        def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
+            new = transition(
+                rec, rec["status"], f"moderated by {actor}: {reason}", error=rec["error"], **flags
+            )
+            return new, {}
+
+        updated = update_record(
+            self.store, record["track"], submission_id, change, f"moderate {submission_id}"
+        )
+        self.enqueue.publish(record["track"])
+        return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
+
+
+def _with_problems(report: Report, problems: list[Problem]) -> Report:
+    merged = Report(
+        errors=[], errors_total=0, advice=report.advice, format_report=report.format_report, rows=report.rows
+    )
+    merged.extend(problems)
+    merged.extend(report.errors)
+    merged.errors_total += report.errors_total - len(report.errors)
+    return merged

@@ -1,0 +1,49 @@
+"""Versioned file store with three areas: references (private, workers only), submissions (private),
+results (public). `open_store(config)` picks LocalStore or HubStore; see base.Store for the contract.
+
+The web process must open its store WITHOUT the references area::
+
+    store = open_store(Config.from_env(), areas=WEB_AREAS)   # store.read("references", ...) -> StoreError
+
+(With STORE=hub, also give the web process a token that cannot read the references repo.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from worker.config import AREAS, Config
+from worker.store.base import (
+    ConflictError,
+    Store,
+    StoreError,
+    check_path,
+    commit_with_retry,
+)
+from worker.store.local import LocalStore
+
+WEB_AREAS = frozenset({"submissions", "results"})
+WORKER_AREAS = frozenset(AREAS)
+
+__all__ = [
+    "AREAS",
+    "WEB_AREAS",
+    "WORKER_AREAS",
+    "ConflictError",
+    "LocalStore",
+    "Store",
+    "StoreError",
+    "check_path",
+    "commit_with_retry",
+    "open_store",
+]
+
+
+def open_store(config: Config, areas: Iterable[str] = AREAS, **hub_options) -> Store:
+    """The configured store, restricted to `areas`. `hub_options` go to HubStore (cache_dir, attempts,
+    base_delay, create_repos) and are ignored for the local store."""
+    if config.store == "hub":
+        from worker.store.hub import HubStore  # imports huggingface_hub only when needed
+
+        return HubStore.from_config(config, areas=areas, **hub_options)
+    return LocalStore(config.data_dir, areas=areas)

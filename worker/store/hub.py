@@ -1,0 +1,283 @@
+"""HubStore: each area is a dataset repo on a Hugging Face Hub (or on tests/fakehub.py).
+
+Only this module imports huggingface_hub, and only when a HubStore is built, so set HF_ENDPOINT and
+HF_HOME in the environment before that (huggingface_hub reads them at import); the endpoint and token are
+also passed explicitly to the one HfApi each store owns.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from worker.config import AREAS, PRIVATE_AREAS, Config
+from worker.store.base import (
+    ConflictError,
+    StoreError,
+    check_area,
+    check_ops,
+    check_path,
+    check_prefix,
+    check_revision,
+)
+
+T = TypeVar("T")
+RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+NONCE_KEY = "store-commit-id:"
+
+
+def _status(exc: BaseException) -> int | None:
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None)
+
+
+_HTTP_TIMEOUT: list[float] = []  # process-wide, because huggingface_hub shares one HTTP client
+
+
+def set_http_timeout(seconds: float) -> None:
+    """Give huggingface_hub's shared HTTP client a timeout; 2.4.0 creates it with none, so a Hub that
+    stops answering would block a worker forever. Process-wide; a no-op when already `seconds`.
+    (Downloads keep their own per-request timeouts, HF_HUB_ETAG_TIMEOUT / HF_HUB_DOWNLOAD_TIMEOUT.)"""
+    import httpx2
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils import _http  # the default factory carries the hub's request hooks
+
+    if _HTTP_TIMEOUT == [seconds]:
+        return
+
+    def factory() -> httpx2.Client:
+        client = _http.default_client_factory()
+        client.timeout = httpx2.Timeout(seconds)
+        return client
+
+    set_client_factory(factory)
+    _HTTP_TIMEOUT[:] = [seconds]
+
+
+def _visible(path: str) -> bool:
+    """Hide Hub housekeeping files (.gitattributes) that the store's path rules never produce."""
+    return not any(seg.startswith(".") for seg in path.split("/"))
+
+
+class HubStore:
+    """Store over three dataset repos: private references and submissions, public results.
+
+    Transient failures (429, 5xx, timeouts, connection errors) are retried `attempts` times with
+    exponential backoff from `base_delay` seconds; `timeout` bounds every HTTP request (process-wide).
+    A commit carries a unique id in its description, so a retry after an ambiguous failure (the server
+    may have applied it) finds it instead of applying it twice. Pass `parent` for read-modify-write
+    commits: a request that hung and lands late then fails with 412 instead of applying again.
+    """
+
+    def __init__(
+        self,
+        repos: dict[str, str],
+        *,
+        endpoint: str,
+        token: str | None,
+        revision: str = "main",
+        areas: Iterable[str] = AREAS,
+        cache_dir: Path | str | None = None,
+        attempts: int = 5,
+        base_delay: float = 1.0,
+        timeout: float = 60.0,
+        create_repos: bool = True,
+    ) -> None:
+        from huggingface_hub import HfApi
+
+        self.areas = frozenset(areas)
+        for area in self.areas:
+            check_area(area, AREAS)
+            if not repos.get(area):
+                raise StoreError(f"no Hub repo configured for area {area!r} "
+                                 f"(set HF_{area.upper()}_REPO)")
+        self.repos = {area: repos[area] for area in self.areas}  # nothing else is reachable
+        self.revision = check_revision(revision)
+        self.cache_dir = str(cache_dir) if cache_dir is not None else None
+        self.attempts = max(1, attempts)
+        self.base_delay = base_delay
+        set_http_timeout(timeout)
+        # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
+        self.api = HfApi(endpoint=endpoint, token=token or False)
+        if create_repos:
+            self.ensure_repos()
+
+    @classmethod
+    def from_config(cls, config: Config, areas: Iterable[str] = AREAS, **kwargs) -> HubStore:
+        repos = {area: config.repo_for(area) or "" for area in AREAS}
+        return cls(repos, endpoint=config.hf_endpoint, token=config.hf_token, revision=config.hf_revision,
+                   areas=areas, **kwargs)
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _repo(self, area: str) -> str:
+        check_area(area, self.areas)
+        return self.repos[area]
+
+    def _classify(self, exc: BaseException) -> str:
+        """"transient" (retry), "ambiguous" (retry, but the server may have acted) or "fatal"."""
+        import httpx2
+        from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
+
+        if isinstance(exc, RepositoryNotFoundError):
+            return "fatal"
+        if isinstance(exc, LocalEntryNotFoundError):
+            return "transient"  # hf_hub_download's wrapper around a failed HEAD (5xx or network)
+        if isinstance(exc, httpx2.TransportError):
+            return "ambiguous"
+        status = _status(exc)
+        if status == 429:
+            return "transient"
+        if status in RETRY_STATUS:
+            return "ambiguous"
+        return "fatal"
+
+    def _translate(self, what: str, exc: BaseException) -> StoreError:
+        from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+        if isinstance(exc, StoreError):
+            return exc
+        if _status(exc) == 412:
+            return ConflictError(f"{what}: the branch moved (HTTP 412); re-read and retry")
+        if isinstance(exc, RepositoryNotFoundError):
+            return StoreError(f"{what}: repository not found or not accessible with this token "
+                              f"(check HF_TOKEN and the repo id)")
+        if isinstance(exc, RevisionNotFoundError):
+            return StoreError(f"{what}: unknown revision")
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return StoreError(f"{what} failed: {first_line}")
+
+    def _sleep(self, attempt: int) -> None:
+        time.sleep(self.base_delay * 2**attempt * random.uniform(0.5, 1.0))
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        for attempt in range(self.attempts):
+            try:
+                return fn()
+            except Exception as exc:
+                if self._classify(exc) == "fatal" or attempt == self.attempts - 1:
+                    raise self._translate(what, exc) from exc
+                self._sleep(attempt)
+        raise AssertionError("unreachable")
+
+    def ensure_repos(self) -> None:
+        """Create missing repos (private except results) and refuse a public references/submissions repo."""
+        from huggingface_hub.errors import HfHubHTTPError
+
+        for area, repo in self.repos.items():
+            private = area in PRIVATE_AREAS
+            try:
+                self._call(f"create {repo}", lambda repo=repo, private=private: self.api.create_repo(
+                    repo, repo_type="dataset", private=private, exist_ok=True))
+            except StoreError as exc:
+                # A read-only token may not create; that is fine when the repo already exists.
+                if not isinstance(exc.__cause__, HfHubHTTPError) or _status(exc.__cause__) not in (401, 403):
+                    raise
+            info = self._call(f"info {repo}", lambda repo=repo: self.api.repo_info(repo, repo_type="dataset"))
+            if private and not info.private:
+                raise StoreError(f"refusing to use public repo {repo!r} for private area {area!r}")
+
+    # -- Store interface ---------------------------------------------------------------------------
+
+    def head(self, area: str) -> str:
+        repo = self._repo(area)
+        info = self._call(f"head of {area}", lambda: self.api.repo_info(
+            repo, repo_type="dataset", revision=self.revision))
+        return info.sha
+
+    def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
+        from huggingface_hub.errors import RemoteEntryNotFoundError
+
+        repo = self._repo(area)
+        check_path(path)
+        rev = check_revision(revision) if revision is not None else self.revision
+
+        def fetch() -> bytes | None:
+            try:
+                local = self.api.hf_hub_download(repo, path, repo_type="dataset", revision=rev,
+                                                 cache_dir=self.cache_dir)
+            except RemoteEntryNotFoundError:
+                return None
+            return Path(local).read_bytes()
+
+        return self._call(f"read {area}/{path}@{rev}", fetch)
+
+    def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]:
+        repo = self._repo(area)
+        check_prefix(prefix)
+        rev = check_revision(revision) if revision is not None else self.revision
+        files = self._call(f"list {area}@{rev}", lambda: self.api.list_repo_files(
+            repo, repo_type="dataset", revision=rev))
+        return sorted(p for p in files if p.startswith(prefix) and _visible(p))
+
+    def commit(
+        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+    ) -> str:
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+        from huggingface_hub.errors import RemoteEntryNotFoundError
+
+        repo = self._repo(area)
+        check_ops(add, delete)
+        if parent is not None:
+            check_revision(parent)
+        nonce = uuid.uuid4().hex
+        what = f"commit to {area}"
+        ambiguous = False
+        for attempt in range(self.attempts):
+            if ambiguous:
+                landed = self._find_landed(area, nonce, parent)
+                if landed:
+                    return landed
+            # Fresh operation objects per attempt: huggingface_hub keeps upload state on them.
+            ops: list = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d))
+                         for p, d in sorted(add.items())]
+            ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(delete)]
+            try:
+                info = self.api.create_commit(
+                    repo, ops, commit_message=message, commit_description=f"{NONCE_KEY} {nonce}",
+                    repo_type="dataset", revision=self.revision, parent_commit=parent)
+                return info.oid
+            except Exception as exc:
+                kind = self._classify(exc)
+                if isinstance(exc, RemoteEntryNotFoundError):
+                    raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
+                if kind == "fatal" or attempt == self.attempts - 1:
+                    raise self._translate(what, exc) from exc
+                ambiguous = ambiguous or kind == "ambiguous"
+                self._sleep(attempt)
+        raise AssertionError("unreachable")
+
+    def _find_landed(self, area: str, nonce: str, parent: str | None) -> str | None:
+        """The id of a commit carrying `nonce` among the newest ones (back to `parent`), if any."""
+        for entry in self.history(area, limit=50, full_message=True):
+            if NONCE_KEY in entry["message"] and nonce in entry["message"]:
+                return entry["revision"]
+            if entry["revision"] == parent:
+                break
+        return None
+
+    def local_snapshot(self, area: str, revision: str | None = None) -> Path:
+        repo = self._repo(area)
+        sha = check_revision(revision) if revision is not None else self.head(area)
+        path = self._call(f"snapshot {area}@{sha}", lambda: self.api.snapshot_download(
+            repo, repo_type="dataset", revision=sha, cache_dir=self.cache_dir,
+            ignore_patterns=[".gitattributes"]))
+        return Path(path)
+
+    def history(self, area: str, limit: int = 50, full_message: bool = False) -> list[dict]:
+        repo = self._repo(area)
+        # list_repo_commits walks every page; fine for the small repos this project keeps.
+        commits = self._call(f"history of {area}", lambda: self.api.list_repo_commits(
+            repo, repo_type="dataset", revision=self.revision))
+        return [
+            {
+                "revision": c.commit_id,
+                "message": c.message if full_message else c.title,
+                "date": c.created_at.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            }
+            for c in commits[:limit]
+        ]

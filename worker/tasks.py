@@ -1,0 +1,115 @@
+"""Celery tasks: thin wrappers that open the worker's store lazily (once per process) and call the
+pipeline modules. Arguments are ids and track names only (JSON), never file contents."""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+
+from scoring.tracks import get_track
+from worker.celery import app
+from worker.config import Config
+from worker.enqueue import CeleryEnqueuer
+from worker.publish import Publisher
+from worker.reconcile import reconcile as run_reconcile
+from worker.records import check_track, rows_path
+from worker.references import ReferenceCache
+from worker.rescore import chunks_done, finalize, plan, score_chunk, stamp
+from worker.scoring_job import score_submission as run_scoring
+from worker.store import WORKER_AREAS, Store, open_store
+from worker.submissions import AREA, find_record, read_json
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def config() -> Config:
+    return Config.from_env()
+
+
+@cache
+def store() -> Store:
+    return open_store(config(), areas=WORKER_AREAS)
+
+
+@cache
+def references() -> ReferenceCache:
+    return ReferenceCache(store())
+
+
+@cache
+def publisher() -> Publisher:
+    return Publisher(store())
+
+
+enqueue = CeleryEnqueuer(app)
+
+
+@app.task(name="worker.tasks.score_submission")
+def score_submission(track: str, submission_id: str) -> str:
+    check_track(track)
+    outcome = run_scoring(
+        store(), references().get, track, submission_id, time_limit=app.conf.task_soft_time_limit
+    )
+    log.info("score %s/%s: %s", track, submission_id, outcome)
+    if outcome in ("scored", "already"):
+        enqueue.publish(track)
+    return outcome
+
+
+@app.task(name="worker.tasks.publish_track")
+def publish_track(track: str) -> dict:
+    check_track(track)
+    summary = publisher().publish(track)
+    log.info("publish %s: changed=%s rows=%s", track, summary["changed"], summary.get("rows"))
+    return summary
+
+
+@app.task(name="worker.tasks.reconcile")
+def reconcile() -> dict:
+    summary = run_reconcile(store(), enqueue, config().stuck_after_seconds)
+    if any(summary.values()):
+        log.warning("reconciler: %s", summary)
+    return summary
+
+
+@app.task(name="worker.tasks.compare")
+def compare(track: str, a_id: str, b_id: str) -> dict:
+    """Paired bootstrap of two scored submissions (uses private row outcomes; returns only statistics)."""
+    track_obj = get_track(check_track(track))
+    rows = []
+    for sid in (a_id, b_id):
+        record = find_record(store(), sid)
+        if record is None or record["track"] != track or not record["versions"]:
+            raise ValueError("both submissions must exist on this track and be scored")
+        rows.append(read_json(store(), AREA, rows_path(track, sid, record["versions"][-1]["version"])))
+    return track_obj.paired_compare(rows[0], rows[1], bootstrap=1000, seed=0)
+
+
+@app.task(name="worker.tasks.rescore_track")
+def rescore_track(track: str, dry_run: bool, actor: str) -> dict:
+    """Fan out chunk tasks on the rescore queue, then a finalizer that waits for all of them."""
+    check_track(track)
+    run = stamp()
+    chunks = plan(store(), track)
+    for index, ids in enumerate(chunks):
+        rescore_chunk.apply_async(args=[track, run, index, ids, dry_run])
+    final = rescore_finalize.apply_async(args=[track, run, actor, dry_run, len(chunks)], countdown=0.5)
+    log.info("rescore %s run %s: %d chunks by %s (dry_run=%s)", track, run, len(chunks), actor, dry_run)
+    return {"run": run, "chunks": len(chunks), "finalize_task_id": final.id}
+
+
+@app.task(name="worker.tasks.rescore_chunk")
+def rescore_chunk(track: str, run: str, index: int, ids: list[str], dry_run: bool) -> int:
+    score_chunk(store(), references().get(track), track, run, index, ids, dry_run)
+    return len(ids)
+
+
+@app.task(name="worker.tasks.rescore_finalize", bind=True, max_retries=3600)
+def rescore_finalize(self, track: str, run: str, actor: str, dry_run: bool, expected: int) -> dict:
+    done = chunks_done(store(), track, run)
+    if len(done) < expected:
+        raise self.retry(countdown=1)
+    diff = finalize(store(), publisher(), track, run, actor, dry_run, done)
+    log.info("rescore %s run %s finished: %s", track, run, diff["summary"])
+    return diff["summary"] | {"run": run, "report": f"rescore/{track}/{run}.json" if not dry_run else None}
