@@ -62,10 +62,13 @@ class VarmNgram:
         options = [(probs[classes.index(v)], v) for v in allowed if v in classes]
         return max(options, key=lambda x: (x[0], x[1]))[1]
 
-    def predict(self, text: str) -> str:
-        """A protocol-valid rationale for one text."""
-        x = self.vectorizer.transform([text])
-        probs = {f: self.models[f].predict_proba(x)[0] for f in DISCRETE}
+    def predict_many(self, texts: list[str]) -> list[str]:
+        """Protocol-valid rationales for many texts (one batched transform/predict per field)."""
+        x = self.vectorizer.transform(texts)
+        probs = {f: self.models[f].predict_proba(x) for f in DISCRETE}
+        return [self._rationale(text, {f: p[k] for f, p in probs.items()}) for k, text in enumerate(texts)]
+
+    def _rationale(self, text: str, probs: dict[str, np.ndarray]) -> str:
         label = self._best("label", probs["label"], ("有害", "无害"))
         if label == "有害":
             stance = "攻击或认同"
@@ -115,12 +118,15 @@ class ToxiNgram:
         self.model = _classifier().fit(self.vectorizer.transform(texts), [int(r["label"]) for r in train])
         self.weights = self.model.coef_[0]  # positive = towards label 1
 
-    def predict(self, row: dict, with_spans: bool) -> dict:
-        text = row["text"]
-        label = int(self.model.predict(self.vectorizer.transform([text]))[0])
-        out: dict = {"id": row["id"], "label": label}
-        if with_spans:
-            out["spans"] = self.spans(text) if label == 1 else []
+    def predict_many(self, rows: list[dict], with_spans: bool) -> list[dict]:
+        """``{"id", "label"}`` (+ ``spans`` when asked) for each input row."""
+        labels = self.model.predict(self.vectorizer.transform([r["text"] for r in rows]))
+        out = []
+        for row, label in zip(rows, labels, strict=True):
+            pred: dict = {"id": row["id"], "label": int(label)}
+            if with_spans:
+                pred["spans"] = self.spans(row["text"]) if label == 1 else []
+            out.append(pred)
         return out
 
     def spans(self, text: str) -> list[list[int]]:

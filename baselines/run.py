@@ -23,7 +23,10 @@ def _varm(train: list[dict], rows: list[dict], model: VarmNgram) -> dict[str, li
     return {
         "majority": [{"id": r["id"], "output": majority_output} for r in rows],
         "lexicon": [{"id": r["id"], "output": lexicon.varm_output(r["text"])} for r in rows],
-        "char-ngram": [{"id": r["id"], "output": model.predict(r["text"])} for r in rows],
+        "char-ngram": [
+            {"id": r["id"], "output": out}
+            for r, out in zip(rows, model.predict_many([r["text"] for r in rows]), strict=True)
+        ],
     }
 
 
@@ -33,7 +36,7 @@ def _toxitrace(track: str, train: list[dict], rows: list[dict], model: ToxiNgram
     return {
         "majority": [{"id": r["id"], "label": label, **({"spans": []} if spans else {})} for r in rows],
         "lexicon": [lexicon.toxitrace_prediction(r, spans) for r in rows],
-        "char-ngram": [model.predict(r, spans) for r in rows],
+        "char-ngram": model.predict_many(rows, spans),
     }
 
 

@@ -16,6 +16,7 @@ from .problems import Problem
 __all__ = ["ProblemList", "coverage_problems", "describe_found", "quote", "read_jsonl", "string_problem"]
 
 _BOM = b"\xef\xbb\xbf"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 # The next line holding a non-blank byte. Blank (ASCII-whitespace-only) lines are skipped inside the
 # regex engine, so a file of millions of empty lines costs no Python-level iterations.
 _CONTENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*[^ \t\r\f\v\n][^\n]*")
@@ -148,6 +149,10 @@ def read_jsonl(
             problems.add(Problem(line_no, None, f"line is not valid JSON ({_json_error(error)}); "
                                                 "each line must be one JSON object"))
             continue
+        if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
+            problems.add(Problem(line_no, None, "line holds a \\uD800–\\uDFFF escape that is not part of a "
+                                                "surrogate pair (not a character); remove it"))
+            continue
         if not isinstance(obj, dict):
             found = describe_found(obj)
             problems.add(Problem(line_no, None, f"expected a JSON object {{...}}, found {found}"))
@@ -156,6 +161,15 @@ def read_jsonl(
     if not rows and not problems.total:
         problems.add(Problem(None, None, f"the {what} file is empty"))
     return rows, problems
+
+
+def _has_lone_surrogate(obj: object) -> bool:
+    """True when a decoded JSON value holds a lone surrogate (json turns valid pairs into one character)."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _json_error(error: ValueError) -> str:

@@ -19,11 +19,7 @@ from scoring.tracks import TRACK_NAMES
 from tests.hostile import corpus, runner
 
 # Known failures (teammates' code), written as strict xfails so the fix flips them.
-KNOWN: dict[str, str] = {
-    "lone_surrogate_escape": "scoring/jsonl.py: a JSON \\ud800 escape is read into a str holding a lone "
-    "surrogate and quoted into the report, which then cannot be encoded as UTF-8 (500 on any JSON "
-    "response); read_jsonl should reject lone surrogates with a line-numbered problem",
-}
+KNOWN: dict[str, str] = {}
 
 _AVAILABLE = runner.available_tracks()
 

@@ -178,3 +178,19 @@ def test_bootstrap_replicates_match_pointwise(data, seed):
         expected = metrics([gold[i] for i in idx[b]], [pred[i] for i in idx[b]])
         for key, value in expected.items():
             assert float(boot[key][b]) == pytest.approx(value, rel=1e-12, abs=1e-15), key
+
+
+@settings(max_examples=300, deadline=None)
+@given(items)
+def test_counts_equal_index_set_sizes(data):
+    counts = SpanCounts.from_spans([g for g, _ in data], [p for _, p in data])  # unmerged input is fine
+    for k, (g, p) in enumerate(data):
+        gs, ps = index_set(g), index_set(p)
+        assert (counts.gold[k], counts.pred[k], counts.inter[k]) == (len(gs), len(ps), len(gs & ps))
+
+
+def test_recipe_equals_overlap_recall_when_every_item_has_gold():
+    gold = [((0, 4),), ((2, 5),), ((0, 1),)]
+    pred = [((0, 3),), (), ((0, 9),)]
+    m = metrics(gold, pred)
+    assert m["recipe_overlap"] == m["overlap_recall"] == 2 / 3

@@ -81,7 +81,7 @@ def test_search_is_literal_not_regex(varm_rows: list[dict]) -> None:
 def test_column_chooser(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows)
     table, _ = display_frame(df.head(3), "varm", ["field_accuracy.target", "text:submission_id"])
-    assert list(table.columns) == ["Rank 排名", "Model 模型", "ID", "Target acc."]
+    assert list(table.columns) == ["Rank 排名", "Model 模型", "Target acc.", "ID"]
     values = {v for _, v in column_choices("varm")}
     assert "field_accuracy.stance" in values and "text:organisation" in values
 

@@ -63,21 +63,22 @@ def build_demo(service: object, *, auth_mode: str | None = None, refresh_seconds
                                                 elem_id="filter-setting")
                     baselines = gr.Checkbox(value=True, label=both("baselines"), scale=1, elem_id="baselines")
                 with gr.Row():
-                    sort = gr.Dropdown(sort_choices("varm"), value="rank", label=both("sort"), scale=1,
+                    sort = gr.Dropdown(sort_choices("varm"), value="rank", label=both("sort"), scale=2,
                                        elem_id="sort")
-                    columns = gr.Dropdown(column_choices("varm"), value=default_columns("varm"), multiselect=True,
-                                          label=both("columns"), scale=4, elem_id="columns")
                     page = gr.Number(value=1, precision=0, minimum=1, label=both("page"), scale=0,
                                      min_width=100, elem_id="page")
+                    with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
+                        columns = gr.Dropdown(column_choices("varm"), value=default_columns("varm"),
+                                              multiselect=True, show_label=False, elem_id="columns")
                 caption = gr.Markdown(elem_id="board-caption")
-                table = gr.Dataframe(interactive=False, wrap=True, max_height=640, pinned_columns=2,
+                table = gr.Dataframe(interactive=False, wrap=False, max_height=640, pinned_columns=2,
                                      show_search="none", elem_id="board", buttons=["fullscreen", "copy"])
                 with gr.Row():
                     link = gr.Textbox(label=both("link"), interactive=False, scale=3, elem_id="view-link",
                                       buttons=["copy"])
                     export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
                 export_files = gr.File(label="Downloads 下载", file_count="multiple", interactive=False,
-                                       elem_id="export-files")
+                                       visible=False, elem_id="export-files")
 
             # ---- Analysis ---------------------------------------------------------------------------
             with gr.Tab(both("tab_analysis"), id="analysis", elem_id="tab-analysis") as analysis_tab:
@@ -203,7 +204,8 @@ def build_demo(service: object, *, auth_mode: str | None = None, refresh_seconds
                 with gr.Row():
                     dl_track = gr.Radio(track_choices, value="varm", label=both("track"), elem_id="dl-track")
                     dl_btn = gr.Button("Get public files 获取公开文件（测试输入、开发集）", elem_id="dl-run")
-                dl_files = gr.File(file_count="multiple", interactive=False, label="Files 文件", elem_id="dl-files")
+                dl_files = gr.File(file_count="multiple", interactive=False, label="Files 文件", visible=False,
+                                   elem_id="dl-files")
 
             # ---- Maintainers ------------------------------------------------------------------------
             with gr.Tab(both("tab_maint"), id="maint", visible=False, elem_id="tab-maint") as maint_tab:

@@ -169,7 +169,7 @@ class UI:
         csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
         csv_path.write_bytes(to_csv(df))
         json_path.write_bytes(to_json(df, view.track))
-        return [str(csv_path), str(json_path)]
+        return gr.File(value=[str(csv_path), str(json_path)], visible=True)
 
     # -- analysis -------------------------------------------------------------------------------------
 
@@ -390,7 +390,7 @@ class UI:
                 files.append(str(p))
         if not files:
             raise gr.Error("No public files for this track yet. 该赛道尚无公开文件。")
-        return files
+        return gr.File(value=files, visible=True)
 
     # -- maintainers ----------------------------------------------------------------------------------
 

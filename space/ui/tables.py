@@ -271,11 +271,16 @@ def display_frame(page_rows: pd.DataFrame, track: str, columns: Sequence[str]) -
         "Model 模型": page_rows["model_name"].tolist(),
     }
     records = [r for _, r in page_rows.iterrows()]
-    for key, header in TEXT_COLUMNS:
-        if f"text:{key}" in chosen:
-            headers.append(header)
-            types.append("str")
-            data[header] = [_text_cell(r, key) for r in records]
+
+    def add_text(keys: tuple[str, ...]) -> None:
+        for key, header in TEXT_COLUMNS:
+            if key in keys and f"text:{key}" in chosen:
+                headers.append(header)
+                types.append("str")
+                data[header] = [_text_cell(r, key) for r in records]
+
+    # Who (mark, organisation, type, setting), then the metrics, then provenance (date, scorer, id).
+    add_text(("mark", "organisation", "model_type", "setting"))
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
@@ -287,6 +292,7 @@ def display_frame(page_rows: pd.DataFrame, track: str, columns: Sequence[str]) -
             headers.append(h)
             types.append("str")
             data[h] = [ci_label(r, m.key) for r in records]
+    add_text(("date", "scorer_version", "submission_id"))
     return pd.DataFrame(data, columns=headers), types
 
 

@@ -1,0 +1,247 @@
+"""End to end through the REST API with real Celery worker subprocesses: Redis + HubStore (fake Hub),
+the embedded SQLite broker + LocalStore, crash redelivery, the reconciler, pickle refusal, re-scoring."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fastapi.testclient import TestClient
+
+from space.auth import Auth
+from space.server import create_app
+from tests.conftest_hub import HUB_TEST_OPTIONS, make_hub_config
+from tests.conftest_pipeline import (
+    DEMO,
+    ROOT,
+    RecordingEnqueuer,
+    WorkerProcess,
+    baseline_file,
+    seed_store,
+    variant,
+    wait_for,
+    worker_env,
+)
+from worker.celery import make_app
+from worker.config import Config
+from worker.service import Service
+from worker.store import Store, open_store
+
+pytestmark = pytest.mark.slow
+
+
+def api(config: Config) -> TestClient:
+    return TestClient(create_app(config, auth=Auth(config, "open"), with_ui=False))
+
+
+def submit(client: TestClient, data: bytes, user: str = "alice", track: str = "varm") -> dict:
+    response = client.post("/api/v1/submissions", data={"track": track, "model_name": f"model {len(data)}"},
+                           files={"file": ("p.jsonl", data)}, headers={"X-User": user})
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+def status(client: TestClient, sid: str) -> dict:
+    return client.get(f"/api/v1/submissions/{sid}").json()
+
+
+def wait_status(client: TestClient, sid: str, wanted: str, timeout: float = 30) -> dict:
+    return wait_for(lambda: (body := status(client, sid))["status"] == wanted and body, timeout,
+                    what=f"{sid} to be {wanted}")
+
+
+def record(store: Store, sid: str, track: str = "varm") -> dict:
+    return json.loads(store.read("submissions", f"{track}/{sid}/submission.json"))
+
+
+@pytest.fixture
+def redis_config(tmp_path: Path, demo_dir: Path, redis_available: str, key_prefix: str) -> Config:
+    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available, stuck_after_seconds=300)
+    seed_store(config, demo_dir)
+    return config
+
+
+def fakehub_validates_yaml(url: str) -> bool:
+    """huggingface_hub POSTs /api/validate-yaml before committing a README.md (the dataset card)."""
+    try:
+        urllib.request.urlopen(urllib.request.Request(f"{url}/api/validate-yaml", data=b"{}", method="POST"),
+                               timeout=5)
+        return True
+    except urllib.error.HTTPError as exc:
+        return exc.code != 404
+
+
+def test_redis_hubstore_submit_to_published(tmp_path, fakehub_url, demo_dir, redis_available, key_prefix,
+                                            workers):
+    if not fakehub_validates_yaml(fakehub_url):
+        pytest.skip("tests/fakehub.py has no POST /api/validate-yaml route, which publishing README.md needs")
+    hub = make_hub_config(fakehub_url, tmp_path / "data")
+    config = Config(**{**hub.__dict__, "celery_broker_url": redis_available})
+    seed_store(config, demo_dir, cache_dir=tmp_path / "seed-cache", **HUB_TEST_OPTIONS)
+    workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
+    client = api(config)
+
+    sid = submit(client, baseline_file("varm"))["submission_id"]
+    body = wait_status(client, sid, "published")
+    assert body["result"]["version"] == 1 and body["result"]["result"]["track"] == "varm"
+    board = client.get("/api/v1/leaderboard", params={"track": "varm"}).json()
+    assert [r["submission_id"] for r in board["rows"]] == [sid]
+    row = board["rows"][0]
+    assert row["rank"] == row["rank_low"] == row["rank_high"] == 1 and "ci.jrem.low" in row and "jrem" in row
+
+    results = open_store(config, areas=("results",), cache_dir=tmp_path / "check-cache", **HUB_TEST_OPTIONS)
+    frame = pd.read_parquet(io.BytesIO(results.read("results", "varm/leaderboard.parquet")))
+    assert list(frame["submission_id"]) == [sid] and frame["jrem"].iloc[0] == row["jrem"]
+    card = results.read("results", "README.md").decode()
+    assert "config_name: varm" in card and "path: varm/leaderboard.parquet" in card
+    envelope = json.loads(results.read("results", f"varm/results/{sid}/v1.json"))
+    assert envelope["submission"]["submission_id"] == sid and "rows" not in envelope["submission"]
+    changelog = results.read("results", "changelog.jsonl").decode().splitlines()
+    assert json.loads(changelog[-1])["added"] == [f"{sid}/v1"]
+    # Hidden references never reach the public area: no gold rationale appears in any results file.
+    gold = json.loads((DEMO / "varm" / "test.jsonl").read_text().splitlines()[0])["cot"]
+    for path in results.list("results"):
+        if path.endswith((".json", ".jsonl", ".md")):
+            assert gold not in results.read("results", path).decode()
+
+    # A re-sent task for a published submission writes nothing new (idempotent).
+    app = make_app(config)
+    before = results.head("results")
+    for _ in range(2):
+        app.send_task("worker.tasks.score_submission", args=["varm", sid]).get(timeout=30)
+    store = open_store(config, areas=("submissions",), cache_dir=tmp_path / "c2", **HUB_TEST_OPTIONS)
+    assert len(record(store, sid)["versions"]) == 1 and results.head("results") == before
+
+
+def test_worker_killed_mid_task_scores_exactly_once(tmp_path, redis_config, workers, monkeypatch):
+    # Redis redelivers an unacknowledged message once its visibility timeout has passed.
+    slow = worker_env(redis_config, {"VARM_TEST_SCORE_DELAY": "3", "CELERY_VISIBILITY_TIMEOUT": "3"})
+    first = WorkerProcess(slow, tmp_path / "w1.log").start()
+    workers.append(first)
+    client = api(redis_config)
+    store = open_store(redis_config)
+    sid = submit(client, baseline_file("varm"))["submission_id"]
+    wait_for(lambda: record(store, sid)["status"] == "scoring", 20, what="scoring to start")
+    first.kill()
+    assert record(store, sid)["status"] == "scoring"
+
+    fast = worker_env(redis_config, {"VARM_TEST_SCORE_DELAY": "0.2", "CELERY_VISIBILITY_TIMEOUT": "3"})
+    workers.append(WorkerProcess(fast, tmp_path / "w2.log").start())
+    wait_status(client, sid, "published", timeout=40)
+    final = record(store, sid)
+    assert [v["version"] for v in final["versions"]] == [1] and final["attempts"] == 2
+    assert store.read("submissions", f"varm/{sid}/rows_v2.json") is None
+    assert store.list("results", f"varm/results/{sid}/") == [f"varm/results/{sid}/v1.json"]
+
+
+def test_reconciler_recovers_lost_message_on_embedded_broker(tmp_path, demo_dir, workers):
+    config = Config(data_dir=tmp_path / "data", stuck_after_seconds=1)  # no broker URL: SQLite default
+    seed_store(config, demo_dir)
+    lost = RecordingEnqueuer()  # the record is stored, but its message never reaches a broker
+    service = Service(config, open_store(config), lost)
+    out = service.submit(identity="alice", track="varm", data=baseline_file("varm"), metadata={"model_name": "m"})
+    sid = out["submission_id"]
+    assert out["status"] == "queued" and lost.sent == [("score", "varm", sid)]
+
+    workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log", beat=True).start())
+    wait_for(lambda: record(service.store, sid)["status"] == "published", 30, what="reconciled publish")
+    notes = [h["note"] for h in record(service.store, sid)["history"]]
+    assert any("reconciler" in n for n in notes)
+    board = service.leaderboard("varm")
+    assert [r["submission_id"] for r in board["rows"]] == [sid]
+
+
+def test_pickle_is_refused(tmp_path, redis_config, workers):
+    worker = WorkerProcess(worker_env(redis_config), tmp_path / "worker.log").start()
+    workers.append(worker)
+    service = Service(redis_config, open_store(redis_config), RecordingEnqueuer())
+    sid = service.submit(identity="alice", track="varm", data=baseline_file("varm"),
+                         metadata={"model_name": "m"})["submission_id"]
+    app = make_app(redis_config)
+    app.conf.accept_content = ["json", "pickle"]  # the sender may produce it; the worker must not accept it
+    app.send_task("worker.tasks.score_submission", args=["varm", sid], serializer="pickle")
+    wait_for(lambda: "pickle" in worker.log(), 15, what="the worker to refuse the pickled message")
+    assert record(service.store, sid)["status"] == "queued"
+    app.send_task("worker.tasks.score_submission", args=["varm", sid])  # JSON: accepted
+    wait_for(lambda: record(service.store, sid)["status"] == "published", 30, what="JSON task to run")
+
+
+def _pretend_old_scorer(store: Store, sids: list[str]) -> None:
+    """Rewrite the records as if their version 1 came from an older scorer, so a re-score is due."""
+    add = {}
+    for sid in sids:
+        rec = record(store, sid)
+        rec["versions"][0]["scorer_version"] = "0.9.0"
+        add[f"varm/{sid}/submission.json"] = json.dumps(rec).encode()
+    store.commit("submissions", add, [], "test: pretend an older scorer")
+
+
+def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, workers):
+    workers.append(WorkerProcess(worker_env(redis_config), tmp_path / "worker.log", concurrency=2).start())
+    client = api(redis_config)
+    store = open_store(redis_config)
+    sids = [submit(client, baseline_file("varm", name), user=name)["submission_id"]
+            for name in ("lexicon", "majority")]
+    for sid in sids:
+        wait_status(client, sid, "published")
+    _pretend_old_scorer(store, sids)
+
+    env = worker_env(redis_config)
+    head = store.head("results")
+    dry = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", "varm", "--dry-run",
+                          "--timeout", "60"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
+    assert dry.returncode == 0, dry.stderr
+    summary = json.loads(dry.stdout)
+    assert summary["rescored"] == 2 and summary["report"] is None
+    assert store.head("results") == head and all(len(record(store, s)["versions"]) == 1 for s in sids)
+
+    app = make_app(redis_config)
+    plan = app.send_task("worker.tasks.rescore_track", args=["varm", False, "maint"]).get(timeout=30)
+    summary = app.AsyncResult(plan["finalize_task_id"]).get(timeout=60)
+    assert summary["rescored"] == 2 and summary["rank_changes"] == 0
+    report = json.loads(store.read("results", summary["report"]))
+    assert {r["submission_id"] for r in report["submissions"]} == set(sids)
+    assert all(r["delta"]["jrem"] == 0 for r in report["submissions"])
+    board = json.loads(store.read("results", "varm/leaderboard.json"))
+    assert {r["version"] for r in board["rows"]} == {2}
+    # Everything arrived in one commit: the report and both new envelopes appeared together.
+    latest = store.history("results", limit=1)[0]["revision"]
+    parent = store.history("results", limit=2)[1]["revision"]
+    new_paths = [summary["report"]] + [f"varm/results/{sid}/v2.json" for sid in sids]
+    assert all(store.read("results", p, latest) for p in new_paths)
+    assert not any(store.read("results", p, parent) for p in new_paths)
+    for sid in sids:
+        versions = record(store, sid)["versions"]
+        assert [v["version"] for v in versions] == [1, 2] and "pending_rescore" not in versions[-1]
+
+    again = app.send_task("worker.tasks.rescore_track", args=["varm", False, "maint"]).get(timeout=30)
+    summary = app.AsyncResult(again["finalize_task_id"]).get(timeout=60)
+    assert summary["rescored"] == 0 and summary["skipped"] == 2
+
+
+def test_seed_is_idempotent(tmp_path, demo_dir):
+    config = Config(data_dir=tmp_path / "data")
+    store = open_store(config)
+    from worker.seed import seed
+
+    first_enqueuer = RecordingEnqueuer()
+    first = seed(store, Service(config, store, first_enqueuer), DEMO)
+    assert first["references"] and first["public"] and len(first["baselines"]) == len(first_enqueuer.sent) > 0
+    heads = {area: store.head(area) for area in ("references", "submissions", "results")}
+    second = seed(store, Service(config, store, RecordingEnqueuer()), DEMO)
+    assert second == {"references": [], "public": [], "baselines": []}
+    assert heads == {area: store.head(area) for area in heads}
+    assert store.read("results", "varm/public/subsets.json") is not None
+    baseline = record(store, first_enqueuer.sent[0][2], first_enqueuer.sent[0][1])
+    assert baseline["is_baseline"] and baseline["submitter"] == "baseline"
+
+
+def test_variant_files_differ():
+    assert variant(b"x", 1) != variant(b"x", 2)
