@@ -141,8 +141,10 @@ def naive_score(directory: Path, data: bytes, resamples: int, seed: int) -> dict
         text = (directory / "subsets" / f"{name}.jsonl").read_text()
         rows = sorted(position[json.loads(line)["id"]] for line in text.splitlines() if line.strip())
         result["subsets"][name] = naive_metrics(gold, parsed, rows)
-    per_resample = [naive_metrics(gold, parsed, list(idx)) for idx in resample_indices(len(gold), resamples, seed)]
-    result["ci"] = {key: percentile_ci(np.array([m[key] for m in per_resample])) for key in HEADLINE_CI_METRICS}
+    indices = resample_indices(len(gold), resamples, seed)
+    per_resample = [naive_metrics(gold, parsed, list(idx)) for idx in indices]
+    result["ci"] = {key: percentile_ci(np.array([m[key] for m in per_resample]))
+                    for key in HEADLINE_CI_METRICS}
     return result
 
 
@@ -182,7 +184,8 @@ def main() -> None:
     naive_flat = {f"metrics.{k}": v for k, v in naive["metrics"].items()}
     agree_points = all(abs(fast_flat[k] - v) <= 1e-12 for k, v in naive_flat.items())
     agree_subsets = all(
-        abs(_flat(fast["subsets"][s])[k] - v) <= 1e-12 for s in SUBSETS for k, v in naive["subsets"][s].items())
+        abs(_flat(fast["subsets"][s])[k] - v) <= 1e-12
+        for s in SUBSETS for k, v in naive["subsets"][s].items())
     agree_ci = all(np.allclose(fast["ci"][k], naive["ci"][k], atol=1e-12) for k in HEADLINE_CI_METRICS)
     print(f"rows={N_ROWS} subsets={len(SUBSETS)} resamples={args.resamples} "
           f"(references loaded once: {load_ms:.1f} ms)")

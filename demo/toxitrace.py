@@ -107,7 +107,12 @@ def cold_row(rng: random.Random, fine: int) -> dict:
     families = COLD_TOPIC_FAMILIES[topic]
     group, family = _group(rng, families)
     if fine == 2:
-        text = _group_attack(rng, group, family)
+        # A third of group attacks are insinuations with no insult word (COLD has many such items).
+        text = (
+            pick(rng, SARCASM).format(t=group) + _end(rng)
+            if rng.random() < 0.33
+            else _group_attack(rng, group, family)
+        )
     elif fine == 1:
         singles = [s for s in vocab.SINGLE_IDENTITY if s[1] in families]
         if rng.random() < 0.5:
@@ -118,7 +123,7 @@ def cold_row(rng: random.Random, fine: int) -> dict:
     elif fine == 3:
         text = _rebuttal(rng, group, family)
     else:
-        text = _quote(rng, group, family) if rng.random() < 0.3 else _neutral(rng, group)
+        text = _quote(rng, group, family) if rng.random() < 0.4 else _neutral(rng, group)
     return {"text": text, "label": int(fine in (1, 2)), "topic": topic, "fine_label": fine}
 
 

@@ -99,7 +99,8 @@ def _attack_target(rng: random.Random, kind: str) -> tuple[str, str, str, str, s
         if family == "general":
             pred = pick(rng, vocab.SINGLE_PREDICATES if ty == "单一对象" else vocab.GENERIC_GROUP_PREDICATES)
         elif ty == "单一对象":
-            pred = pick(rng, vocab.SINGLE_PREDICATES)
+            # An identity-based attack on one person (e.g. 体重两百斤那位): a plain insult would be 一般辱骂.
+            pred = pick(rng, vocab.IMPLICIT_SINGLE_PREDICATES[target])
         else:
             pred = _group_predicate(rng, family)
         return target, ty, "隐含", family, pred
@@ -157,7 +158,7 @@ def non_harmful_case(rng: random.Random, kind: str) -> Case:
             stance = "反对攻击"
         text += pick(rng, ["。", "", "！", "…", "。"]) if not text.endswith(("？", "吗")) else ""
         rec = _record(target, ty, tt, stance, NON_HARMFUL, "非攻击")
-        ev = quote if len(quote) <= 14 else pred
+        ev = quote if quote in text and len(quote) <= 14 else pred  # quote only what the text says
         return Case(text, rec, render(kind, rec, ev, rng), kind, vocab.FAMILIES[family].subset)
     if kind in ("neutral", "personal"):
         group, family = _group(rng)

@@ -240,6 +240,16 @@ IMPLICIT_REFS: list[tuple[str, str, str]] = [
     ("那位从某省来的同事", "region", "单一对象"),
 ]
 
+# Identity-based attacks for the implicit single references of an identity family.
+IMPLICIT_SINGLE_PREDICATES: dict[str, list[str]] = {
+    "体重两百斤那位": ["胖成那样还好意思出门", "管不住嘴就是活该，看着就碍眼", "走两步就喘，真是个废物"],
+    "那位从某省来的同事": [
+        "没素质还不讲理，他们那儿的人都这样",
+        "抠门到家了，他们那儿的人都这样",
+        "一开口就一股土味，真丢人",
+    ],
+}
+
 OPENERS = [
     "",
     "",

@@ -43,8 +43,9 @@ def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
 
 def percentile_ci(values: np.ndarray, level: float = DEFAULT_LEVEL) -> list[float]:
     """Percentile interval `[low, high]` of the resampled values (numpy's default linear interpolation)."""
-    alpha = (1.0 - level) / 2.0
-    low, high = np.percentile(np.asarray(values, dtype=np.float64), [100 * alpha, 100 * (1 - alpha)])
+    # Rounded so that level=0.95 asks for exactly the 2.5th and 97.5th percentiles (no 2.5000000000000018).
+    lower = round(50.0 * (1.0 - level), 12)
+    low, high = np.percentile(np.asarray(values, dtype=np.float64), [lower, 100.0 - lower])
     return [float(low), float(high)]
 
 

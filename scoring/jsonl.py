@@ -146,7 +146,7 @@ def read_jsonl(
             problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
             continue
         except ValueError as error:  # JSONDecodeError, and ints longer than Python's digit limit
-            problems.add(Problem(line_no, None, f"line is not valid JSON ({_json_error(error)}); "
+            problems.add(Problem(line_no, None, f"not valid JSON ({_json_error(error)}); "
                                                 "each line must be one JSON object"))
             continue
         if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
@@ -191,6 +191,7 @@ def coverage_problems(
     inputs), never gold values. The first MAX_IDS_LISTED of each kind are named, the rest counted.
     """
     show = describe or (lambda key: f"{field} {quote(str(key))}")
+    a_field = f"{'an' if field[:1] in 'aeiou' else 'a'} {field}"
     expected_set = set(expected)
     first_line: dict[Hashable, int] = {}
     duplicates: list[Problem] = []
@@ -210,11 +211,11 @@ def coverage_problems(
             first_line[key] = line
     problems = duplicates
     if n_duplicates > MAX_IDS_LISTED:
-        problems.append(Problem(None, field, f"{n_duplicates:,} lines repeat a {field} in total "
+        problems.append(Problem(None, field, f"{n_duplicates:,} lines repeat {a_field} in total "
                                              f"(the first {MAX_IDS_LISTED} are listed)"))
     problems += unknown
     if n_unknown > MAX_IDS_LISTED:
-        problems.append(Problem(None, field, f"{n_unknown:,} lines name a {field} that is not in the test "
+        problems.append(Problem(None, field, f"{n_unknown:,} lines name {a_field} that is not in the test "
                                              f"set (the first {MAX_IDS_LISTED} are listed)"))
     missing = [key for key in expected if key not in first_line]
     if missing:

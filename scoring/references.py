@@ -15,7 +15,15 @@ import numpy as np
 from .jsonl import ProblemList, describe_found, read_jsonl
 from .limits import MAX_FILE_BYTES
 from .problems import InputError, Problem
-from .protocol import DISCRETE_FIELDS, FIELDS, NO_TARGET, VALUE_SETS, consistency_issues, parse_output
+from .protocol import (
+    DISCRETE_FIELDS,
+    FIELD_ANCHOR,
+    FIELDS,
+    NO_TARGET,
+    VALUE_SETS,
+    consistency_issues,
+    parse_output,
+)
 from .varm_metrics import gold_target
 
 __all__ = [
@@ -127,8 +135,8 @@ def _cot_problems(obj: dict, line: int) -> list[Problem]:
     expected["target"] = gold_target(obj)
     for name in FIELDS:
         if name in parsed.record and parsed.record[name] != expected[name]:
-            problems.append(Problem(line, "cot", f"the cot's anchor for '{name}' differs from the record's "
-                                                 f"'{name}' field"))
+            message = f"the cot's [{FIELD_ANCHOR[name]}] value differs from the record's '{name}'"
+            problems.append(Problem(line, "cot", message))
     return problems
 
 
@@ -301,4 +309,5 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
             if differing:
                 problems.append(BundleProblem(line, differing[0], "subset row differs from its test row in "
                                                                   + ", ".join(differing), file=name))
+    problems.sort(key=lambda p: (p.file, p.line or 0))  # stable: a line's problems keep their order
     return problems

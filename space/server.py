@@ -27,9 +27,12 @@ def build_service(config: Config) -> Service:
 
 def _ui(service: Service) -> gr.Blocks:
     if importlib.util.find_spec("space.ui") is not None:
-        from space.ui import build_demo
-
-        return build_demo(service)
+        try:
+            from space.ui import build_demo
+        except ImportError as exc:  # the UI package is still being built: serve the API anyway
+            log.warning("space.ui.build_demo is not available (%s); serving a placeholder page", exc)
+        else:
+            return build_demo(service)
     with gr.Blocks(title="Leaderboard") as demo:  # placeholder until the UI package is installed
         gr.Markdown(
             "# Chinese abusive-speech moderation leaderboard\nThe REST API is documented at [/docs](/docs)."

@@ -33,12 +33,34 @@ def redis_url() -> str:
 class WorkerProcess:
     """One `celery -A worker worker` subprocess with its log in a file."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, *, queues: str = ALL_QUEUES, concurrency: int = 1,
-                 beat: bool = False) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_path: Path,
+        *,
+        queues: str = ALL_QUEUES,
+        concurrency: int = 1,
+        beat: bool = False,
+    ) -> None:
         self.env, self.log_path = env, log_path
-        self.command = [sys.executable, "-m", "celery", "-A", "worker", "worker", "--queues", queues,
-                        "--concurrency", str(concurrency), "--loglevel", "INFO",
-                        "--hostname", f"w{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle"]
+        self.command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "worker",
+            "worker",
+            "--queues",
+            queues,
+            "--concurrency",
+            str(concurrency),
+            "--loglevel",
+            "INFO",
+            "--hostname",
+            f"w{uuid.uuid4().hex[:8]}@%h",
+            "--without-gossip",
+            "--without-mingle",
+        ]
         if beat:
             self.command += ["--beat", "--schedule", str(log_path.with_suffix(".beat"))]
         self.process: subprocess.Popen | None = None
@@ -47,11 +69,12 @@ class WorkerProcess:
     def start(self, timeout: float = 30) -> WorkerProcess:
         self._offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            self.command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         log.close()
         deadline = time.monotonic() + timeout
-        while "ready." not in self.log()[self._offset:]:
+        while "ready." not in self.log()[self._offset :]:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"celery worker did not start:\n{self.log()[-3000:]}")
@@ -70,7 +93,7 @@ class WorkerProcess:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        os.killpg(self.process.pid, signal.SIGTERM)
+        os.killpg(self.process.pid, signal.SIGQUIT)  # cold shutdown: tests need no graceful drain
         try:
             self.process.wait(15)
         except subprocess.TimeoutExpired:
@@ -132,16 +155,24 @@ def workers(tmp_path: Path) -> Iterator[list[WorkerProcess]]:
 
 def worker_env(config: Config, extra: dict[str, str] | None = None) -> dict[str, str]:
     """Environment for a worker subprocess using `config` (plus the test's CELERY_KEY_PREFIX)."""
-    env = {**os.environ, "DATA_DIR": str(config.data_dir), "STORE": config.store,
-           "STUCK_AFTER_SECONDS": str(config.stuck_after_seconds), "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "DATA_DIR": str(config.data_dir),
+        "STORE": config.store,
+        "STUCK_AFTER_SECONDS": str(config.stuck_after_seconds),
+        "PYTHONUNBUFFERED": "1",
+    }
     env.pop("CELERY_BROKER_URL", None)
     if config.celery_broker_url:
         env["CELERY_BROKER_URL"] = config.celery_broker_url
     if config.store == "hub":
-        env.update(HF_TOKEN=config.hf_token or "", HF_ENDPOINT=config.hf_endpoint,
-                   HF_REFERENCES_REPO=config.hf_references_repo or "",
-                   HF_SUBMISSIONS_REPO=config.hf_submissions_repo or "",
-                   HF_RESULTS_REPO=config.hf_results_repo or "")
+        env.update(
+            HF_TOKEN=config.hf_token or "",
+            HF_ENDPOINT=config.hf_endpoint,
+            HF_REFERENCES_REPO=config.hf_references_repo or "",
+            HF_SUBMISSIONS_REPO=config.hf_submissions_repo or "",
+            HF_RESULTS_REPO=config.hf_results_repo or "",
+        )
     return {**env, **(extra or {})}
 
 

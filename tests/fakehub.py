@@ -2,7 +2,8 @@
 
 Implements /work/shared/notes/hub-and-gradio.md §2.2: repo create/delete/info, preupload, ndjson commits
 (stale parentCommit -> 412), tree (Link pagination, page size from FAKEHUB_PAGE_SIZE), resolve HEAD/GET
-(X-Repo-Commit, ETag, Range), commits, refs, paths-info, whoami-v2, agent-harnesses.
+(X-Repo-Commit, ETag, Range), commits, refs, paths-info, whoami-v2, agent-harnesses, and validate-yaml
+(called before a README.md is committed; only an unclosed front matter is rejected).
 
 Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "delay", "method", "after"}
 makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
@@ -249,6 +250,11 @@ class Handler(BaseHTTPRequestHandler):
                 raise HubError(401, "Invalid credentials in Authorization header")
             return self.send(200, {"type": "user", "name": user, "fullname": user.title(), "email": None,
                                    "avatarUrl": "", "orgs": [], "auth": {"type": "access_token"}})
+        if method == "POST" and path == "/api/validate-yaml":  # sent before committing a README.md
+            content = self.json_body().get("content", "")
+            if content.startswith("---\n") and "\n---" not in content[3:]:  # the fake checks only this
+                return self.send(400, {"errors": [{"message": "unclosed YAML front matter"}], "warnings": []})
+            return self.send(200, {"errors": [], "warnings": []})
         if method == "POST" and path == "/api/repos/create":
             return self.create_repo()
         if method == "DELETE" and path == "/api/repos/delete":

@@ -22,7 +22,20 @@ SPLITS = ("train", "dev", "test")
 TOXITRACE = ("cold", "toxicn", "cntp")
 MIN_VARM = {"train": 1000, "dev": 200, "test": 400}
 # Words well beyond the "mild insult" register the demo promises; none may occur anywhere.
-STRONG_WORDS = ("傻逼", "他妈", "你妈", "去死", "贱人", "婊", "狗日", "草泥马", "尼玛", "操你", "滚犊子", "畜生")
+STRONG_WORDS = (
+    "傻逼",
+    "他妈",
+    "你妈",
+    "去死",
+    "贱人",
+    "婊",
+    "狗日",
+    "草泥马",
+    "尼玛",
+    "操你",
+    "滚犊子",
+    "畜生",
+)
 
 
 def read(path: Path) -> list[dict]:
@@ -42,8 +55,12 @@ def subsets() -> dict[str, list[dict]]:
 # ---- reference checker -------------------------------------------------------------------------------
 @pytest.mark.parametrize("track", ["varm", *TOXITRACE])
 def test_bundle_passes_the_reference_checker_cli(track: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "scoring", "check-references", "--track", track,
-                           str(DEMO / track)], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "check-references", "--track", track, str(DEMO / track)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -81,7 +98,7 @@ def test_varm_coverage(varm: dict[str, list[dict]]) -> None:
         for field in ("target_type", "target_explicitness", "stance", "label", "category"):
             assert set(VALUES[field]) == {r[field] for r in rows}, (split, field)
         non_harmful = [r for r in rows if r["label"] == "无害"]
-        # The hard cases: quoted and rebutted abuse, identity mentions, personal accounts, behaviour criticism.
+        # Hard cases: quoted/rebutted abuse, identity mentions, personal accounts, behaviour criticism.
         assert sum(r["stance"] == "引用或转述" for r in non_harmful) >= 0.1 * len(non_harmful)
         assert sum(r["stance"] == "反对攻击" for r in non_harmful) >= 0.1 * len(non_harmful)
         assert any(r["stance"] == "中性提及" and r["target_type"] == "群体对象" for r in non_harmful)
@@ -97,8 +114,11 @@ def test_varm_ids_and_texts_unique_and_no_cross_split_near_duplicates(varm: dict
     everything = [r for rows in varm.values() for r in rows]
     assert len({r["id"] for r in everything}) == len(everything)
     assert len({r["text"] for r in everything}) == len(everything)
-    assert all(r["id"] == f"varm-demo-{split}-{k:04d}" for split, rows in varm.items()
-               for k, r in enumerate(rows, start=1))
+    assert all(
+        r["id"] == f"varm-demo-{split}-{k:04d}"
+        for split, rows in varm.items()
+        for k, r in enumerate(rows, start=1)
+    )
     assert cross_split_near_duplicates({s: [r["text"] for r in rows] for s, rows in varm.items()}) == []
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import socket
 import subprocess
 import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import httpx
 import pandas as pd
 import pytest
 from fastapi.testclient import TestClient
@@ -42,8 +46,12 @@ def api(config: Config) -> TestClient:
 
 
 def submit(client: TestClient, data: bytes, user: str = "alice", track: str = "varm") -> dict:
-    response = client.post("/api/v1/submissions", data={"track": track, "model_name": f"model {len(data)}"},
-                           files={"file": ("p.jsonl", data)}, headers={"X-User": user})
+    response = client.post(
+        "/api/v1/submissions",
+        data={"track": track, "model_name": f"model {len(data)}"},
+        files={"file": ("p.jsonl", data)},
+        headers={"X-User": user},
+    )
     assert response.status_code == 202, response.text
     return response.json()
 
@@ -53,8 +61,11 @@ def status(client: TestClient, sid: str) -> dict:
 
 
 def wait_status(client: TestClient, sid: str, wanted: str, timeout: float = 30) -> dict:
-    return wait_for(lambda: (body := status(client, sid))["status"] == wanted and body, timeout,
-                    what=f"{sid} to be {wanted}")
+    return wait_for(
+        lambda: (body := status(client, sid))["status"] == wanted and body,
+        timeout,
+        what=f"{sid} to be {wanted}",
+    )
 
 
 def record(store: Store, sid: str, track: str = "varm") -> dict:
@@ -71,15 +82,17 @@ def redis_config(tmp_path: Path, demo_dir: Path, redis_available: str, key_prefi
 def fakehub_validates_yaml(url: str) -> bool:
     """huggingface_hub POSTs /api/validate-yaml before committing a README.md (the dataset card)."""
     try:
-        urllib.request.urlopen(urllib.request.Request(f"{url}/api/validate-yaml", data=b"{}", method="POST"),
-                               timeout=5)
+        urllib.request.urlopen(
+            urllib.request.Request(f"{url}/api/validate-yaml", data=b"{}", method="POST"), timeout=5
+        )
         return True
     except urllib.error.HTTPError as exc:
         return exc.code != 404
 
 
-def test_redis_hubstore_submit_to_published(tmp_path, fakehub_url, demo_dir, redis_available, key_prefix,
-                                            workers):
+def test_redis_hubstore_submit_to_published(
+    tmp_path, fakehub_url, demo_dir, redis_available, key_prefix, workers
+):
     if not fakehub_validates_yaml(fakehub_url):
         pytest.skip("tests/fakehub.py has no POST /api/validate-yaml route, which publishing README.md needs")
     hub = make_hub_config(fakehub_url, tmp_path / "data")
@@ -146,7 +159,9 @@ def test_reconciler_recovers_lost_message_on_embedded_broker(tmp_path, demo_dir,
     seed_store(config, demo_dir)
     lost = RecordingEnqueuer()  # the record is stored, but its message never reaches a broker
     service = Service(config, open_store(config), lost)
-    out = service.submit(identity="alice", track="varm", data=baseline_file("varm"), metadata={"model_name": "m"})
+    out = service.submit(
+        identity="alice", track="varm", data=baseline_file("varm"), metadata={"model_name": "m"}
+    )
     sid = out["submission_id"]
     assert out["status"] == "queued" and lost.sent == [("score", "varm", sid)]
 
@@ -162,12 +177,17 @@ def test_pickle_is_refused(tmp_path, redis_config, workers):
     worker = WorkerProcess(worker_env(redis_config), tmp_path / "worker.log").start()
     workers.append(worker)
     service = Service(redis_config, open_store(redis_config), RecordingEnqueuer())
-    sid = service.submit(identity="alice", track="varm", data=baseline_file("varm"),
-                         metadata={"model_name": "m"})["submission_id"]
+    sid = service.submit(
+        identity="alice", track="varm", data=baseline_file("varm"), metadata={"model_name": "m"}
+    )["submission_id"]
     app = make_app(redis_config)
     app.conf.accept_content = ["json", "pickle"]  # the sender may produce it; the worker must not accept it
     app.send_task("worker.tasks.score_submission", args=["varm", sid], serializer="pickle")
-    wait_for(lambda: "pickle" in worker.log(), 15, what="the worker to refuse the pickled message")
+    wait_for(
+        lambda: "Refusing to deserialize untrusted content of type pickle" in worker.log(),
+        15,
+        what="the worker to refuse the pickled message",
+    )
     assert record(service.store, sid)["status"] == "queued"
     app.send_task("worker.tasks.score_submission", args=["varm", sid])  # JSON: accepted
     wait_for(lambda: record(service.store, sid)["status"] == "published", 30, what="JSON task to run")
@@ -187,16 +207,24 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
     workers.append(WorkerProcess(worker_env(redis_config), tmp_path / "worker.log", concurrency=2).start())
     client = api(redis_config)
     store = open_store(redis_config)
-    sids = [submit(client, baseline_file("varm", name), user=name)["submission_id"]
-            for name in ("lexicon", "majority")]
+    sids = [
+        submit(client, baseline_file("varm", name), user=name)["submission_id"]
+        for name in ("lexicon", "majority")
+    ]
     for sid in sids:
         wait_status(client, sid, "published")
     _pretend_old_scorer(store, sids)
 
     env = worker_env(redis_config)
     head = store.head("results")
-    dry = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", "varm", "--dry-run",
-                          "--timeout", "60"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
+    dry = subprocess.run(
+        [sys.executable, "-m", "worker", "rescore", "--track", "varm", "--dry-run", "--timeout", "60"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert dry.returncode == 0, dry.stderr
     summary = json.loads(dry.stdout)
     assert summary["rescored"] == 2 and summary["report"] is None
@@ -245,3 +273,78 @@ def test_seed_is_idempotent(tmp_path, demo_dir):
 
 def test_variant_files_differ():
     assert variant(b"x", 1) != variant(b"x", 2)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_python_m_space_embedded_default(tmp_path):
+    """The run command: seeds on first start, serves API + UI, scores with its own worker subprocess."""
+    port, data = free_port(), tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "STORE", "AUTH")}
+    env.update(DATA_DIR=str(data), PORT=str(port), HOST="127.0.0.1", STUCK_AFTER_SECONDS="60")
+    log = open(tmp_path / "space.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "space"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def healthy():
+            try:
+                return httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return assert_alive(proc, tmp_path / "space.log")
+
+        wait_for(healthy, 90, interval=0.3, what="python -m space to serve")
+        token = next(iter(json.loads((data / "tokens.json").read_text())))
+        assert token in (tmp_path / "space.log").read_text()  # printed once at start-up
+        assert httpx.get(f"{base}/", timeout=10).status_code == 200  # the UI is mounted at /
+        board = wait_for(
+            lambda: (
+                (b := httpx.get(f"{base}/api/v1/leaderboard", params={"track": "cold"}).json())["rows"] and b
+            ),
+            60,
+            what="seeded baselines to be published",
+        )
+        assert all(r["is_baseline"] for r in board["rows"])
+        response = httpx.post(
+            f"{base}/api/v1/submissions",
+            headers={"Authorization": f"Bearer {token}"},
+            data={"track": "cold", "model_name": "mine"},
+            files={"file": ("p.jsonl", variant(baseline_file("cold"), 1))},
+            timeout=30,
+        )
+        assert response.status_code == 202, response.text
+        sid = response.json()["submission_id"]
+        wait_for(
+            lambda: httpx.get(f"{base}/api/v1/submissions/{sid}").json()["status"] == "published",
+            60,
+            what="the new submission to be published",
+        )
+        rows = httpx.get(f"{base}/api/v1/leaderboard", params={"track": "cold"}).json()["rows"]
+        assert sid in {r["submission_id"] for r in rows}
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        log.close()
+    assert "embedded Celery worker started" in (tmp_path / "space.log").read_text()
+
+
+def assert_alive(proc: subprocess.Popen, log: Path) -> bool:
+    if proc.poll() is not None:
+        raise AssertionError(f"python -m space exited:\n{log.read_text()[-3000:]}")
+    return False

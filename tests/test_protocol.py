@@ -185,7 +185,8 @@ def test_label_category_rule() -> None:
 def test_no_target_rule() -> None:
     assert issues(output({**NO_TARGET_ROW, "target_type": "群体对象"})) == ("no_target_fields_inconsistent",)
     assert issues(output({**QUOTED, "target": "无明确对象"})) == ("no_target_fields_inconsistent",)
-    assert issues(output({**QUOTED, "target_explicitness": "无明确对象"})) == ("no_target_fields_inconsistent",)
+    no_tt = {**QUOTED, "target_explicitness": "无明确对象"}
+    assert issues(output(no_tt)) == ("no_target_fields_inconsistent",)
     assert issues(output(NO_TARGET_ROW)) == ()
 
 

@@ -249,6 +249,15 @@ def test_hub_timeout_is_retried_without_double_apply(hub_config: Config, tmp_pat
         set_http_timeout(60.0)
 
 
+def test_hub_store_commits_a_dataset_card(hub_store: Store) -> None:
+    # huggingface_hub validates README.md through POST /api/validate-yaml before committing it.
+    card = b"---\nlicense: cc-by-4.0\npretty_name: Leaderboard results\n---\n# Results\n"
+    hub_store.commit("results", {"README.md": card}, [], "card")
+    assert hub_store.read("results", "README.md") == card
+    with pytest.raises(StoreError, match="front matter"):
+        hub_store.commit("results", {"README.md": b"---\nlicense: x\n"}, [], "broken card")
+
+
 def test_hub_injected_412_is_a_conflict(hub_store: Store, fakehub) -> None:
     head = hub_store.head("results")
     fakehub.fault(r"/commit/", status=412, method="POST")

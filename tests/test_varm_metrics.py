@@ -177,8 +177,9 @@ def random_outcomes(draw: st.DrawFn, min_rows: int = 1) -> RowOutcomes:
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     valid = rng.random(n) < 0.8
-    gold = np.column_stack([rng.integers(0, len(CLASS_VALUES[f]), n) for f in DISCRETE_FIELDS]).astype(np.int8)
-    pred = np.column_stack([rng.integers(0, len(CLASS_VALUES[f]), n) for f in DISCRETE_FIELDS]).astype(np.int8)
+    sizes = [len(CLASS_VALUES[f]) for f in DISCRETE_FIELDS]
+    gold = np.column_stack([rng.integers(0, k, n) for k in sizes]).astype(np.int8)
+    pred = np.column_stack([rng.integers(0, k, n) for k in sizes]).astype(np.int8)
     pred[~valid] = SENTINEL
     t_f1 = np.where(valid, rng.random(n), 0.0)
     correct = np.column_stack([valid & (t_f1 >= 0.5), pred == gold])

@@ -23,10 +23,11 @@ def output(record: dict, *, filler: str = "评论语境中的用词和指向都�
             f"综合判断该内容[L:{r['label']}]，类别归为[C:{r['category']}]，理由是{filler}。")
 
 
-def gold(row_id: str, text: str, record: dict, *, cot: bool = True) -> dict:
-    row = {"id": row_id, "text": text, **record}
+def gold(row_id: str | None, text: str, record: dict, *, cot: bool = True) -> dict:
+    """A gold row; its cot is a valid output of the record (a blank target written as 无明确对象)."""
+    row = {"text": text, **record} if row_id is None else {"id": row_id, "text": text, **record}
     if cot:
-        row["cot"] = output(record)
+        row["cot"] = output({**record, "target": record["target"].strip() or "无明确对象"})
     return row
 
 

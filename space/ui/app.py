@@ -237,7 +237,8 @@ def build_demo(service: object, *, auth_mode: str | None = None, refresh_seconds
               ui.render_board, view_inputs, board_outputs, api_name="leaderboard", trigger_mode="always_last")
         track.input(ui.switch_track, track, [sort, columns, systems, cmp_a, cmp_b, page],
                     api_name="switch_track").then(ui.render_board, view_inputs, board_outputs,
-                                                  api_name="leaderboard_after_switch")
+                                                  api_name="leaderboard_after_switch").then(
+            ui.analysis, [track, systems], [*plots, metric_tbl], api_name="analysis_after_switch")
         refresh_timer.tick(ui.refresh_if_changed, [head_state, *view_inputs], board_outputs,
                            api_name="refresh", show_progress="hidden")
         export_btn.click(ui.export, view_inputs, export_files, api_name="export")

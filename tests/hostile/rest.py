@@ -125,27 +125,38 @@ def run_file_cases(
     heavy: bool | None = False,
     only: set[str] | None = None,
 ) -> list[Outcome]:
-    out = []
+    """POST every file case; a rejected case must store nothing. Checked once for the whole batch: every
+    submission id stored meanwhile must be one that an accepted (2xx) answer named."""
+    out: list[Outcome] = []
+    before = stored_ids(submission_files(data_dir))
+    accepted: set[str] = set()
     for track in tracks:
         for n, case in enumerate(corpus.file_cases(track, heavy=heavy)):
             if only is not None and case.name not in only:
                 continue
             data = corpus.build_bytes(case, inputs[track], track)
-            before = submission_files(data_dir)
+            name = f"{track}/{case.name}"
             try:
                 response, seconds = _post(client, track, data, VALID_META, f"hostile-{track}-{n}")
             except httpx.HTTPError as error:
-                out.append(
-                    Outcome(f"{track}/{case.name}", "file", False, f"transport error: {error!r}", 0, 0)
-                )
+                out.append(Outcome(name, "file", False, f"transport error: {error!r}", 0, 0))
                 continue
-            stored = stored_ids(submission_files(data_dir)) != stored_ids(before)
-            held, why = judge_file(case, response, seconds, stored)
+            del data
+            if response.status_code in (200, 202):
+                accepted.add((_json(response) or {}).get("submission_id") or "")
+            held, why = judge_file(case, response, seconds, stored=response.status_code in (200, 202))
             if held and case.expect == "reject":
                 health = client.get("/api/v1/health")
                 if health.status_code != 200:
                     held, why = False, f"health answered {health.status_code} afterwards"
-            out.append(Outcome(f"{track}/{case.name}", "file", held, why, response.status_code, seconds))
+            out.append(Outcome(name, "file", held, why, response.status_code, seconds))
+    stray = stored_ids(submission_files(data_dir)) - before - accepted
+    if stray:
+        out.append(
+            Outcome(
+                "stored-nothing", "file", False, f"submissions stored without a 2xx: {sorted(stray)}", 0, 0
+            )
+        )
     return out
 
 

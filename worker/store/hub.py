@@ -148,8 +148,8 @@ class HubStore:
                               f"(check HF_TOKEN and the repo id)")
         if isinstance(exc, RevisionNotFoundError):
             return StoreError(f"{what}: unknown revision")
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return StoreError(f"{what} failed: {first_line}")
+        detail = " ".join(str(exc).split())[:500] or type(exc).__name__
+        return StoreError(f"{what} failed: {detail}")
 
     def _sleep(self, attempt: int) -> None:
         time.sleep(self.base_delay * 2**attempt * random.uniform(0.5, 1.0))

@@ -1,0 +1,255 @@
+"""Pipeline benchmarks; prints figures.
+
+  upload -> visible in GET /api/v1/leaderboard, N sequential submissions (p50/p95):
+     embedded default (`python -m space`: SQLite broker, LocalStore, one worker subprocess)
+     Redis (`python -m space` web only + `celery -A worker worker` processes, LocalStore)
+  re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`
+
+Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore]
+Needs Redis at $REDIS_URL (default redis://127.0.0.1:6379/0) for the last two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEMO = ROOT / "data" / "demo"
+TRACK = "varm"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
+    with open(log, "ab") as out:
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def wait(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+        except httpx.HTTPError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def mixed_predictions(seed: int) -> bytes:
+    """A distinct, valid predictions file: each row taken from one of the demo baselines at random."""
+    files = [(DEMO / TRACK / "baselines" / f"{n}.test.jsonl").read_bytes().splitlines()
+             for n in ("char-ngram", "lexicon", "majority")]
+    rng = random.Random(seed)
+    return b"\n".join(rng.choice(rows)[i] for i, rows in enumerate(zip(*files, strict=True))) + b"\n"
+
+
+def board_ids(base: str) -> set[str]:
+    rows = httpx.get(f"{base}/api/v1/leaderboard", params={"track": TRACK}, timeout=30).json()["rows"]
+    return {r["submission_id"] for r in rows}
+
+
+def settle(base: str, data_dir: Path) -> None:
+    """Wait until the seeded baselines are published, so they do not compete with the measurement."""
+    wait(lambda: httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200, 120, "health")
+    wait(lambda: len(board_ids(base)) >= 3, 120, "baselines on the leaderboard")
+    time.sleep(2)
+
+
+def latency_run(base: str, token: str, n: int) -> list[float]:
+    headers = {"Authorization": f"Bearer {token}"}
+    times = []
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+        for i in range(n):
+            data = mixed_predictions(10_000 + i)
+            t0 = time.perf_counter()
+            r = client.post("/api/v1/submissions", data={"track": TRACK, "model_name": f"bench {i}"},
+                            files={"file": ("p.jsonl", data)})
+            assert r.status_code == 202, r.text
+            sid = r.json()["submission_id"]
+            wait(lambda: sid in board_ids(base), 120, f"{sid} on the leaderboard")
+            times.append(time.perf_counter() - t0)
+    return times
+
+
+def report(name: str, times: list[float]) -> None:
+    q = statistics.quantiles(times, n=100, method="inclusive")
+    print(f"{name}: n={len(times)} p50={q[49]:.3f}s p95={q[94]:.3f}s min={min(times):.3f}s max={max(times):.3f}s",
+          flush=True)
+
+
+def base_env(data_dir: Path, port: int) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "STORE", "AUTH")}
+    env.update(DATA_DIR=str(data_dir), PORT=str(port), HOST="127.0.0.1", QUOTA_PER_DAY="100000",
+               ATTEMPTS_PER_DAY="100000", PYTHONUNBUFFERED="1")
+    return env
+
+
+def bench_embedded(n: int, tmp: Path) -> None:
+    data, port = tmp / "embedded", free_port()
+    procs = [start([sys.executable, "-m", "space"], base_env(data, port), tmp / "embedded.log")]
+    try:
+        base = f"http://127.0.0.1:{port}"
+        settle(base, data)
+        token = next(iter(json.loads((data / "tokens.json").read_text())))
+        report("embedded (SQLite broker, LocalStore)", latency_run(base, token, n))
+    finally:
+        stop(procs)
+
+
+def redis_env(data: Path, port: int) -> dict:
+    env = base_env(data, port)
+    env.update(CELERY_BROKER_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+               CELERY_KEY_PREFIX=f"varmbench-{uuid.uuid4().hex[:8]}:")
+    return env
+
+
+def redis_workers(env: dict, log: Path) -> list[subprocess.Popen]:
+    """The production layout: scoring workers, plus one single-process publish worker."""
+    celery = [sys.executable, "-m", "celery", "-A", "worker", "worker", "--loglevel", "WARNING",
+              "--without-gossip", "--without-mingle"]
+    return [start([*celery, "-Q", "submissions,rescore", "-c", "2", "-n", f"score{uuid.uuid4().hex[:6]}@%h"],
+                  env, log),
+            start([*celery, "-Q", "publish", "-c", "1", "-n", f"publish{uuid.uuid4().hex[:6]}@%h"], env, log)]
+
+
+def cleanup_redis(env: dict) -> None:
+    import redis
+
+    client = redis.Redis.from_url(env["CELERY_BROKER_URL"])
+    keys = list(client.scan_iter(f"{env['CELERY_KEY_PREFIX']}*"))
+    if keys:
+        client.delete(*keys)
+
+
+def bench_redis(n: int, tmp: Path) -> None:
+    data, port = tmp / "redis", free_port()
+    env = redis_env(data, port)
+    subprocess.run([sys.executable, "-m", "worker", "seed"], cwd=ROOT, env=env, check=True, capture_output=True)
+    procs = redis_workers(env, tmp / "redis-workers.log")
+    procs.append(start([sys.executable, "-m", "space"], env, tmp / "redis-web.log"))
+    try:
+        base = f"http://127.0.0.1:{port}"
+        settle(base, data)
+        token = next(iter(json.loads((data / "tokens.json").read_text())))
+        report("redis (Redis broker, LocalStore, 2 scoring + 1 publish worker)", latency_run(base, token, n))
+    finally:
+        stop(procs)
+        cleanup_redis(env)
+
+
+def store_many(data: Path, count: int) -> None:
+    """Write `count` scored submissions straight into the store, as if an older scorer had scored them."""
+    from scoring.version import SCORER_VERSION
+    from worker.config import Config
+    from worker.records import new_record, transition
+    from worker.references import ReferenceCache
+    from worker.scoring_job import compute
+    from worker.store import open_store
+    from worker.submissions import dumps
+
+    store = open_store(Config(data_dir=data))
+    pinned = ReferenceCache(store).get(TRACK)
+    template_result, template_rows = compute(pinned, mixed_predictions(0))
+    add = {}
+    for i in range(count):
+        sid = f"{i:016x}"
+        preds = mixed_predictions(20_000 + i)
+        rec = new_record(submission_id=sid, track=TRACK, sha256=f"{i:064x}", submitter=f"user{i % 50}",
+                         metadata={"model_name": f"stored {i}"})
+        rec = transition(rec, "published", "bench fixture")
+        rec["versions"] = [{"version": 1, "scorer_version": "0.0.0-bench", "references_sha256": pinned.sha256,
+                            "references_revision": pinned.revision, "scored_at": rec["created_at"]}]
+        assert SCORER_VERSION != "0.0.0-bench"
+        add[f"{TRACK}/{sid}/predictions.jsonl"] = preds
+        add[f"{TRACK}/{sid}/submission.json"] = dumps(rec)
+        add[f"{TRACK}/{sid}/result_v1.json"] = dumps(template_result)
+        add[f"{TRACK}/{sid}/rows_v1.json"] = dumps(template_rows)
+    store.commit("submissions", add, [], f"bench: {count} stored submissions")
+
+
+def bench_rescore(count: int, tmp: Path) -> None:
+    data = tmp / "rescore"
+    env = redis_env(data, free_port())
+    subprocess.run([sys.executable, "-m", "worker", "seed", "--demo-dir", str(make_demo_without_baselines(tmp))],
+                   cwd=ROOT, env=env, check=True, capture_output=True)
+    store_many(data, count)
+    procs = redis_workers(env, tmp / "rescore-workers.log")
+    try:
+        time.sleep(3)  # workers up
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", TRACK, "--actor", "bench"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+        wall = time.perf_counter() - t0
+        if out.returncode != 0:
+            raise SystemExit(out.stderr[-3000:])
+        summary = json.loads(out.stdout)
+        print(f"rescore: {count} stored submissions in {wall:.1f}s wall "
+              f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
+              f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)", flush=True)
+    finally:
+        stop(procs)
+        cleanup_redis(env)
+
+
+def make_demo_without_baselines(tmp: Path) -> Path:
+    import shutil
+
+    out = tmp / "demo"
+    shutil.copytree(DEMO / TRACK, out / TRACK, ignore=shutil.ignore_patterns("baselines", "train.jsonl"),
+                    dirs_exist_ok=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--rescore", type=int, default=1000)
+    parser.add_argument("--only", default="embedded,redis,rescore")
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    print(f"machine: {os.cpu_count()} CPUs; scorer bootstrap 1000 resamples per submission", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
+        if "embedded" in only:
+            bench_embedded(args.n, Path(tmp))
+        if "redis" in only:
+            bench_redis(args.n, Path(tmp))
+        if "rescore" in only:
+            bench_rescore(args.rescore, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Seeded percentile bootstrap: determinism, vectorised == per-resample, paired comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+
+from scoring.bootstrap import (
+    bootstrap_ci,
+    paired_bootstrap,
+    percentile_ci,
+    resample_counts,
+    resample_indices,
+)
+from scoring.protocol import parse_output
+from scoring.varm import VARM_TRACK
+from scoring.varm_metrics import (
+    HEADLINE_CI_METRICS,
+    RowOutcomes,
+    metrics_for_rows,
+    resampled_metrics,
+    row_outcomes,
+)
+from tests.test_varm_metrics import GOLD, OUTPUTS, random_outcomes
+
+
+def test_indices_are_deterministic_and_seeded() -> None:
+    a = resample_indices(50, 20, seed=3)
+    assert a.shape == (20, 50) and a.min() >= 0 and a.max() < 50
+    assert np.array_equal(a, resample_indices(50, 20, seed=3))
+    assert np.array_equal(a, np.random.default_rng(3).integers(0, 50, size=(20, 50)))
+    assert not np.array_equal(a, resample_indices(50, 20, seed=4))
+
+
+def test_no_resamples_or_no_rows() -> None:
+    assert resample_indices(0, 10, 0).shape == (10, 0)
+    assert resample_indices(10, 0, 0).shape == (0, 10)
+    assert bootstrap_ci(lambda idx: idx.mean(axis=1), 10, resamples=0) is None
+
+
+def test_counts_match_indices() -> None:
+    idx = resample_indices(7, 30, seed=1)
+    counts = resample_counts(idx, 7)
+    assert counts.dtype == np.float64
+    assert np.array_equal(counts.sum(axis=1), np.full(30, 7.0))
+    for b in range(30):
+        assert np.array_equal(counts[b], np.bincount(idx[b], minlength=7))
+
+
+def test_percentile_ci_is_numpy_linear_percentile() -> None:
+    values = np.arange(101, dtype=float)
+    assert percentile_ci(values) == [2.5, 97.5]
+    assert percentile_ci(values, level=0.9) == [5.0, 95.0]
+    assert all(type(x) is float for x in percentile_ci(values))
+
+
+def test_vectorised_and_loop_paths_agree() -> None:
+    data = np.random.default_rng(0).random(40)
+    fast = bootstrap_ci(lambda idx: data[idx].mean(axis=1), 40, resamples=200, seed=5)
+    slow = bootstrap_ci(lambda row: float(data[row].mean()), 40, resamples=200, seed=5, vectorised=False)
+    assert np.allclose(fast, slow, rtol=0, atol=1e-12)
+
+
+def test_resampled_varm_metrics_equal_recomputation_on_each_resample() -> None:
+    """The matrix-product path gives, per resample, the metrics of the explicitly resampled rows."""
+    parsed = [parse_output(o) for o in OUTPUTS]
+    outcomes = row_outcomes(parsed, GOLD)
+    idx = resample_indices(outcomes.n, 25, seed=11)
+    fast = resampled_metrics(outcomes, resample_counts(idx, outcomes.n))
+    for b in range(25):
+        rows = idx[b]
+        explicit = row_outcomes([parsed[i] for i in rows], [GOLD[i] for i in rows])
+        slow = metrics_for_rows(explicit)
+        for name in HEADLINE_CI_METRICS:
+            assert abs(fast[name][b] - slow[name]) <= 1e-12, (b, name)
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_outcomes(min_rows=2))
+def test_paired_bootstrap_of_a_submission_with_itself(o: RowOutcomes) -> None:
+    lists = {"id": [str(i) for i in range(o.n)], **o.to_lists()}
+    result = VARM_TRACK.paired_compare(lists, lists, bootstrap=100, seed=1)
+    assert set(result) == set(VARM_TRACK.headline_metrics)
+    for entry in result.values():
+        assert entry["diff"] == 0.0 and entry["ci"] == [0.0, 0.0] and entry["significant"] is False
+
+
+def test_paired_bootstrap_detects_a_clear_difference() -> None:
+    rng = np.random.default_rng(0)
+    n = 300
+    good = rng.random(n) < 0.9
+    bad = rng.random(n) < 0.5
+    idx = resample_indices(n, 500, seed=2)
+    result = paired_bootstrap(
+        {"acc": good.mean()},
+        {"acc": bad.mean()},
+        {"acc": good[idx].mean(axis=1)},
+        {"acc": bad[idx].mean(axis=1)},
+    )
+    entry = result["acc"]
+    assert entry["diff"] == float(good.mean() - bad.mean())
+    assert entry["significant"] and entry["ci"][0] > 0
+
+
+def test_paired_bootstrap_without_resamples_claims_nothing() -> None:
+    result = paired_bootstrap({"m": 0.9}, {"m": 0.1}, {"m": np.array([])}, {"m": np.array([])})
+    assert result["m"]["ci"] is None and result["m"]["significant"] is False
+
+
+def test_paired_compare_aligns_rows_by_id_and_is_deterministic() -> None:
+    outcomes = row_outcomes([parse_output(o) for o in OUTPUTS], GOLD)
+    a = {"id": [f"r{i}" for i in range(5)], **outcomes.to_lists()}
+    worse = row_outcomes([parse_output("x")] * 5, GOLD)
+    b = {"id": [f"r{i}" for i in range(5)], **worse.to_lists()}
+    reversed_b = {key: values[::-1] for key, values in b.items()}
+    first = VARM_TRACK.paired_compare(a, b, bootstrap=200, seed=9)
+    assert first == VARM_TRACK.paired_compare(a, reversed_b, bootstrap=200, seed=9)
+    assert first["jrem"]["a"] == 0.4 and first["jrem"]["b"] == 0.0 and first["jrem"]["diff"] == 0.4
