@@ -8,6 +8,7 @@ With CELERY_BROKER_URL set, only the web process starts; run workers separately,
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import signal
@@ -46,6 +47,14 @@ def worker_command(data_dir: Path) -> list[str]:
     ]
 
 
+def _die_with_parent() -> None:
+    """In the worker child: get SIGTERM when the web process dies, even by SIGKILL (Linux only)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
 def stop(process: subprocess.Popen, timeout: float = 15) -> None:
     """Stop a subprocess started in its own session, with everything it forked."""
     if process.poll() is not None:
@@ -74,8 +83,12 @@ def main() -> int:
     worker = None
     if config.celery_broker_url is None:
         subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
-        worker = subprocess.Popen(worker_command(data_dir), cwd=ROOT, env=env, start_new_session=True)
+        worker = subprocess.Popen(worker_command(data_dir), cwd=ROOT, env=env, start_new_session=True,
+                                  preexec_fn=_die_with_parent)
         log.info("embedded Celery worker started (pid %d)", worker.pid)
+    # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
+    # `finally` below stop the worker instead of the default handler killing us first.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         uvicorn.run(
             create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info"

@@ -35,8 +35,8 @@ _SESSION: dict = {}
 def start_fakehub(extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
     """Start tests/fakehub.py on a free port; returns (process, base URL). Stop with stop_fakehub()."""
     proc = subprocess.Popen(
-        [sys.executable, str(FAKEHUB), "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, **(extra_env or {})},
+        [sys.executable, str(FAKEHUB), "--port", "0", "--exit-on-eof"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(extra_env or {})},
     )
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("FAKEHUB READY "):
@@ -48,8 +48,9 @@ def start_fakehub(extra_env: dict[str, str] | None = None) -> tuple[subprocess.P
 def stop_fakehub(proc: subprocess.Popen) -> None:
     proc.kill()  # our own child, by its handle
     proc.wait(timeout=10)
-    if proc.stdout:
-        proc.stdout.close()
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe:
+            pipe.close()
 
 
 _ENV_KEYS = ("HF_ENDPOINT", "HF_HOME", "HF_TOKEN", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_DISABLE_PROGRESS_BARS",

@@ -438,7 +438,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--exit-on-eof", action="store_true",
+                        help="exit when stdin closes, so a killed test runner leaves no orphan server")
     args = parser.parse_args()
+    if args.exit_on_eof:
+        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     server = serve(args.host, args.port)
     host, port = server.server_address[:2]
     print(f"FAKEHUB READY http://{host}:{port}", flush=True)
