@@ -39,9 +39,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+LOGS = ROOT / "bench" / "out" / time.strftime("pipeline-%Y%m%dT%H%M%S")  # git-ignored
+
+
 def start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
-    with open(log, "ab") as out:
-        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / log.name, "ab") as out:
+        return subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
 
 def stop(procs: list[subprocess.Popen]) -> None:
@@ -71,10 +77,12 @@ def wait(predicate, timeout: float, what: str):
 
 def mixed_predictions(seed: int) -> bytes:
     """A distinct, valid predictions file: each row taken from one of the demo baselines at random."""
-    files = [(DEMO / TRACK / "baselines" / f"{n}.test.jsonl").read_bytes().splitlines()
-             for n in ("char-ngram", "lexicon", "majority")]
+    files = [
+        (DEMO / TRACK / "baselines" / f"{n}.test.jsonl").read_bytes().splitlines()
+        for n in ("char-ngram", "lexicon", "majority")
+    ]
     rng = random.Random(seed)
-    return b"\n".join(rng.choice(rows)[i] for i, rows in enumerate(zip(*files, strict=True))) + b"\n"
+    return b"\n".join(rng.choice(rows) for rows in zip(*files, strict=True)) + b"\n"
 
 
 def board_ids(base: str) -> set[str]:
@@ -96,25 +104,37 @@ def latency_run(base: str, token: str, n: int) -> list[float]:
         for i in range(n):
             data = mixed_predictions(10_000 + i)
             t0 = time.perf_counter()
-            r = client.post("/api/v1/submissions", data={"track": TRACK, "model_name": f"bench {i}"},
-                            files={"file": ("p.jsonl", data)})
+            r = client.post(
+                "/api/v1/submissions",
+                data={"track": TRACK, "model_name": f"bench {i}"},
+                files={"file": ("p.jsonl", data)},
+            )
             assert r.status_code == 202, r.text
             sid = r.json()["submission_id"]
-            wait(lambda: sid in board_ids(base), 120, f"{sid} on the leaderboard")
+            wait(lambda sid=sid: sid in board_ids(base), 120, f"{sid} on the leaderboard")
             times.append(time.perf_counter() - t0)
     return times
 
 
 def report(name: str, times: list[float]) -> None:
     q = statistics.quantiles(times, n=100, method="inclusive")
-    print(f"{name}: n={len(times)} p50={q[49]:.3f}s p95={q[94]:.3f}s min={min(times):.3f}s max={max(times):.3f}s",
-          flush=True)
+    print(
+        f"{name}: n={len(times)} p50={q[49]:.3f}s p95={q[94]:.3f}s "
+        f"min={min(times):.3f}s max={max(times):.3f}s",
+        flush=True,
+    )
 
 
 def base_env(data_dir: Path, port: int) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "STORE", "AUTH")}
-    env.update(DATA_DIR=str(data_dir), PORT=str(port), HOST="127.0.0.1", QUOTA_PER_DAY="100000",
-               ATTEMPTS_PER_DAY="100000", PYTHONUNBUFFERED="1")
+    env.update(
+        DATA_DIR=str(data_dir),
+        PORT=str(port),
+        HOST="127.0.0.1",
+        QUOTA_PER_DAY="100000",
+        ATTEMPTS_PER_DAY="100000",
+        PYTHONUNBUFFERED="1",
+    )
     return env
 
 
@@ -132,18 +152,35 @@ def bench_embedded(n: int, tmp: Path) -> None:
 
 def redis_env(data: Path, port: int) -> dict:
     env = base_env(data, port)
-    env.update(CELERY_BROKER_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-               CELERY_KEY_PREFIX=f"varmbench-{uuid.uuid4().hex[:8]}:")
+    env.update(
+        CELERY_BROKER_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        CELERY_KEY_PREFIX=f"varmbench-{uuid.uuid4().hex[:8]}:",
+    )
     return env
 
 
 def redis_workers(env: dict, log: Path) -> list[subprocess.Popen]:
     """The production layout: scoring workers, plus one single-process publish worker."""
-    celery = [sys.executable, "-m", "celery", "-A", "worker", "worker", "--loglevel", "WARNING",
-              "--without-gossip", "--without-mingle"]
-    return [start([*celery, "-Q", "submissions,rescore", "-c", "2", "-n", f"score{uuid.uuid4().hex[:6]}@%h"],
-                  env, log),
-            start([*celery, "-Q", "publish", "-c", "1", "-n", f"publish{uuid.uuid4().hex[:6]}@%h"], env, log)]
+    celery = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "worker",
+        "worker",
+        "--loglevel",
+        "WARNING",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    return [
+        start(
+            [*celery, "-Q", "submissions,rescore", "-c", "2", "-n", f"score{uuid.uuid4().hex[:6]}@%h"],
+            env,
+            log,
+        ),
+        start([*celery, "-Q", "publish", "-c", "1", "-n", f"publish{uuid.uuid4().hex[:6]}@%h"], env, log),
+    ]
 
 
 def cleanup_redis(env: dict) -> None:
@@ -158,7 +195,9 @@ def cleanup_redis(env: dict) -> None:
 def bench_redis(n: int, tmp: Path) -> None:
     data, port = tmp / "redis", free_port()
     env = redis_env(data, port)
-    subprocess.run([sys.executable, "-m", "worker", "seed"], cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "worker", "seed"], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     procs = redis_workers(env, tmp / "redis-workers.log")
     procs.append(start([sys.executable, "-m", "space"], env, tmp / "redis-web.log"))
     try:
@@ -188,11 +227,23 @@ def store_many(data: Path, count: int) -> None:
     for i in range(count):
         sid = f"{i:016x}"
         preds = mixed_predictions(20_000 + i)
-        rec = new_record(submission_id=sid, track=TRACK, sha256=f"{i:064x}", submitter=f"user{i % 50}",
-                         metadata={"model_name": f"stored {i}"})
+        rec = new_record(
+            submission_id=sid,
+            track=TRACK,
+            sha256=f"{i:064x}",
+            submitter=f"user{i % 50}",
+            metadata={"model_name": f"stored {i}"},
+        )
         rec = transition(rec, "published", "bench fixture")
-        rec["versions"] = [{"version": 1, "scorer_version": "0.0.0-bench", "references_sha256": pinned.sha256,
-                            "references_revision": pinned.revision, "scored_at": rec["created_at"]}]
+        rec["versions"] = [
+            {
+                "version": 1,
+                "scorer_version": "0.0.0-bench",
+                "references_sha256": pinned.sha256,
+                "references_revision": pinned.revision,
+                "scored_at": rec["created_at"],
+            }
+        ]
         assert SCORER_VERSION != "0.0.0-bench"
         add[f"{TRACK}/{sid}/predictions.jsonl"] = preds
         add[f"{TRACK}/{sid}/submission.json"] = dumps(rec)
@@ -204,22 +255,36 @@ def store_many(data: Path, count: int) -> None:
 def bench_rescore(count: int, tmp: Path) -> None:
     data = tmp / "rescore"
     env = redis_env(data, free_port())
-    subprocess.run([sys.executable, "-m", "worker", "seed", "--demo-dir", str(make_demo_without_baselines(tmp))],
-                   cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "worker", "seed", "--demo-dir", str(make_demo_without_baselines(tmp))],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     store_many(data, count)
     procs = redis_workers(env, tmp / "rescore-workers.log")
     try:
         time.sleep(3)  # workers up
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", TRACK, "--actor", "bench"],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+        out = subprocess.run(
+            [sys.executable, "-m", "worker", "rescore", "--track", TRACK, "--actor", "bench"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         wall = time.perf_counter() - t0
         if out.returncode != 0:
             raise SystemExit(out.stderr[-3000:])
         summary = json.loads(out.stdout)
-        print(f"rescore: {count} stored submissions in {wall:.1f}s wall "
-              f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
-              f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)", flush=True)
+        print(
+            f"rescore: {count} stored submissions in {wall:.1f}s wall "
+            f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
+            f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)",
+            flush=True,
+        )
     finally:
         stop(procs)
         cleanup_redis(env)
@@ -229,20 +294,27 @@ def make_demo_without_baselines(tmp: Path) -> Path:
     import shutil
 
     out = tmp / "demo"
-    shutil.copytree(DEMO / TRACK, out / TRACK, ignore=shutil.ignore_patterns("baselines", "train.jsonl"),
-                    dirs_exist_ok=True)
+    shutil.copytree(
+        DEMO / TRACK,
+        out / TRACK,
+        ignore=shutil.ignore_patterns("baselines", "train.jsonl"),
+        dirs_exist_ok=True,
+    )
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--rescore", type=int, default=1000)
     parser.add_argument("--only", default="embedded,redis,rescore")
     args = parser.parse_args()
     only = set(args.only.split(","))
-    print(f"machine: {os.cpu_count()} CPUs; scorer bootstrap 1000 resamples per submission", flush=True)
-    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; scorer bootstrap 1000 "
+          f"resamples per submission; logs in {LOGS.relative_to(ROOT)}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-", ignore_cleanup_errors=True) as tmp:
         if "embedded" in only:
             bench_embedded(args.n, Path(tmp))
         if "redis" in only:

@@ -77,6 +77,10 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not allowed in JSON")
 
 
+# One decoder for every line: json.loads(..., parse_constant=...) would build a new one per call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _line_number(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -141,7 +145,7 @@ def read_jsonl(
             continue
         text = raw.decode("utf-8").rstrip("\r")
         try:
-            obj = json.loads(text, parse_constant=_reject_constant)
+            obj = _DECODER.decode(text)
         except RecursionError:
             problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
             continue

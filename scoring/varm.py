@@ -51,7 +51,7 @@ class VarmTrack:
 
     # -- validation (gold-independent) -------------------------------------------------------------
 
-    def _check(self, data: bytes, inputs: list[dict]) -> _Checked:
+    def _check(self, data: bytes, inputs: list[dict], *, advice: bool = True) -> _Checked:
         records, read_problems = read_jsonl(data, what="predictions")
         report = Report(rows=len(records))
         report.extend(list(read_problems))
@@ -102,7 +102,8 @@ class VarmTrack:
                     "id": ids[row] if row >= 0 else None,
                     "issues": list(parsed.format_issues),
                 })
-        report.advice = summarise_advice(raw_outputs, parsed_list)
+        if advice:  # only shown to submitters; scoring skips the lenient re-parse
+            report.advice = summarise_advice(raw_outputs, parsed_list)
         return _Checked(report, parsed_by_row)
 
     def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
@@ -110,7 +111,7 @@ class VarmTrack:
         return self._check(data, inputs).report
 
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
-        checked = self._check(data, self.public_inputs(refs))
+        checked = self._check(data, self.public_inputs(refs), advice=False)
         if not checked.report.valid:
             raise InputError(checked.report.errors, total=checked.report.errors_total)
         return row_outcomes(checked.parsed, refs.rows)  # type: ignore[arg-type]  # all rows covered

@@ -258,7 +258,6 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
     x = outcomes.indicator_matrix() if matrix is None else matrix
     mask = np.zeros(outcomes.n, dtype=bool)
     mask[rows] = True
-    # One product for the subset, its harmful part and its non-harmful part.
     harmful = mask & outcomes.harmful
     non_harmful = mask & ~outcomes.harmful
     values = metrics_for_rows(outcomes, mask, matrix=x)
@@ -267,7 +266,9 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
     jrem_h = int(jrem_col[harmful].sum()) / n_harmful if n_harmful else None
     jrem_n = int(jrem_col[non_harmful].sum()) / n_non_harmful if n_non_harmful else None
     out = nest(values)
+    counts = outcomes.issues[mask].sum(axis=0)  # spec §3: "every metric above", format-issue counts included
     out.update({
+        "format_issues": {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)},
         "rows": int(mask.sum()),
         "rows_harmful": n_harmful,
         "rows_non_harmful": n_non_harmful,

@@ -26,8 +26,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 TOKENS = {"tok-alice-0123456789": "alice", "tok-boss-0123456789": "boss"}
 
 
@@ -55,8 +60,9 @@ def fake_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeUI]:
     service = FakeService(n=12, config=FakeConfig(maintainers=("boss",), data_dir=data_dir))
     demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
     demo.ui.cache.head_ttl = 0.0  # tests publish and expect to see it at once
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(),
-                            quiet=True)
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
+    )
     yield FakeUI(url=url, service=service, demo=demo)
     demo.close()
 
@@ -91,7 +97,9 @@ def _wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float) -
         except OSError:
             pass
         time.sleep(0.5)
-    raise RuntimeError(f"python -m space did not answer in {timeout}s:\n{log.read_text(errors='replace')[-4000:]}")
+    raise RuntimeError(
+        f"python -m space did not answer in {timeout}s:\n{log.read_text(errors='replace')[-4000:]}"
+    )
 
 
 def _published(url: str, tracks: tuple[str, ...], timeout: float) -> None:
@@ -117,15 +125,30 @@ def live_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSpace]:
     data_dir = tmp_path_factory.mktemp("space-data")
     (data_dir / "tokens.json").write_text(json.dumps(TOKENS))
     port = free_port()
-    env = {**os.environ, "DATA_DIR": str(data_dir), "PORT": str(port), "HOST": "127.0.0.1", "AUTH": "token",
-           "MAINTAINERS": "boss", "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONUNBUFFERED": "1",
-           "QUOTA_PER_DAY": "50", "ATTEMPTS_PER_DAY": "200"}
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data_dir),
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+        "AUTH": "token",
+        "MAINTAINERS": "boss",
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "PYTHONUNBUFFERED": "1",
+        "QUOTA_PER_DAY": "50",
+        "ATTEMPTS_PER_DAY": "200",
+    }
     for name in ("CELERY_BROKER_URL", "STORE", "HF_RESULTS_REPO", "SPACE_ID", "OAUTH_CLIENT_ID"):
         env.pop(name, None)  # the embedded default: local store, SQLite broker, one worker subprocess
     log = data_dir / "space.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "space"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         _wait_http(f"{url}api/v1/health", process, log, timeout=180)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.hostile import corpus, rest
+from tests.hostile import corpus, figures, rest
 from tests.hostile.fixtures import shared_deployment
 
 TRACKS = ("varm", "cold", "cntp")  # toxicn shares cold's reader: its cases run at the scorer level
@@ -91,5 +91,9 @@ def test_service_still_healthy_and_no_traceback_logged(
 ) -> None:
     """After every hostile case: health 200, and the web process logged no traceback."""
     assert client.get("/api/v1/health").status_code == 200
+    outcomes = [*file_outcomes.values(), *meta_outcomes.values(), *request_outcomes.values()]
+    summary = rest.summarise(outcomes, health_ok=True)
+    summary.pop("failed")
+    figures.record("hostile_rest", **summary, statuses=sorted({o.status for o in outcomes}))
     log = dep.logs().get("space.log", "")
     assert "Traceback" not in log, log[log.find("Traceback") : log.find("Traceback") + 1500]

@@ -10,13 +10,15 @@ Also: the `python -m scoring validate` CLI answers the same files with a non-zer
 
 from __future__ import annotations
 
+import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from scoring.tracks import TRACK_NAMES
-from tests.hostile import corpus, runner
+from tests.hostile import corpus, figures, runner
 
 # Known failures (teammates' code), written as strict xfails so the fix flips them.
 KNOWN: dict[str, str] = {}
@@ -56,10 +58,30 @@ def test_light_case_held(verdicts: dict, track: str, case: str) -> None:
     assert verdict.held, f"{track}/{case}: {verdict.why}"
 
 
+def test_record_scorer_figures(verdicts: dict) -> None:
+    """Counts for docs/RELIABILITY.md (light cases; heavy ones record their own)."""
+    values = list(verdicts.values())
+    figures.record(
+        "hostile_scorer_light",
+        tracks=sorted({v.track for v in values}),
+        tried=len(values),
+        held=sum(v.held for v in values),
+        max_ms=round(max(v.seconds for v in values) * 1000),
+        max_tracemalloc_mib=round(max(v.py_peak or 0 for v in values) / 2**20, 1),
+    )
+
+
 @pytest.mark.parametrize(("track", "case"), _params(heavy=True))
 def test_heavy_case_held(tmp_path: Path, track: str, case: str) -> None:
     """50 MB line, 64 MiB + 1 file, ten million lines: bounded time and RSS, clean rejection."""
     (verdict,) = runner.run_cases([track], tmp_path, heavy=True, only={case})
+    figures.record(
+        f"hostile_scorer_heavy_{track}_{case}",
+        held=verdict.held,
+        mib=round(verdict.bytes / 2**20, 1),
+        seconds=round(verdict.seconds, 2),
+        peak_rss_mib=round((verdict.rss or 0) / 2**20),
+    )
     assert verdict.held, f"{track}/{case}: {verdict.why}"
 
 
@@ -73,6 +95,8 @@ _CLI_CASES = [
     "duplicate_ids",
     "nul_byte_in_line",
     "lone_surrogate_escape",
+    "single_50mb_line",
+    "ten_million_lines",
 ]
 
 
@@ -83,29 +107,30 @@ def _cli_available() -> bool:
 @pytest.mark.skipif(not _cli_available(), reason="scoring/__main__.py (the CLI) not written yet")
 @pytest.mark.parametrize("case", _CLI_CASES)
 def test_cli_validate_rejects_cleanly(tmp_path: Path, case: str) -> None:
-    """`python -m scoring validate --track T PRED --inputs INPUTS` exits 1 with a message, no traceback."""
+    """`python -m scoring validate --track T --inputs I --predictions P`: exit != 0, message, no traceback."""
     track = next(t for t in ("varm", "cold") if t in _AVAILABLE)
     inputs = runner.synthetic_inputs(track)
     inputs_path = tmp_path / "inputs.jsonl"
-    inputs_path.write_text("".join(__import__("json").dumps(x, ensure_ascii=False) + "\n" for x in inputs))
+    inputs_path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in inputs))
     pred = corpus.write_case(corpus.CASES[case], inputs, track, tmp_path / "pred.jsonl")
-    proc = subprocess.run(
-        [
-            runner.PYTHON,
-            "-m",
-            "scoring",
-            "validate",
-            "--track",
-            track,
-            "--inputs",
-            str(inputs_path),
-            str(pred),
-        ],
-        cwd=runner.ROOT,
-        capture_output=True,
-        timeout=60,
-    )
+    cmd = [
+        runner.PYTHON,
+        "-m",
+        "scoring",
+        "validate",
+        "--track",
+        track,
+        "--inputs",
+        str(inputs_path),
+        "--predictions",
+        str(pred),
+    ]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=runner.ROOT, capture_output=True, timeout=60)
+    seconds = time.perf_counter() - start
     out = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+    assert seconds < runner.HEAVY_SECONDS, f"CLI took {seconds:.1f} s"
+    assert out.strip(), "the CLI said nothing"
     assert "Traceback" not in out, out[-2000:]
     assert proc.returncode not in (0,), out[-500:]
     assert proc.returncode < 64 or proc.returncode == 2, f"rc {proc.returncode}: {out[-500:]}"

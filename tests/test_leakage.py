@@ -14,14 +14,16 @@ On the shared private deployment (seeded demo benchmark + baselines, two workers
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
 
-from tests.hostile import corpus, leaks, procs
+from tests.hostile import corpus, figures, leaks, procs
 from tests.hostile.fixtures import MAINTAINER, shared_deployment
 from worker.config import Config
 from worker.store import open_store
@@ -140,12 +142,20 @@ def test_results_area_holds_only_public_files_and_no_gold(dep, published, needle
         if "/results/" in path:
             envelope = json.loads(data)
             assert set(envelope["submission"]) <= PUBLIC_ENVELOPE_KEYS, (path, set(envelope["submission"]))
+    figures.record("leakage_results_area", files=len(paths), needles=len(needles), hits=len(hits))
     assert not hits, _hits_report(hits)
 
 
 def test_api_responses_carry_no_gold(responses, needles) -> None:
     assert len(responses) > 20
     hits = [h for name, body in responses.items() for h in leaks.scan(name, body, needles)]
+    figures.record(
+        "leakage_api",
+        needles=len(needles),
+        responses=len(responses),
+        bytes=sum(len(b) for b in responses.values()),
+        hits=len(hits),
+    )
     assert not hits, _hits_report(hits)
 
 
@@ -154,7 +164,45 @@ def test_logs_carry_no_gold(dep, responses, needles) -> None:
     logs = dep.logs()
     assert any("worker" in name for name in logs) and "space.log" in logs
     hits = [h for name, text in logs.items() for h in leaks.scan(name, text, needles)]
+    figures.record(
+        "leakage_logs",
+        needles=len(needles),
+        log_files=len(logs),
+        log_lines=sum(t.count("\n") for t in logs.values()),
+        hits=len(hits),
+    )
     assert not hits, _hits_report(hits)
+
+
+def test_static_file_routes_do_not_serve_gold(client, dep, needles) -> None:
+    """Gradio's file routes and odd paths cannot reach the demo gold in the working tree, the store's
+    references area or the tokens file."""
+    root = procs.ROOT
+    targets = [
+        root / "data" / "demo" / "varm" / "test.jsonl",
+        dep.data_dir / "store" / "references" / "HEAD",
+        dep.data_dir / "tokens.json",
+        Path("/etc/passwd"),
+    ]
+    paths = []
+    for target in targets:
+        rel = os.path.relpath(target, root)
+        for prefix in ("/gradio_api/file=", "/file=", "/gradio_api/file/", "/static/", "/assets/"):
+            paths += [prefix + str(target), prefix + rel, prefix + quote(str(target), safe="")]
+    paths += [
+        "/../data/demo/varm/test.jsonl",
+        "/%2e%2e/data/demo/varm/test.jsonl",
+        "/data/demo/varm/test.jsonl",
+    ]
+    served = []
+    for path in paths:
+        r = client.get(path)
+        body = r.content
+        if r.status_code == 200 and (
+            leaks.scan(path, body, needles) or b"root:" in body or b'"target"' in body
+        ):
+            served.append(path)
+    assert not served, f"gold or system files served at: {served[:5]}"
 
 
 def test_web_process_cannot_open_references(tmp_path: Path) -> None:

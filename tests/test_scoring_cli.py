@@ -104,6 +104,8 @@ def test_golden_result_hand_checked_values() -> None:
     abuse = result["subsets"]["abuse"]
     assert (abuse["rows"], abuse["rows_harmful"], abuse["rows_non_harmful"]) == (3, 2, 1)
     assert abuse["jrem"] == 0.0 and abuse["her_c"] == 1.0 and abuse["jrem_gap"] == 0.0
+    assert abuse["format_issues"]["stance_label_inconsistent"] == 1
+    assert sum(abuse["format_issues"].values()) == 1
     identity = result["subsets"]["identity"]
     assert (identity["jrem_harmful"], identity["jrem_non_harmful"], identity["jrem_gap"]) == (1.0, 0.0, 1.0)
     assert set(result["ci"]) >= {"jrem", "macro_f1.label", "macro_f1.category", "t_f1", "parse_success"}

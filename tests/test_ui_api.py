@@ -125,7 +125,7 @@ def test_analysis_varm_charts(fake_client) -> None:
     figs = [plot(o) for o in out[:5]]
     titles = [f.layout.title.text for f in figs]
     assert "error rate" in titles[0] and "JREM" in titles[1] and "HER" in titles[2]
-    assert "Cue subsets" in titles[3] and "Format issues" in titles[4]
+    assert "Format issues" in titles[3] and "Cue subsets" in titles[4]
     assert len(figs[0].data) == 8  # top 5 + 3 baselines
     for fig in figs:
         assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text

@@ -43,10 +43,18 @@ def test_varm_invalid_output_counts_every_field_wrong() -> None:
 
 
 def test_detail_html_escapes_user_text() -> None:
-    item = {"n": 1, "id": "<b>id</b>", "text": "他说<script>alert(1)</script>外地人", "raw": "<img src=x>",
-            "gold": {f: "外地人" if f == "target" else "<i>x</i>" for f in explorer.FIELDS},
-            "pred": {f: "<svg onload=alert(1)>" for f in explorer.FIELDS}, "valid": False,
-            "issues": ["<x>"], "wrong": list(explorer.FIELDS), "target_f1": 0.0}
+    item = {
+        "n": 1,
+        "id": "<b>id</b>",
+        "text": "他说<script>alert(1)</script>外地人",
+        "raw": "<img src=x>",
+        "gold": {f: "外地人" if f == "target" else "<i>x</i>" for f in explorer.FIELDS},
+        "pred": {f: "<svg onload=alert(1)>" for f in explorer.FIELDS},
+        "valid": False,
+        "issues": ["<x>"],
+        "wrong": list(explorer.FIELDS),
+        "target_f1": 0.0,
+    }
     html = explorer.item_html(item)
     for raw in ("<script>", "<img", "<svg", "<i>", "<b>id", "<x>"):
         assert raw not in html

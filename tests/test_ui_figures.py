@@ -50,12 +50,19 @@ def test_label_vs_jrem_has_diagonal_and_gap(varm) -> None:
 
 def test_user_names_are_escaped_in_every_figure(varm) -> None:
     rows, results = varm
-    figs = [figures.field_error_bars(rows), figures.label_vs_jrem(rows), figures.her_bars(rows),
-            figures.cue_heatmap(rows, results), figures.format_issue_bars(rows, results)]
+    figs = [
+        figures.field_error_bars(rows),
+        figures.label_vs_jrem(rows),
+        figures.her_bars(rows),
+        figures.cue_heatmap(rows, results),
+        figures.format_issue_bars(rows, results),
+    ]
     for fig in figs:
         text = fig.to_json()
         assert XSS_NAME not in text and "<img" not in text
-    assert any("&lt;img src=x onerror=alert(1)&gt;" in json.dumps(list(f.data[-1].x or [])) for f in figs[2:3])
+    assert any(
+        "&lt;img src=x onerror=alert(1)&gt;" in json.dumps(list(f.data[-1].x or [])) for f in figs[2:3]
+    )
 
 
 def test_cue_heatmap_panels(varm) -> None:
@@ -72,7 +79,10 @@ def test_format_issues_and_her(varm) -> None:
     rows, results = varm
     fmt = figures.format_issue_bars(rows, results)
     _labelled(fmt)
-    assert fmt.layout.barmode == "stack" and len(fmt.data) == 11
+    nonzero = {i for res in results for i, v in res["format_issues"].items() if v}
+    assert fmt.layout.barmode == "stack" and {t.name for t in fmt.data} == nonzero
+    clean = figures.format_issue_bars(rows[:1], [{"format_issues": {"placeholder_value": 0}}])
+    assert clean.layout.annotations and clean.data[0].name == "none 无"
     her = figures.her_bars(rows)
     _labelled(her)
     assert her.data[0].y[0] == pytest.approx(rows[0]["her_c"] * 100)
@@ -92,7 +102,11 @@ def test_toxitrace_breakdowns() -> None:
 
 
 def test_empty_inputs_still_titled() -> None:
-    for fig in (figures.field_error_bars([]), figures.cue_heatmap([], []), figures.compare_bars({}, "a", "b")):
+    for fig in (
+        figures.field_error_bars([]),
+        figures.cue_heatmap([], []),
+        figures.compare_bars({}, "a", "b"),
+    ):
         assert fig.layout.title.text
         assert pio.from_json(fig.to_json()).layout.annotations
 

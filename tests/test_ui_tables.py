@@ -39,8 +39,19 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows)
     table, types = display_frame(df.head(10), "varm", default_columns("varm"))
     assert list(table.columns)[:2] == ["Rank 排名", "Model 模型"]
-    for header in ("JREM", "JREM 95% CI", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
-                   "Parse success", "Date 日期", "Scorer 评分器", "Mark 标记"):
+    for header in (
+        "JREM",
+        "JREM 95% CI",
+        "Label Macro-F1",
+        "Category Macro-F1",
+        "HER-C",
+        "HER-L",
+        "T-F1",
+        "Parse success",
+        "Date 日期",
+        "Scorer 评分器",
+        "Mark 标记",
+    ):
         assert header in table.columns
     # User text columns are "str" (never markdown/html); metric columns are numbers.
     assert set(types) <= {"str", "number"}
@@ -91,12 +102,16 @@ def test_toxitrace_columns() -> None:
     table, _ = display_frame(rows_frame(rows), "cntp", default_columns("cntp"))
     for header in ("Span overlap F1", "Span overlap F1 95% CI", "F1", "Accuracy", "Macro-F1"):
         assert header in table.columns
-    cold, _ = display_frame(rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold"))
+    cold, _ = display_frame(
+        rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold")
+    )
     assert {"F1", "F1 95% CI", "Accuracy", "Precision", "Recall", "Macro-F1"} <= set(cold.columns)
 
 
 def test_view_query_round_trip() -> None:
-    view = View(track="cold", q="lexicon & co", baselines=False, model_types=("open",), sort="accuracy", page=2)
+    view = View(
+        track="cold", q="lexicon & co", baselines=False, model_types=("open",), sort="accuracy", page=2
+    )
     query = view.to_query(submission="0123456789abcdef")
     assert query.startswith("?track=cold")
     from urllib.parse import parse_qsl
@@ -107,8 +122,16 @@ def test_view_query_round_trip() -> None:
 
 
 def test_view_from_hostile_query() -> None:
-    view = View.from_query({"track": "<script>", "sort": "__import__", "page": "-5", "cols": "x,jrem",
-                            "type": "evil", "q": "a" * 1000})
+    view = View.from_query(
+        {
+            "track": "<script>",
+            "sort": "__import__",
+            "page": "-5",
+            "cols": "x,jrem",
+            "type": "evil",
+            "q": "a" * 1000,
+        }
+    )
     assert view.track == "varm" and view.sort == "rank" and view.page == 1
     assert view.columns == ("jrem",) and view.model_types == () and len(view.q) == 200
 
@@ -121,7 +144,7 @@ def test_paging(varm_rows: list[dict]) -> None:
 
 def test_exports_are_raw_and_formula_safe(varm_rows: list[dict]) -> None:
     rows = [dict(r) for r in varm_rows]
-    rows[0]["model_name"] = "=HYPERLINK(\"http://x\")"
+    rows[0]["model_name"] = '=HYPERLINK("http://x")'
     df = rows_frame(rows)
     csv = to_csv(df).decode("utf-8-sig")
     assert "'=HYPERLINK" in csv and "_search" not in csv
@@ -146,3 +169,24 @@ def test_empty_board() -> None:
     df = rows_frame([])
     table, _ = display_frame(filter_rows(df, View()), "varm", default_columns("varm"))
     assert table.empty and "JREM" in table.columns
+
+
+def test_parquet_and_json_boards_agree() -> None:
+    from space.ui.state import load_board_frame
+    from tests.ui_fakes import FakeService
+
+    with_parquet, json_only = FakeService(n=6), FakeService(n=6, parquet=False)
+    meta_p, df_p = load_board_frame(with_parquet, "varm")
+    meta_j, df_j = load_board_frame(json_only, "varm")
+    assert meta_p["scorer_version"] == meta_j["scorer_version"] == "1.0.0"
+    view = View()
+    a, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"))
+    b, _ = display_frame(filter_rows(df_j, view), "varm", default_columns("varm"))
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
+
+
+def test_pickers_include_low_ranked_baselines() -> None:
+    rows = board_rows(make_entries("varm", 40), "varm")
+    df = rows_frame(rows)
+    ids = {v for _, v in system_choices(df, limit=5)}
+    assert set(top_systems(df)) <= ids

@@ -146,6 +146,7 @@ def test_subset_metrics_and_gap(outcomes: RowOutcomes) -> None:
     assert (s["jrem"], s["jrem_harmful"], s["jrem_non_harmful"], s["jrem_gap"]) == (0.5, 1.0, 0.0, 1.0)
     assert s["field_accuracy"]["label"] == 0.5
     assert s["macro_f1"]["label"] == (0 + 1) / 2  # 无害 class: TP 0; 有害: perfect
+    assert s["format_issues"] == {**dict.fromkeys(FORMAT_ISSUES, 0), "anchor_sequence_or_value_invalid": 1}
     only_harmful = subset_metrics(outcomes, np.array([0, 1]))
     assert only_harmful["jrem_non_harmful"] is None and only_harmful["jrem_gap"] is None
     assert only_harmful["jrem_harmful"] == 0.5

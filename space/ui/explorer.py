@@ -18,8 +18,14 @@ from scoring.tracks import get_track
 
 from .safe import h
 
-FIELD_LABELS = {"target": "目标对象 target", "target_type": "对象类型 type", "target_explicitness": "显隐性 explicitness",
-                "stance": "立场 stance", "label": "标签 label", "category": "类别 category"}
+FIELD_LABELS = {
+    "target": "目标对象 target",
+    "target_type": "对象类型 type",
+    "target_explicitness": "显隐性 explicitness",
+    "stance": "立场 stance",
+    "label": "标签 label",
+    "category": "类别 category",
+}
 MAX_ITEMS_SHOWN = 500
 
 
@@ -52,8 +58,10 @@ def read_lines(data: bytes) -> list[dict]:
 def dev_inputs(dev_rows: Sequence[dict], track: str) -> list[dict]:
     """Public inputs {"id", "text"} of the dev rows (rows without an id get a positional one)."""
     prefix = f"{track}-dev-"
-    return [{"id": str(r.get("id") or f"{prefix}{i:05d}"), "text": str(r.get("text", ""))}
-            for i, r in enumerate(dev_rows, start=1)]
+    return [
+        {"id": str(r.get("id") or f"{prefix}{i:05d}"), "text": str(r.get("text", ""))}
+        for i, r in enumerate(dev_rows, start=1)
+    ]
 
 
 def _target_match(pred: str, gold_record: dict) -> tuple[bool, float]:
@@ -90,11 +98,21 @@ def explore_varm(dev_rows: Sequence[dict], predictions: bytes) -> Exploration:
         for f in FIELDS[1:]:
             correct[f] = parsed.schema_valid and pred[f] == gold[f]
         subsets = row.get("subsets") or ([row["subset"]] if row.get("subset") else [])
-        items.append({
-            "n": idx, "id": inp["id"], "text": inp["text"], "gold": gold, "pred": pred, "raw": raw,
-            "valid": parsed.schema_valid, "issues": list(parsed.format_issues), "target_f1": t_f1,
-            "wrong": [f for f in FIELDS if not correct[f]], "subsets": [str(s) for s in subsets],
-        })
+        items.append(
+            {
+                "n": idx,
+                "id": inp["id"],
+                "text": inp["text"],
+                "gold": gold,
+                "pred": pred,
+                "raw": raw,
+                "valid": parsed.schema_valid,
+                "issues": list(parsed.format_issues),
+                "target_f1": t_f1,
+                "wrong": [f for f in FIELDS if not correct[f]],
+                "subsets": [str(s) for s in subsets],
+            }
+        )
     return Exploration("varm", items, report, summarise_varm(items))
 
 
@@ -122,8 +140,17 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
     try:
         refs = parse_references(dev_bytes)
     except InputError as exc:
-        return Exploration(track, [], {"valid": False, "errors": [p.as_dict() for p in exc.problems],
-                                       "errors_total": exc.total, "advice": [], "rows": 0})
+        return Exploration(
+            track,
+            [],
+            {
+                "valid": False,
+                "errors": [p.as_dict() for p in exc.problems],
+                "errors_total": exc.total,
+                "advice": [],
+                "rows": 0,
+            },
+        )
     preds, report = parse_predictions(predictions, refs.public_inputs(), spans="optional")
     items = []
     if preds is not None:
@@ -131,12 +158,21 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
             gold_spans = list(refs.spans[i]) if refs.spans is not None else []
             pred_spans = list(preds.spans[i]) if preds.spans is not None else []
             g, p = int(refs.labels[i]), int(preds.labels[i])
-            items.append({
-                "n": i + 1, "id": rid, "text": refs.texts[i], "gold": {"label": g}, "pred": {"label": p},
-                "gold_spans": [tuple(s) for s in gold_spans], "pred_spans": [tuple(s) for s in pred_spans],
-                "valid": True, "issues": [], "wrong": [] if g == p else ["label"],
-                "breakdowns": {k: list(v[i]) for k, v in refs.breakdowns.items()},
-            })
+            items.append(
+                {
+                    "n": i + 1,
+                    "id": rid,
+                    "text": refs.texts[i],
+                    "gold": {"label": g},
+                    "pred": {"label": p},
+                    "gold_spans": [tuple(s) for s in gold_spans],
+                    "pred_spans": [tuple(s) for s in pred_spans],
+                    "valid": True,
+                    "issues": [],
+                    "wrong": [] if g == p else ["label"],
+                    "breakdowns": {k: list(v[i]) for k, v in refs.breakdowns.items()},
+                }
+            )
     n = len(items)
     summary = {"rows": n, "accuracy": (sum(not it["wrong"] for it in items) / n) if n else None}
     return Exploration(track, items, report.as_dict(), summary)
@@ -148,8 +184,15 @@ def explore(track: str, dev_bytes: bytes, predictions: bytes) -> Exploration:
     return explore_toxitrace(track, dev_bytes, predictions)
 
 
-def filter_items(items: Sequence[dict], *, wrong_field: str = "", stance: str = "", category: str = "",
-                 subset: str = "", only_errors: bool = False) -> list[dict]:
+def filter_items(
+    items: Sequence[dict],
+    *,
+    wrong_field: str = "",
+    stance: str = "",
+    category: str = "",
+    subset: str = "",
+    only_errors: bool = False,
+) -> list[dict]:
     """Items matching every given filter (gold stance/category; field error; subset)."""
     out = []
     for it in items:
@@ -172,10 +215,18 @@ def items_table(items: Sequence[dict], limit: int = MAX_ITEMS_SHOWN) -> pd.DataF
     rows = []
     for it in items[:limit]:
         text = it["text"]
-        rows.append({"#": it["n"], "ID": it["id"], "Text 文本": text if len(text) <= 60 else text[:60] + "…",
-                     "Wrong fields 错误字段": ", ".join(it["wrong"]) or "✓",
-                     "Format issues 格式问题": ", ".join(it["issues"])})
-    return pd.DataFrame(rows, columns=["#", "ID", "Text 文本", "Wrong fields 错误字段", "Format issues 格式问题"])
+        rows.append(
+            {
+                "#": it["n"],
+                "ID": it["id"],
+                "Text 文本": text if len(text) <= 60 else text[:60] + "…",
+                "Wrong fields 错误字段": ", ".join(it["wrong"]) or "✓",
+                "Format issues 格式问题": ", ".join(it["issues"]),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["#", "ID", "Text 文本", "Wrong fields 错误字段", "Format issues 格式问题"]
+    )
 
 
 def highlight(text: str, needle: str, css: str = "varm-target") -> str:
@@ -214,25 +265,31 @@ def item_html(item: dict | None) -> str:
     if "gold_spans" in item:
         body = highlight_spans(item["text"], item["gold_spans"], item["pred_spans"])
         verdict = "✓" if not item["wrong"] else "✗"
-        return (f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code></p>"
-                f"<p class='explorer-text'>{body}</p>"
-                f"<p>gold 金标 label = {h(item['gold']['label'])} · predicted 预测 = {h(item['pred']['label'])} "
-                f"{verdict}</p><p><small>underline = gold span 金标片段 · highlight = predicted span 预测片段"
-                "</small></p></div>")
+        return (
+            f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code></p>"
+            f"<p class='explorer-text'>{body}</p>"
+            f"<p>gold 金标 label = {h(item['gold']['label'])} · predicted 预测 = {h(item['pred']['label'])} "
+            f"{verdict}</p><p><small>underline = gold span 金标片段 · highlight = predicted span 预测片段"
+            "</small></p></div>"
+        )
     rows = []
     for f in FIELDS:
         wrong = f in item["wrong"]
         extra = f" (F1 {item['target_f1']:.2f})" if f == "target" else ""
-        rows.append(f"<tr class='{'wrong' if wrong else 'right'}'><td>{h(FIELD_LABELS[f])}</td>"
-                    f"<td>{h(item['gold'][f])}</td><td>{h(item['pred'][f])}{h(extra)}</td>"
-                    f"<td>{'✗' if wrong else '✓'}</td></tr>")
+        rows.append(
+            f"<tr class='{'wrong' if wrong else 'right'}'><td>{h(FIELD_LABELS[f])}</td>"
+            f"<td>{h(item['gold'][f])}</td><td>{h(item['pred'][f])}{h(extra)}</td>"
+            f"<td>{'✗' if wrong else '✓'}</td></tr>"
+        )
     issues = ", ".join(item["issues"]) or "none 无"
     return (
         f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code> · "
         f"{'valid 有效' if item['valid'] else 'INVALID 无效 — every field counts as wrong'}</p>"
         f"<p class='explorer-text'>{highlight(item['text'], item['gold']['target'])}</p>"
-        "<table class='explorer-fields'><tr><th>Field 字段</th><th>Gold 金标</th><th>Parsed 解析</th><th></th></tr>"
-        + "".join(rows) + "</table>"
+        "<table class='explorer-fields'><tr><th>Field 字段</th><th>Gold 金标</th>"
+        "<th>Parsed 解析</th><th></th></tr>"
+        + "".join(rows)
+        + "</table>"
         f"<p><b>Format issues 格式问题</b>: {h(issues)}</p>"
         f"<details><summary>Raw output 原始输出</summary><pre>{h(item['raw'])}</pre></details></div>"
     )
@@ -245,7 +302,9 @@ def summary_markdown(exp: Exploration) -> str:
         return "**No items matched the dev split 没有与开发集匹配的条目。**"
     if exp.track == "varm":
         acc = " · ".join(f"{f} {s['field_accuracy'][f] * 100:.1f}" for f in FIELDS)
-        return (f"**Dev items 开发集条目**: {s['rows']} · **JREM**: {s['jrem'] * 100:.1f} · "
-                f"**Parse success 解析成功率**: {s['parse_success'] * 100:.1f}\n\n"
-                f"Field accuracy 字段准确率 (%): {acc}")
+        return (
+            f"**Dev items 开发集条目**: {s['rows']} · **JREM**: {s['jrem'] * 100:.1f} · "
+            f"**Parse success 解析成功率**: {s['parse_success'] * 100:.1f}\n\n"
+            f"Field accuracy 字段准确率 (%): {acc}"
+        )
     return f"**Dev items 开发集条目**: {s['rows']} · **Accuracy 准确率**: {(s['accuracy'] or 0) * 100:.1f}"

@@ -20,8 +20,12 @@ VARM_FIELDS = (
     ("label", "Label 标签"),
     ("category", "Category 类别"),
 )
-_LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 60, "b": 60}, "height": 420,
-           "legend": {"orientation": "h", "y": -0.2}}
+_LAYOUT = {
+    "template": "plotly_white",
+    "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+    "height": 420,
+    "legend": {"orientation": "h", "y": -0.2},
+}
 
 
 def _num(value: object) -> float | None:
@@ -68,16 +72,26 @@ def field_error_bars(rows: Sequence[dict]) -> go.Figure:
     for label, r in zip(system_labels(rows), rows, strict=True):
         acc = [_num(r.get(f"field_accuracy.{f}")) for f, _ in VARM_FIELDS]
         err = [None if a is None else (1 - a) * 100 for a in acc]
-        fig.add_trace(go.Bar(name=label, x=fields, y=err,
-                             hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% wrong<extra></extra>"))
-    fig.update_layout(title=title, barmode="group", xaxis_title="Field 字段", yaxis_title="Error rate 错误率 (%)",
-                      **_LAYOUT)
+        fig.add_trace(
+            go.Bar(
+                name=label,
+                x=fields,
+                y=err,
+                hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% wrong<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title, barmode="group", xaxis_title="Field 字段", yaxis_title="Error rate 错误率 (%)", **_LAYOUT
+    )
     return fig
 
 
 def label_vs_jrem(rows: Sequence[dict]) -> go.Figure:
     """Label Macro-F1 vs JREM with the diagonal: the vertical distance is the hidden-record-error gap."""
-    title = "Label Macro-F1 vs JREM: the gap a label score hides 标签分数掩盖的记录错误"
+    title = (
+        "Label Macro-F1 vs JREM 标签分数 vs 整条记录"
+        "<br><sub>below the diagonal = record errors a label score hides</sub>"
+    )
     if not rows:
         return empty_figure(title)
     labels = system_labels(rows)
@@ -85,17 +99,34 @@ def label_vs_jrem(rows: Sequence[dict]) -> go.Figure:
     y = [_pct(r.get("jrem")) for r in rows]
     gap = [None if a is None or b is None else a - b for a, b in zip(x, y, strict=True)]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[0, 100], y=[0, 100], mode="lines", name="JREM = Label F1",
-                             line={"dash": "dash", "color": "#999"}, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(
-        x=x, y=y, mode="markers+text", text=labels, textposition="top center", name="systems 系统",
-        customdata=[[g] for g in gap], marker={"size": 11},
-        hovertemplate="%{text}<br>Label Macro-F1 %{x:.1f}<br>JREM %{y:.1f}<br>gap 差距 %{customdata[0]:.1f}"
-                      "<extra></extra>",
-    ))
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 100],
+            y=[0, 100],
+            mode="lines",
+            name="JREM = Label F1",
+            line={"dash": "dash", "color": "#999"},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers+text",
+            text=labels,
+            name="systems 系统",
+            textposition=["top left" if (v or 0) > 70 else "top right" for v in x],
+            customdata=[[g] for g in gap],
+            marker={"size": 11},
+            hovertemplate="%{text}<br>Label Macro-F1 %{x:.1f}<br>JREM %{y:.1f}"
+            "<br>gap 差距 %{customdata[0]:.1f}"
+            "<extra></extra>",
+        )
+    )
     fig.update_layout(title=title, xaxis_title="Label Macro-F1 (%)", yaxis_title="JREM (%)", **_LAYOUT)
-    fig.update_xaxes(range=[0, 100])
-    fig.update_yaxes(range=[0, 100])
+    fig.update_xaxes(range=[0, 102])
+    fig.update_yaxes(range=[0, 102])
     return fig
 
 
@@ -106,56 +137,110 @@ def her_bars(rows: Sequence[dict]) -> go.Figure:
         return empty_figure(title)
     labels = system_labels(rows)
     fig = go.Figure()
-    for key, name in (("her_c", "HER-C (category right, record wrong)"),
-                      ("her_l", "HER-L (label right, record wrong)")):
-        fig.add_trace(go.Bar(name=name, x=labels, y=[_pct(r.get(key)) for r in rows],
-                             hovertemplate="%{x}<br>" + name + ": %{y:.1f}%<extra></extra>"))
-    fig.update_layout(title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Rate 比例 (%)",
-                      **_LAYOUT)
+    for key, name in (
+        ("her_c", "HER-C (category right, record wrong)"),
+        ("her_l", "HER-L (label right, record wrong)"),
+    ):
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=labels,
+                y=[_pct(r.get(key)) for r in rows],
+                hovertemplate="%{x}<br>" + name + ": %{y:.1f}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Rate 比例 (%)", **_LAYOUT
+    )
     return fig
 
 
 def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
     """System × cue subset: harmful JREM, non-harmful JREM and their gap (lexical-cue sensitivity)."""
-    title = "Cue subsets: harmful vs non-harmful JREM 线索子集（有害 vs 无害 JREM 及差距）"
+    title = "Cue subsets: harmful vs non-harmful JREM 线索子集：有害 vs 无害 JREM 及差距"
     subsets = sorted({name for res in results if res for name in (res.get("subsets") or {})})
     if not rows or not subsets:
         return empty_figure(title, "No subset results 暂无子集结果")
     labels = system_labels(rows)
-    panels = (("jrem_harmful", "Harmful 有害"), ("jrem_non_harmful", "Non-harmful 无害"), ("jrem_gap", "Gap 差距"))
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[p[1] for p in panels], shared_yaxes=True,
-                        horizontal_spacing=0.04)
+    panels = (
+        ("jrem_harmful", "Harmful 有害"),
+        ("jrem_non_harmful", "Non-harmful 无害"),
+        ("jrem_gap", "Gap 差距"),
+    )
+    fig = make_subplots(
+        rows=1, cols=3, subplot_titles=[p[1] for p in panels], shared_yaxes=True, horizontal_spacing=0.04
+    )
     for col, (key, name) in enumerate(panels, start=1):
         z = []
         for res in results:
             subs = (res or {}).get("subsets") or {}
             z.append([_pct((subs.get(s) or {}).get(key)) for s in subsets])
-        fig.add_trace(go.Heatmap(
-            z=z, x=[html.escape(s) for s in subsets], y=labels, coloraxis="coloraxis2" if key == "jrem_gap"
-            else "coloraxis", texttemplate="%{z:.1f}", name=name,
-            hovertemplate="%{y}<br>subset %{x}<br>" + name + " JREM: %{z:.1f}<extra></extra>",
-        ), row=1, col=col)
-    fig.update_layout(title=title, coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 100, "showscale": False},
-                      coloraxis2={"colorscale": "RdBu", "cmid": 0, "showscale": False}, **_LAYOUT)
-    fig.update_xaxes(title_text="Subset 子集")
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=[html.escape(s).replace("_", "<br>") for s in subsets],
+                y=labels,
+                coloraxis="coloraxis2" if key == "jrem_gap" else "coloraxis",
+                texttemplate="%{z:.1f}",
+                name=name,
+                hovertemplate="%{y}<br>subset %{x}<br>" + name + " JREM: %{z:.1f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_layout(
+        title=title,
+        coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 100, "showscale": False},
+        coloraxis2={"colorscale": "RdBu", "cmid": 0, "showscale": False},
+        **_LAYOUT,
+    )
+    fig.update_xaxes(title_text="Subset 子集", tickangle=0)
     fig.update_yaxes(title_text="System 系统", col=1)
+    fig.update_layout(height=max(360, 120 + 40 * len(rows)))
     return fig
 
 
 def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
     """Stacked format-issue counts per system (how many outputs break each rule of the strict parser)."""
     title = "Format issues 格式问题（每类问题的输出条数）"
-    issues = sorted({i for res in results if res for i in (res.get("format_issues") or {})})
-    if not rows or not issues:
+    counts = [((res or {}).get("format_issues") or {}) for res in results]
+    known = sorted({i for c in counts for i in c})
+    issues = [i for i in known if any(_num(c.get(i)) for c in counts)]
+    if not rows or not known:
         return empty_figure(title, "No format report 暂无格式统计")
     labels = system_labels(rows)
     fig = go.Figure()
     for issue in issues:
-        y = [_num(((res or {}).get("format_issues") or {}).get(issue)) for res in results]
-        fig.add_trace(go.Bar(name=html.escape(issue), x=labels, y=y,
-                             hovertemplate="%{x}<br>" + html.escape(issue) + ": %{y}<extra></extra>"))
-    fig.update_layout(title=title, barmode="stack", xaxis_title="System 系统", yaxis_title="Outputs 输出条数",
-                      **_LAYOUT)
+        y = [_num(c.get(issue)) for c in counts]
+        fig.add_trace(
+            go.Bar(
+                name=html.escape(issue),
+                x=labels,
+                y=y,
+                hovertemplate="%{x}<br>" + html.escape(issue) + ": %{y}<extra></extra>",
+            )
+        )
+    if not issues:
+        # Keep the axes (and the systems) so "no issues at all" reads as a result, not as a missing chart.
+        fig.add_trace(
+            go.Bar(
+                name="none 无",
+                x=labels,
+                y=[0] * len(labels),
+                hovertemplate="%{x}: no format issues<extra></extra>",
+            )
+        )
+        fig.add_annotation(
+            text="No format issues: every output parses 所有输出均符合格式",
+            showarrow=False,
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+        )
+    fig.update_layout(
+        title=title, barmode="stack", xaxis_title="System 系统", yaxis_title="Outputs 输出条数", **_LAYOUT
+    )
     return fig
 
 
@@ -172,19 +257,33 @@ def metric_bars(rows: Sequence[dict], metrics: Sequence[tuple[str, str]], title:
         has_ci = any(v is not None for v in hi)
         err = None
         if has_ci:
-            err = {"type": "data", "symmetric": False,
-                   "array": [None if h is None or v is None else h - v for h, v in zip(hi, y, strict=True)],
-                   "arrayminus": [None if lo_ is None or v is None else v - lo_ for lo_, v in zip(lo, y, strict=True)]}
-        fig.add_trace(go.Bar(name=header, x=labels, y=y, error_y=err,
-                             hovertemplate="%{x}<br>" + header + ": %{y:.1f}%<extra></extra>"))
-    fig.update_layout(title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Score 分数 (%)",
-                      **_LAYOUT)
+            err = {
+                "type": "data",
+                "symmetric": False,
+                "array": [None if h is None or v is None else h - v for h, v in zip(hi, y, strict=True)],
+                "arrayminus": [
+                    None if lo_ is None or v is None else v - lo_ for lo_, v in zip(lo, y, strict=True)
+                ],
+            }
+        fig.add_trace(
+            go.Bar(
+                name=header,
+                x=labels,
+                y=y,
+                error_y=err,
+                hovertemplate="%{x}<br>" + header + ": %{y:.1f}%<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Score 分数 (%)", **_LAYOUT
+    )
     return fig
 
 
-def breakdown_bars(rows: Sequence[dict], results: Sequence[dict | None], field: str,
-                   metric: str = "f1") -> go.Figure:
-    """ToxiTrace breakdown (COLD topic / fine-grained label, ToxiCN expression / target): `metric` per value."""
+def breakdown_bars(
+    rows: Sequence[dict], results: Sequence[dict | None], field: str, metric: str = "f1"
+) -> go.Figure:
+    """ToxiTrace breakdown (COLD topic / fine label, ToxiCN expression / target): `metric` per value."""
     title = f"Breakdown by {html.escape(field)} 分项：{metric}"
     values = sorted({v for res in results if res for v in ((res.get("breakdowns") or {}).get(field) or {})})
     if not rows or not values:
@@ -194,10 +293,18 @@ def breakdown_bars(rows: Sequence[dict], results: Sequence[dict | None], field: 
         part = ((res or {}).get("breakdowns") or {}).get(field) or {}
         y = [_pct((part.get(v) or {}).get(metric)) for v in values]
         n = [(part.get(v) or {}).get("rows") for v in values]
-        fig.add_trace(go.Bar(name=label, x=[html.escape(str(v)) for v in values], y=y, customdata=n,
-                             hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (n=%{customdata})<extra></extra>"))
-    fig.update_layout(title=title, barmode="group", xaxis_title=html.escape(field),
-                      yaxis_title=f"{metric} (%)", **_LAYOUT)
+        fig.add_trace(
+            go.Bar(
+                name=label,
+                x=[html.escape(str(v)) for v in values],
+                y=y,
+                customdata=n,
+                hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (n=%{customdata})<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=title, barmode="group", xaxis_title=html.escape(field), yaxis_title=f"{metric} (%)", **_LAYOUT
+    )
     return fig
 
 
@@ -218,9 +325,12 @@ def submission_field_bars(result: dict) -> go.Figure:
     cis = [ci.get(f"field_accuracy.{f}") for f, _ in VARM_FIELDS if f in acc]
     err = None
     if any(cis):
-        err = {"type": "data", "symmetric": False,
-               "array": [None if not c else c[1] * 100 - v for c, v in zip(cis, y, strict=True)],
-               "arrayminus": [None if not c else v - c[0] * 100 for c, v in zip(cis, y, strict=True)]}
+        err = {
+            "type": "data",
+            "symmetric": False,
+            "array": [None if not c else c[1] * 100 - v for c, v in zip(cis, y, strict=True)],
+            "arrayminus": [None if not c else v - c[0] * 100 for c, v in zip(cis, y, strict=True)],
+        }
     fig = go.Figure(go.Bar(x=names, y=y, error_y=err, hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="Field 字段", yaxis_title="Accuracy 准确率 (%)", **_LAYOUT)
     return fig
@@ -236,10 +346,20 @@ def compare_bars(comparison: dict, label_a: str, label_b: str) -> go.Figure:
     y = [_pct(v.get("diff")) for _, v in metrics]
     cis = [v.get("ci") or [None, None] for _, v in metrics]
     colors = ["#2a9d8f" if v.get("significant") else "#bbbbbb" for _, v in metrics]
-    err = {"type": "data", "symmetric": False,
-           "array": [None if c[1] is None or d is None else c[1] * 100 - d for c, d in zip(cis, y, strict=True)],
-           "arrayminus": [None if c[0] is None or d is None else d - c[0] * 100 for c, d in zip(cis, y, strict=True)]}
-    fig = go.Figure(go.Bar(x=x, y=y, error_y=err, marker_color=colors,
-                           hovertemplate="%{x}: %{y:+.2f} points<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)", **_LAYOUT)
+    err = {
+        "type": "data",
+        "symmetric": False,
+        "array": [None if c[1] is None or d is None else c[1] * 100 - d for c, d in zip(cis, y, strict=True)],
+        "arrayminus": [
+            None if c[0] is None or d is None else d - c[0] * 100 for c, d in zip(cis, y, strict=True)
+        ],
+    }
+    fig = go.Figure(
+        go.Bar(
+            x=x, y=y, error_y=err, marker_color=colors, hovertemplate="%{x}: %{y:+.2f} points<extra></extra>"
+        )
+    )
+    fig.update_layout(
+        title=title, xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)", **_LAYOUT
+    )
     return fig

@@ -75,8 +75,10 @@ def report_markdown(report: dict | None, lang: str) -> str:
             parts.append(f"(showing the first {shown} of {total} 仅显示前 {shown} 个)")
     fmt = report.get("format_report") or []
     if fmt:
-        parts.append(f"⚠️ {len(fmt)} output(s) are not schema-valid and will count as wrong "
-                     f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。")
+        parts.append(
+            f"⚠️ {len(fmt)} output(s) are not schema-valid and will count as wrong "
+            f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。"
+        )
     for advice in report.get("advice") or []:
         parts.append(f"💡 {md(advice, 600)}")
     return "\n\n".join(parts)
@@ -94,14 +96,30 @@ class UI:
 
     # -- leaderboard ----------------------------------------------------------------------------------
 
-    def view(self, track: str, q: str, types: list[str] | None, settings: list[str] | None,
-             baselines: bool, sort: str, columns: list[str] | None, page: float | None) -> View:
+    def view(
+        self,
+        track: str,
+        q: str,
+        types: list[str] | None,
+        settings: list[str] | None,
+        baselines: bool,
+        sort: str,
+        columns: list[str] | None,
+        page: float | None,
+    ) -> View:
         track = track if track in TRACKS else "varm"
         valid_sorts = {k for _, k in sort_choices(track)}
         valid_cols = {k for _, k in column_choices(track)}
-        return View(track=track, q=(q or "")[:200], baselines=bool(baselines), model_types=tuple(types or ()),
-                    settings=tuple(settings or ()), sort=sort if sort in valid_sorts else "rank",
-                    columns=tuple(c for c in columns or () if c in valid_cols), page=int(page or 1))
+        return View(
+            track=track,
+            q=(q or "")[:200],
+            baselines=bool(baselines),
+            model_types=tuple(types or ()),
+            settings=tuple(settings or ()),
+            sort=sort if sort in valid_sorts else "rank",
+            columns=tuple(c for c in columns or () if c in valid_cols),
+            page=int(page or 1),
+        )
 
     def render_board(self, track, q, types, settings, baselines, sort, columns, page):
         """Table page, caption, link and the (clamped) page number for the current view."""
@@ -116,43 +134,74 @@ class UI:
         elif df.empty:
             caption = f"{t('no_rows', 'zh')} · {t('no_rows', 'en')}"
         else:
-            caption = (f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
-                       f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}")
-        caption += (f" · generated 生成于 {md(meta.get('generated_at') or '—')} · scorer 评分器 "
-                    f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
-                    "statistically tied 并列（配对自助法）")
+            caption = (
+                f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
+                f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}"
+            )
+        caption += (
+            f" · generated 生成于 {md(meta.get('generated_at') or '—')} · scorer 评分器 "
+            f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
+            "statistically tied 并列（配对自助法）"
+        )
         view = View(**{**view.__dict__, "page": page_no})
-        return (gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)), caption,
-                view.to_query(), page_no, board.head)
+        return (
+            gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
+            caption,
+            view.to_query(),
+            page_no,
+            board.head,
+        )
 
     def switch_track(self, track: str):
-        """New choices for the per-track controls (sort keys, column chooser, pickers) after a track switch."""
+        """New choices for the per-track controls (sort keys, columns, pickers) after a track switch."""
         track = track if track in TRACKS else "varm"
         board = self.cache.board(track)
         choices = system_choices(board.df)
         default = top_systems(board.df)
-        return (gr.Dropdown(choices=sort_choices(track), value="rank"),
-                gr.Dropdown(choices=column_choices(track), value=default_columns(track)),
-                gr.Dropdown(choices=choices, value=default),
-                gr.Dropdown(choices=choices, value=default[0] if default else None),
-                gr.Dropdown(choices=choices, value=default[1] if len(default) > 1 else None),
-                1)
+        return (
+            gr.Dropdown(choices=sort_choices(track), value="rank"),
+            gr.Dropdown(choices=column_choices(track), value=default_columns(track), multiselect=True),
+            gr.Dropdown(choices=choices, value=default, multiselect=True),
+            gr.Dropdown(choices=choices, value=default[0] if default else None),
+            gr.Dropdown(choices=choices, value=default[1] if len(default) > 1 else None),
+            1,
+        )
 
     def load_view(self, request: gr.Request | None):
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
         view = View.from_query(params)
         sub_id = str(params.get("submission", ""))[:32]
-        board_out = self.render_board(view.track, view.q, list(view.model_types), list(view.settings),
-                                      view.baselines, view.sort, list(view.columns), view.page)
+        board_out = self.render_board(
+            view.track,
+            view.q,
+            list(view.model_types),
+            list(view.settings),
+            view.baselines,
+            view.sort,
+            list(view.columns),
+            view.page,
+        )
         switch = self.switch_track(view.track)
         columns = list(view.columns) or default_columns(view.track)
         tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
         sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(10))
-        return (view.track, view.q, list(view.model_types), list(view.settings), view.baselines,
-                gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
-                gr.Dropdown(choices=column_choices(view.track), value=columns),
-                *board_out, switch[2], switch[3], switch[4], tab, sub_id, *sub_out)
+        return (
+            view.track,
+            view.q,
+            list(view.model_types),
+            list(view.settings),
+            view.baselines,
+            gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
+            gr.Dropdown(choices=column_choices(view.track), value=columns, multiselect=True),
+            *board_out,
+            switch[2],
+            switch[3],
+            switch[4],
+            tab,
+            sub_id,
+            *sub_out,
+        )
 
     def refresh_if_changed(self, seen: str, track, q, types, settings, baselines, sort, columns, page):
         """Light timer: re-render only when the results area's head moved (a publish happened)."""
@@ -175,8 +224,8 @@ class UI:
 
     def _selected(self, track: str, systems: list[str] | None) -> tuple[list[dict], list[dict | None]]:
         board = self.cache.board(track)
-        ids = [s for s in systems or [] if s in board.by_id] or top_systems(board.df)
-        rows = [board.by_id[i] for i in ids[:20] if i in board.by_id]
+        ids = [s for s in systems or [] if board.row(s) is not None] or top_systems(board.df)
+        rows = [r for r in (board.row(i) for i in ids[:20]) if r is not None]
         results = [self.cache.result(track, str(r["submission_id"]), r.get("version")) for r in rows]
         return rows, results
 
@@ -185,11 +234,18 @@ class UI:
         track = track if track in TRACKS else "varm"
         rows, results = self._selected(track, systems)
         if track == "varm":
-            figs = [figures.field_error_bars(rows), figures.label_vs_jrem(rows), figures.her_bars(rows),
-                    figures.cue_heatmap(rows, results), figures.format_issue_bars(rows, results)]
+            figs = [
+                figures.field_error_bars(rows),
+                figures.label_vs_jrem(rows),
+                figures.her_bars(rows),
+                figures.format_issue_bars(rows, results),
+                figures.cue_heatmap(rows, results),
+            ]
         else:
             cls = [(m.key, m.header) for m in METRICS["cold"]]
-            figs = [figures.metric_bars(rows, cls, f"{TRACK_TITLES[track]}: classification 分类指标 (95% CI)")]
+            figs = [
+                figures.metric_bars(rows, cls, f"{TRACK_TITLES[track]}: classification 分类指标 (95% CI)")
+            ]
             fields = figures.breakdown_fields(results)
             figs += [figures.breakdown_bars(rows, results, f) for f in fields[:2]]
             if track == "cntp":
@@ -212,7 +268,9 @@ class UI:
         maint = " · maintainer 维护者" if who.maintainer else ""
         return f"👤 **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
 
-    def quota_text(self, track: str, token: str | None, lang: str, profile: gr.OAuthProfile | None = None) -> str:
+    def quota_text(
+        self, track: str, token: str | None, lang: str, profile: gr.OAuthProfile | None = None
+    ) -> str:
         who = self.identity(token, profile)
         if who.name is None:
             return ""
@@ -233,14 +291,31 @@ class UI:
             raise gr.Error(str(exc)) from exc
         return report_markdown(report, lang), report_frame(report)
 
-    def submit(self, track, path, model_name, organisation, model_type, setting, paper_url, code_url,
-               description, token, lang, profile: gr.OAuthProfile | None = None):
+    def submit(
+        self,
+        track,
+        path,
+        model_name,
+        organisation,
+        model_type,
+        setting,
+        paper_url,
+        code_url,
+        description,
+        token,
+        lang,
+        profile: gr.OAuthProfile | None = None,
+    ):
         """Validate metadata, submit, and start the status timer; returns message, report, id, link, timer."""
         stay = (gr.skip(), gr.Timer(active=False), gr.skip())
         who = self.identity(token, profile)
         if who.name is None:
-            return (f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}", report_frame(None),
-                    "", *stay)
+            return (
+                f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}",
+                report_frame(None),
+                "",
+                *stay,
+            )
         data = _read_upload(path)
         if data is None:
             return t("need_file", lang), report_frame(None), "", *stay
@@ -253,12 +328,22 @@ class UI:
         if problems:
             report = {"valid": False, "errors": problems, "errors_total": len(problems)}
             return report_markdown(report, lang), report_frame(report), "", *stay
-        metadata = {"model_name": model_name, "organisation": organisation or "", "model_type": model_type or "",
-                    "setting": setting or "", "paper_url": paper_url or "", "code_url": code_url or "",
-                    "description": description or ""}
+        metadata = {
+            "model_name": model_name,
+            "organisation": organisation or "",
+            "model_type": model_type or "",
+            "setting": setting or "",
+            "paper_url": paper_url or "",
+            "code_url": code_url or "",
+            "description": description or "",
+        }
         try:
-            out = self.service.submit(identity=who.name, track=track, data=data,  # type: ignore[attr-defined]
-                                      metadata=metadata)
+            out = self.service.submit(
+                identity=who.name,
+                track=track,
+                data=data,  # type: ignore[attr-defined]
+                metadata=metadata,
+            )
         except Exception as exc:
             if type(exc).__name__ == "QuotaExceeded":
                 at = getattr(exc, "next_slot_at", "")
@@ -268,14 +353,27 @@ class UI:
         sid = out.get("submission_id") or ""
         quota = _quota_line(out.get("quota") or {}, lang)
         if not sid:
-            return (report_markdown(report, lang) + "\n\n" + quota, report_frame(report), "",
-                    submission.status_line({"status": out.get("status", "rejected")}), gr.Timer(active=False),
-                    "")
+            return (
+                report_markdown(report, lang) + "\n\n" + quota,
+                report_frame(report),
+                "",
+                submission.status_line({"status": out.get("status", "rejected")}),
+                gr.Timer(active=False),
+                "",
+            )
         head = t("duplicate", lang, id=sid) if out.get("duplicate") else t("submitted", lang, id=sid)
-        msg = "\n\n".join(x for x in (f"✅ {head}", report_markdown(report, lang) if report else "", quota) if x)
+        msg = "\n\n".join(
+            x for x in (f"✅ {head}", report_markdown(report, lang) if report else "", quota) if x
+        )
         link = f"[{t('open_submission', lang)} ↗](?submission={sid})"
-        return msg, report_frame(report), sid, submission.status_line({"status": out.get("status")}), \
-            gr.Timer(active=out.get("status") not in submission.TERMINAL), link
+        return (
+            msg,
+            report_frame(report),
+            sid,
+            submission.status_line({"status": out.get("status")}),
+            gr.Timer(active=out.get("status") not in submission.TERMINAL),
+            link,
+        )
 
     def poll_status(self, sid: str):
         """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
@@ -296,16 +394,30 @@ class UI:
         rec = submission.record_of(sub)
         track = str(rec.get("track", "varm"))
         result = submission.result_of(sub)
-        fig = (figures.submission_field_bars(result) if track == "varm" and result
-               else figures.metric_bars([_row_of(result)] if result else [],
-                                        [(m.key, m.header) for m in METRICS.get(track, ())][:6],
-                                        "Metrics 指标 (95% CI)"))
-        sub_tables = (submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result))
-        return (submission.header_markdown(sub), submission.status_line(sub) if sub else "",
-                submission.metrics_table(result, track), sub_tables, fig,
-                submission.format_table(result, rec), submission.provenance_markdown(sub) if sub else "",
-                submission.versions_table(rec), submission.history_table(rec),
-                submission.bibtex(sub) if sub else "")
+        fig = (
+            figures.submission_field_bars(result)
+            if track == "varm" and result
+            else figures.metric_bars(
+                [_row_of(result)] if result else [],
+                [(m.key, m.header) for m in METRICS.get(track, ())][:6],
+                "Metrics 指标 (95% CI)",
+            )
+        )
+        sub_tables = (
+            submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result)
+        )
+        return (
+            submission.header_markdown(sub),
+            submission.status_line(sub) if sub else "",
+            submission.metrics_table(result, track),
+            sub_tables,
+            fig,
+            submission.format_table(result, rec),
+            submission.provenance_markdown(sub) if sub else "",
+            submission.versions_table(rec),
+            submission.history_table(rec),
+            submission.bibtex(sub) if sub else "",
+        )
 
     # -- explorer -------------------------------------------------------------------------------------
 
@@ -329,14 +441,32 @@ class UI:
             raise gr.Error(f"No public dev split for {track}. 该赛道没有公开开发集。")
         exp = explorer.explore(track, dev, preds)
         items = exp.items
-        return (items, explorer.summary_markdown(exp), report_frame(exp.report),
-                explorer.items_table(items), explorer.item_html(items[0] if items else None),
-                gr.Dropdown(choices=sorted({s for it in items for s in it.get("subsets", [])}), value=""))
+        return (
+            items,
+            explorer.summary_markdown(exp),
+            report_frame(exp.report),
+            explorer.items_table(items),
+            explorer.item_html(items[0] if items else None),
+            gr.Dropdown(choices=sorted({s for it in items for s in it.get("subsets", [])}), value=""),
+        )
 
-    def explore_filter(self, items: list[dict] | None, wrong_field: str, stance: str, category: str,
-                       subset: str, only_errors: bool):
-        chosen = explorer.filter_items(items or [], wrong_field=wrong_field or "", stance=stance or "",
-                                       category=category or "", subset=subset or "", only_errors=bool(only_errors))
+    def explore_filter(
+        self,
+        items: list[dict] | None,
+        wrong_field: str,
+        stance: str,
+        category: str,
+        subset: str,
+        only_errors: bool,
+    ):
+        chosen = explorer.filter_items(
+            items or [],
+            wrong_field=wrong_field or "",
+            stance=stance or "",
+            category=category or "",
+            subset=subset or "",
+            only_errors=bool(only_errors),
+        )
         return explorer.items_table(chosen), explorer.item_html(chosen[0] if chosen else None)
 
     def explore_item(self, items: list[dict] | None, number: float | None):
@@ -351,7 +481,7 @@ class UI:
         if not a or not b or a == b:
             raise gr.Error("Pick two different systems. 请选择两个不同的系统。")
         board = self.cache.board(track)
-        ra, rb = board.by_id.get(a, {}), board.by_id.get(b, {})
+        ra, rb = board.row(a) or {}, board.row(b) or {}
         name_a, name_b = str(ra.get("model_name", a)), str(rb.get("model_name", b))
         try:
             comp = self.service.compare(a, b)  # type: ignore[attr-defined]
@@ -362,15 +492,34 @@ class UI:
             if not isinstance(v, dict) or "diff" not in v:
                 continue
             ci = v.get("ci") or [None, None]
-            rows.append([metric, pct(v.get("a"), 2), pct(v.get("b"), 2), pct(v.get("diff"), 2),
-                         "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
-                         "yes 是" if v.get("significant") else "no 否"])
+            rows.append(
+                [
+                    metric,
+                    pct(v.get("a"), 2),
+                    pct(v.get("b"), 2),
+                    pct(v.get("diff"), 2),
+                    "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
+                    "yes 是" if v.get("significant") else "no 否",
+                ]
+            )
         table = pd.DataFrame(rows, columns=["Metric 指标", "A", "B", "A − B", "95% CI", "Significant 显著"])
-        keys = ([f"field_accuracy.{f}" for f in _FIELD_KEYS] if track == "varm"
-                else [m.key for m in METRICS[track]])
-        deltas = pd.DataFrame([[k, pct(ra.get(k), 2), pct(rb.get(k), 2),
-                                None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2)]
-                               for k in keys], columns=["Field / metric 字段/指标", "A", "B", "A − B"])
+        keys = (
+            [f"field_accuracy.{f}" for f in _FIELD_KEYS]
+            if track == "varm"
+            else [m.key for m in METRICS[track]]
+        )
+        deltas = pd.DataFrame(
+            [
+                [
+                    k,
+                    pct(ra.get(k), 2),
+                    pct(rb.get(k), 2),
+                    None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2),
+                ]
+                for k in keys
+            ],
+            columns=["Field / metric 字段/指标", "A", "B", "A − B"],
+        )
         title = f"A = {md(name_a)} · B = {md(name_b)}"
         return title, table, figures.compare_bars(comp, name_a, name_b), deltas
 
@@ -403,7 +552,9 @@ class UI:
     def rescore(self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None):
         actor = self._maintainer(token, profile)
         out = self.service.rescore(track, dry_run=bool(dry_run), actor=actor)  # type: ignore[attr-defined]
-        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```", self.rescore_report(track)
+        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```", self.rescore_report(
+            track
+        )
 
     def rescore_report(self, track: str) -> pd.DataFrame:
         """The newest re-score diff report of a track (results area `rescore/<track>/*.json`) as a table."""
@@ -419,19 +570,30 @@ class UI:
         rows = _diff_rows(data)
         return pd.DataFrame(rows, columns=["Submission", "Metric", "Old", "New", "Change"])
 
-    def moderate(self, sid: str, action: str, reason: str, token: str | None,
-                 profile: gr.OAuthProfile | None = None):
+    def moderate(
+        self, sid: str, action: str, reason: str, token: str | None, profile: gr.OAuthProfile | None = None
+    ):
         actor = self._maintainer(token, profile)
         if not (reason or "").strip():
             raise gr.Error("A reason is required (it goes to the audit log). 请填写理由（写入审计日志）。")
-        flags = {"hide": {"hidden": True}, "unhide": {"hidden": False}, "verify": {"verified": True},
-                 "unverify": {"verified": False}, "baseline": {"is_baseline": True},
-                 "unbaseline": {"is_baseline": False}, "flag": {}}.get(action)
+        flags = {
+            "hide": {"hidden": True},
+            "unhide": {"hidden": False},
+            "verify": {"verified": True},
+            "unverify": {"verified": False},
+            "baseline": {"is_baseline": True},
+            "unbaseline": {"is_baseline": False},
+            "flag": {},
+        }.get(action)
         if flags is None:
             raise gr.Error(f"unknown action {action!r}")
         try:
-            out = self.service.moderate((sid or "").strip(), actor=actor, reason=reason.strip(),  # type: ignore
-                                        **flags)
+            out = self.service.moderate(
+                (sid or "").strip(),
+                actor=actor,
+                reason=reason.strip(),  # type: ignore
+                **flags,
+            )
         except ValueError as exc:
             raise gr.Error(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
@@ -457,13 +619,20 @@ def _quota_line(q: dict, lang: str) -> str:
 
 
 def _diff_rows(data: object) -> list[list]:
-    """Flatten a re-score diff report into (submission, metric, old, new, change) rows, whatever its nesting."""
+    """Flatten a re-score diff report into (submission, metric, old, new, change) rows, any nesting."""
     rows: list[list] = []
-    items = data.get("changes") or data.get("submissions") or data.get("rows") or [] if isinstance(data, dict) \
-        else data if isinstance(data, list) else []
+    items = (
+        data.get("changes") or data.get("submissions") or data.get("rows") or []
+        if isinstance(data, dict)
+        else data
+        if isinstance(data, list)
+        else []
+    )
     if isinstance(items, dict):
-        items = [{"submission_id": k, **v} if isinstance(v, dict) else {"submission_id": k, "value": v}
-                 for k, v in items.items()]
+        items = [
+            {"submission_id": k, **v} if isinstance(v, dict) else {"submission_id": k, "value": v}
+            for k, v in items.items()
+        ]
     for it in items if isinstance(items, list) else []:
         if not isinstance(it, dict):
             continue
@@ -485,4 +654,3 @@ def _sub(a: object, b: object) -> object:
         return float(a) - float(b)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
-

@@ -13,7 +13,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "title": ("中文辱骂言论可验证审核排行榜", "Verifiable Chinese Abusive-Speech Moderation Leaderboard"),
     "tagline": (
         "高标签分数可能掩盖错误的对象、立场和类别：JREM 要求整条记录全对。",
-        "A high label score can hide wrong targets, stances and categories: JREM needs the whole record right.",
+        "A high label score can hide wrong targets, stances and categories: "
+        "JREM needs the whole record right.",
     ),
     "tab_board": ("排行榜", "Leaderboard"),
     "tab_analysis": ("分析", "Analysis"),
@@ -57,8 +58,14 @@ TEXT: dict[str, tuple[str, str]] = {
         "Submissions left today: {remaining}/{limit}. {next}",
     ),
     "next_slot": ("下一个可用时段：{at}", "Next free slot: {at}"),
-    "quota_exceeded": ("已达到今日提交上限，下一个可用时段：{at}", "Daily quota reached; next free slot: {at}"),
-    "submitted": ("已提交，编号 {id}。状态会自动刷新。", "Submitted as {id}. The status below updates by itself."),
+    "quota_exceeded": (
+        "已达到今日提交上限，下一个可用时段：{at}",
+        "Daily quota reached; next free slot: {at}",
+    ),
+    "submitted": (
+        "已提交，编号 {id}。状态会自动刷新。",
+        "Submitted as {id}. The status below updates by itself.",
+    ),
     "duplicate": ("相同文件已提交过，编号 {id}。", "This exact file was already submitted as {id}."),
     "status": ("状态", "Status"),
     "open_submission": ("打开提交详情页", "Open the submission page"),
@@ -105,7 +112,8 @@ ABOUT_ZH = """
 - **HER-C / HER-L**：类别（或标签）正确但整条记录错误的比例——"高标签分掩盖的错误"。
 - **Label / Category Macro-F1**、**T-F1**（对象字符 F1 均值）、**解析成功率**。
 - **线索子集**：在含身份、地位、身心、一般辱骂线索的子集上分别计算，并比较有害与无害条目的 JREM 差距。
-- 置信区间：按行的百分位自助法（1000 次，种子 0）。并列名次：与组首系统的配对自助差异不显著即同组，显示为"1–3"。
+- 置信区间：按行的百分位自助法（1000 次，种子 0）。
+- 并列名次：与组首系统的配对自助差异不显著即同组，显示为"1–3"。
 
 **ToxiTrace（COLD / ToxiCN / CNTP）**：二分类（1 = 有毒），主要指标 F1；CNTP 另有毒性片段抽取（重叠 F1）。
 """
@@ -135,7 +143,8 @@ FORMATS_MD = """
 ### 文件格式 · File formats
 **VARM 预测 · predictions** (`{"id", "output"}`，`text` 可代替 `id` · `text` may replace `id`):
 ```json
-{"id": "varm-test-0001", "output": "分析：这句话针对[T:外地人]这一[TY:群体对象]，属于[TT:明示]表达……[S:攻击或认同][L:有害][C:地域族群攻击]"}
+{"id": "varm-test-0001",
+ "output": "分析：……针对[T:外地人]这一[TY:群体对象]，[TT:明示]……[S:攻击或认同]……[L:有害]……[C:地域族群攻击]。"}
 ```
 **ToxiTrace 预测 · predictions** (`{"id", "label"}`，CNTP 可加 `spans` · CNTP may add `spans`):
 ```json

@@ -20,7 +20,7 @@ class Identity:
 
 
 def ui_auth_mode(service: object, env: dict | None = None) -> str:
-    """"oauth" on a Space (SPACE_ID) or with OAuth configured (OAUTH_CLIENT_ID), else space.auth's mode."""
+    """ "oauth" on a Space (SPACE_ID) or with OAuth configured (OAUTH_CLIENT_ID), else space.auth's mode."""
     env = os.environ if env is None else env
     if env.get("SPACE_ID") or env.get("OAUTH_CLIENT_ID") or (env.get("AUTH") or "").lower() == "oauth":
         return "oauth"

@@ -15,6 +15,13 @@ def md(text: object, limit: int = 300) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(s, quote=True))
 
 
+def code(text: object, limit: int = 200) -> str:
+    """User text as a Markdown code span: code spans show HTML literally, so only backticks and line
+    breaks need removing (escapes would show up as backslashes)."""
+    s = " ".join(str(text if text is not None else "").split())[:limit].replace("`", "'")
+    return f"`{s}`" if s else "`—`"
+
+
 def h(text: object) -> str:
     """User text for an HTML context."""
     return html.escape(str(text if text is not None else ""), quote=True)

@@ -7,6 +7,7 @@ one light request per interval instead of one per viewer.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import threading
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .submission import result_of
-from .tables import rows_frame
+from .tables import TRACKS, rows_frame
 
 _SAFE_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -26,9 +27,46 @@ _SAFE_ID = re.compile(r"[0-9a-f]{16}")
 class Board:
     head: str
     meta: dict  # leaderboard.json without its rows: track, generated_at, scorer_version, ...
-    rows: list[dict]
     df: pd.DataFrame
-    by_id: dict[str, dict] = field(default_factory=dict)
+    _pos: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._pos = {sid: i for i, sid in enumerate(self.df["submission_id"].tolist())}
+
+    def row(self, submission_id: str) -> dict | None:
+        """One leaderboard row as plain Python values (None when not on the board)."""
+        i = self._pos.get(submission_id)
+        if i is None:
+            return None
+        return {k: _plain(v) for k, v in self.df.iloc[i].items() if not str(k).startswith("_")}
+
+
+def _plain(value: object) -> object:
+    # numpy scalars -> Python (the figures and the JSON encoder want plain values); NaN -> None.
+    if hasattr(value, "item"):
+        value = value.item()  # type: ignore[union-attr]
+    return None if isinstance(value, float) and value != value else value
+
+
+def load_board_frame(service: object, track: str) -> tuple[dict, pd.DataFrame]:
+    """(meta, rows frame) of a track: `leaderboard.parquet` when the store has it (10x faster to load than
+    the JSON for 10,000 rows, and no per-row dicts), else `Service.leaderboard` (leaderboard.json)."""
+    store = getattr(service, "store", None)
+    if store is not None:
+        try:
+            raw = store.read("results", f"{track}/leaderboard.parquet")
+        except Exception:  # unknown area/backend hiccup: the JSON path below still works
+            raw = None
+        if raw:
+            df = pd.read_parquet(io.BytesIO(raw))
+            meta = {"track": track}
+            if len(df):
+                meta["scorer_version"] = str(df["scorer_version"].mode().iloc[0])
+                meta["generated_at"] = str(df["scored_at"].max())
+            return meta, rows_frame(df)
+    data = service.leaderboard(track) or {}  # type: ignore[attr-defined]
+    rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
+    return {k: v for k, v in data.items() if k != "rows"}, rows_frame(rows)
 
 
 class BoardCache:
@@ -63,14 +101,19 @@ class BoardCache:
         cached = self._boards.get(track)
         if cached is not None and cached.head == head:
             return cached
-        data = self.service.leaderboard(track) or {}  # type: ignore[attr-defined]
-        rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
-        meta = {k: v for k, v in data.items() if k != "rows"}
-        board = Board(head=head, meta=meta, rows=rows, df=rows_frame(rows),
-                      by_id={str(r.get("submission_id")): r for r in rows})
+        meta, df = load_board_frame(self.service, track)
+        board = Board(head=head, meta=meta, df=df)
         with self._lock:
             self._boards[track] = board
         return board
+
+    def warm(self, tracks: tuple[str, ...] = TRACKS) -> None:
+        """Load every board once (run in a background thread at start-up: the first viewer is not cold)."""
+        for track in tracks:
+            try:
+                self.board(track)
+            except Exception:  # a track without results yet must not stop the others
+                continue
 
     def changed(self, seen: str) -> tuple[bool, str]:
         """(whether the head moved since `seen`, the current head) — for the light refresh timer."""
@@ -89,10 +132,13 @@ class BoardCache:
                 self._results.move_to_end(key)
                 return self._results[key]
         result = None
+        if hasattr(version, "item"):
+            version = version.item()  # type: ignore[union-attr]
         if isinstance(version, int) and _SAFE_ID.fullmatch(submission_id):
             try:
                 raw = self.service.store.read(  # type: ignore[attr-defined]
-                    "results", f"{track}/results/{submission_id}/v{version}.json")
+                    "results", f"{track}/results/{submission_id}/v{version}.json"
+                )
                 result = result_of(json.loads(raw)) if raw else None
             except Exception:  # fall back to the service below
                 result = None

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 
-from .safe import md, md_link
+from .safe import code, md, md_link
 from .tables import METRICS, TRACK_TITLES, pct
 
 TERMINAL = ("published", "rejected", "failed")
@@ -84,14 +84,33 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
 
 def subsets_table(result: dict | None) -> pd.DataFrame:
     """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success."""
-    cols = ["Subset 子集", "Rows", "JREM", "JREM harmful", "JREM non-harmful", "Gap", "HER-C", "HER-L",
-            "Parse success"]
+    cols = [
+        "Subset 子集",
+        "Rows",
+        "JREM",
+        "JREM harmful",
+        "JREM non-harmful",
+        "Gap",
+        "HER-C",
+        "HER-L",
+        "Parse success",
+    ]
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
-        out.append([name, s.get("rows"), pct(s.get("jrem")), pct(s.get("jrem_harmful")),
-                    pct(s.get("jrem_non_harmful")), pct(s.get("jrem_gap")), pct(s.get("her_c")),
-                    pct(s.get("her_l")), pct(s.get("parse_success"))])
+        out.append(
+            [
+                name,
+                s.get("rows"),
+                pct(s.get("jrem")),
+                pct(s.get("jrem_harmful")),
+                pct(s.get("jrem_non_harmful")),
+                pct(s.get("jrem_gap")),
+                pct(s.get("her_c")),
+                pct(s.get("her_l")),
+                pct(s.get("parse_success")),
+            ]
+        )
     return pd.DataFrame(out, columns=cols)
 
 
@@ -100,25 +119,45 @@ def breakdowns_table(result: dict | None) -> pd.DataFrame:
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
-            out.append([field, value, m.get("rows"), pct(m.get("accuracy")), pct(m.get("precision")),
-                        pct(m.get("recall")), pct(m.get("f1")), pct(m.get("macro_f1"))])
+            out.append(
+                [
+                    field,
+                    value,
+                    m.get("rows"),
+                    pct(m.get("accuracy")),
+                    pct(m.get("precision")),
+                    pct(m.get("recall")),
+                    pct(m.get("f1")),
+                    pct(m.get("macro_f1")),
+                ]
+            )
     return pd.DataFrame(out, columns=cols)
 
 
 def format_table(result: dict | None, record: dict) -> pd.DataFrame:
     """The submitter's own format report: issue counts (gold-independent) and any rejected-file problems."""
-    out = [["format_issue", k, v] for k, v in sorted(((result or {}).get("format_issues") or {}).items())]
+    issues = (result or {}).get("format_issues") or {}
+    out = [["format_issue", k, v] for k, v in sorted(issues.items()) if v]
+    if issues and not out:
+        out.append(["format_issue", "none 无", "every output follows the format 所有输出格式正确"])
     report = record.get("report") or {}
     for p in (report.get("errors") or [])[:200]:
-        out.append([f"line {p.get('line')}" if p.get("line") is not None else "file", p.get("field") or "",
-                    p.get("message") or ""])
+        out.append(
+            [
+                f"line {p.get('line')}" if p.get("line") is not None else "file",
+                p.get("field") or "",
+                p.get("message") or "",
+            ]
+        )
     return pd.DataFrame(out, columns=["Where 位置", "Issue / field 问题", "Count / message 数量/说明"])
 
 
 def versions_table(record: dict) -> pd.DataFrame:
     cols = ["Version 版本", "Scorer 评分器", "References sha256", "Scored at 评分时间"]
-    out = [[v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
-           for v in record.get("versions") or []]
+    out = [
+        [v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
+        for v in record.get("versions") or []
+    ]
     return pd.DataFrame(out, columns=cols)
 
 
@@ -143,14 +182,18 @@ def header_markdown(sub: dict | None) -> str:
         badges.append("hidden 已隐藏")
     lines = [
         f"## {md(meta.get('model_name') or '(unnamed)')} {' · '.join(badges)}",
-        f"**Track 赛道**: {md(TRACK_TITLES.get(track, track))} · **Status 状态**: `{md(rec.get('status'))}` · "
-        f"**ID**: `{md(rec.get('submission_id'))}`",
+        f"**Track 赛道**: {md(TRACK_TITLES.get(track, track))} · "
+        f"**Status 状态**: {code(rec.get('status'))} · "
+        f"**ID**: {code(rec.get('submission_id'))}",
         f"**Organisation 机构**: {md(meta.get('organisation') or '—')} · **Type 类型**: "
         f"{md(meta.get('model_type') or '—')} · **Setting 设置**: {md(meta.get('setting') or '—')} · "
         f"**Submitter 提交者**: {md(rec.get('submitter') or '—')}",
     ]
-    links = [md_link(label, str(meta[key])) for key, label in (("paper_url", "paper 论文"), ("code_url", "code 代码"))
-             if meta.get(key)]
+    links = [
+        md_link(label, str(meta[key]))
+        for key, label in (("paper_url", "paper 论文"), ("code_url", "code 代码"))
+        if meta.get(key)
+    ]
     if links:
         lines.append(" · ".join(links))
     if meta.get("description"):
@@ -165,14 +208,20 @@ def provenance_markdown(sub: dict | None) -> str:
     result = result_of(sub) or {}
     prov = result.get("provenance") or {}
     boot = result.get("bootstrap") or {}
-    return "\n".join([
-        "### Provenance 来源",
-        f"- Scorer version 评分器版本: `{md(prov.get('scorer_version') or result.get('scorer_version') or '—')}`",
-        f"- References sha256 参考答案哈希: `{md(prov.get('references_sha256') or '—')}`",
-        f"- Predictions sha256 预测文件哈希: `{md(prov.get('predictions_sha256') or rec.get('sha256') or '—')}`",
-        f"- Result version 结果版本: `{md(version_of(sub) or '—')}` · rows 条目: `{md(result.get('rows', '—'))}`",
-        f"- Bootstrap 自助法: `{md(boot.get('resamples', '—'))}` resamples, seed `{md(boot.get('seed', '—'))}`",
-    ])
+    scorer = prov.get("scorer_version") or result.get("scorer_version") or "—"
+    predictions = prov.get("predictions_sha256") or rec.get("sha256") or "—"
+    return "\n".join(
+        [
+            "### Provenance 来源",
+            f"- Scorer version 评分器版本: {code(scorer)}",
+            f"- References sha256 参考答案哈希: {code(prov.get('references_sha256') or '—')}",
+            f"- Predictions sha256 预测文件哈希: {code(predictions)}",
+            f"- Result version 结果版本: {code(version_of(sub) or '—')} · "
+            f"rows 条目: {code(result.get('rows', '—'))}",
+            f"- Bootstrap 自助法: {code(boot.get('resamples', '—'))} resamples, "
+            f"seed {code(boot.get('seed', '—'))}",
+        ]
+    )
 
 
 def bibtex(sub: dict | None) -> str:
@@ -184,13 +233,16 @@ def bibtex(sub: dict | None) -> str:
         return "".join(ch for ch in str(s or "") if ch not in "{}\\%\n\r")[:200]
 
     sid = clean(rec.get("submission_id"))
+    scorer = clean((result_of(sub) or {}).get("scorer_version"))
     track = clean(rec.get("track"))
     year = clean(str(rec.get("created_at") or "")[:4]) or "2026"
-    return (f"@misc{{{track}-{sid},\n"
-            f"  title  = {{{clean(meta.get('model_name'))} on {TRACK_TITLES.get(track, track)}}},\n"
-            f"  author = {{{clean(meta.get('organisation') or rec.get('submitter'))}}},\n"
-            f"  note   = {{Leaderboard result {sid}, scorer {clean((result_of(sub) or {}).get('scorer_version'))}}},\n"
-            f"  year   = {{{year}}}\n}}")
+    return (
+        f"@misc{{{track}-{sid},\n"
+        f"  title  = {{{clean(meta.get('model_name'))} on {TRACK_TITLES.get(track, track)}}},\n"
+        f"  author = {{{clean(meta.get('organisation') or rec.get('submitter'))}}},\n"
+        f"  note   = {{Leaderboard result {sid}, scorer {scorer}}},\n"
+        f"  year   = {{{year}}}\n}}"
+    )
 
 
 def status_line(sub: dict | None) -> str:

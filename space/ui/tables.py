@@ -71,8 +71,16 @@ DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     "varm": ("jrem", "macro_f1.label", "macro_f1.category", "her_c", "her_l", "t_f1", "parse_success"),
     "cold": ("f1", "accuracy", "precision", "recall", "macro_f1"),
     "toxicn": ("f1", "accuracy", "precision", "recall", "macro_f1"),
-    "cntp": ("spans.overlap_f1", "spans.overlap_precision", "spans.overlap_recall", "spans.char_f1",
-             "spans.iou", "f1", "accuracy", "macro_f1"),
+    "cntp": (
+        "spans.overlap_f1",
+        "spans.overlap_precision",
+        "spans.overlap_recall",
+        "spans.char_f1",
+        "spans.iou",
+        "f1",
+        "accuracy",
+        "macro_f1",
+    ),
 }
 # Text columns: (row key, header). Rank and Model are always shown.
 TEXT_COLUMNS = (
@@ -88,8 +96,19 @@ DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "date", "scorer
 MODEL_TYPES = ("open", "closed")
 SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 PAGE_SIZE = 100
-RAW_TEXT_FIELDS = ("submission_id", "model_name", "organisation", "model_type", "setting", "submitter",
-                   "created_at", "scored_at", "scorer_version", "references_sha256", "predictions_sha256")
+RAW_TEXT_FIELDS = (
+    "submission_id",
+    "model_name",
+    "organisation",
+    "model_type",
+    "setting",
+    "submitter",
+    "created_at",
+    "scored_at",
+    "scorer_version",
+    "references_sha256",
+    "predictions_sha256",
+)
 
 
 def metric_header(track: str, key: str) -> str:
@@ -111,8 +130,11 @@ def default_columns(track: str) -> list[str]:
 
 def sort_choices(track: str) -> list[tuple[str, str]]:
     """Sort keys: rank (the official order), every metric, date and model name."""
-    return ([("Rank 排名", "rank")] + [(m.header, m.key) for m in METRICS[track]]
-            + [("Date 日期", "date"), ("Model 模型", "model")])
+    return (
+        [("Rank 排名", "rank")]
+        + [(m.header, m.key) for m in METRICS[track]]
+        + [("Date 日期", "date"), ("Model 模型", "model")]
+    )
 
 
 @dataclass(frozen=True)
@@ -174,9 +196,9 @@ class View:
         )
 
 
-def rows_frame(rows: Sequence[dict]) -> pd.DataFrame:
+def rows_frame(rows: Sequence[dict] | pd.DataFrame) -> pd.DataFrame:
     """All rows of one leaderboard as a DataFrame (built once per store revision and cached)."""
-    df = pd.DataFrame(list(rows))
+    df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     for col in RAW_TEXT_FIELDS:
         if col not in df.columns:
             df[col] = ""
@@ -215,7 +237,7 @@ def filter_rows(df: pd.DataFrame, view: View) -> pd.DataFrame:
 
 
 def rank_label(low: object, high: object) -> str:
-    """"3" for a lone rank, "1–3" (en dash) for a tie group spanning positions 1 to 3."""
+    """ "3" for a lone rank, "1–3" (en dash) for a tie group spanning positions 1 to 3."""
     try:
         lo, hi = int(low), int(high)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -256,7 +278,9 @@ def _text_cell(row: pd.Series, key: str) -> str:
     return str(row.get(key, "") or "")
 
 
-def display_frame(page_rows: pd.DataFrame, track: str, columns: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+def display_frame(
+    page_rows: pd.DataFrame, track: str, columns: Sequence[str]
+) -> tuple[pd.DataFrame, list[str]]:
     """The visible table for one page of rows and its per-column datatypes ("str" or "number").
 
     Metrics are shown as percentages with one decimal; a metric with a CI gets a "95% CI" text column next
@@ -266,8 +290,9 @@ def display_frame(page_rows: pd.DataFrame, track: str, columns: Sequence[str]) -
     headers: list[str] = ["Rank 排名", "Model 模型"]
     types: list[str] = ["str", "str"]
     data: dict[str, list] = {
-        "Rank 排名": [rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"],
-                                                            strict=True)],
+        "Rank 排名": [
+            rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"], strict=True)
+        ],
         "Model 模型": page_rows["model_name"].tolist(),
     }
     records = [r for _, r in page_rows.iterrows()]
@@ -301,7 +326,7 @@ def page_slice(df: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> tuple[pd.D
     pages = max(1, -(-len(df) // size))
     page = min(max(1, int(page)), pages)
     start = (page - 1) * size
-    part = df.iloc[start:start + size]
+    part = df.iloc[start : start + size]
     return part, page, start + 1 if len(part) else 0, start + len(part)
 
 
@@ -331,9 +356,15 @@ def to_csv(df: pd.DataFrame) -> bytes:
 
 
 def to_json(df: pd.DataFrame, track: str) -> bytes:
-    """Filtered rows as leaderboard.json-shaped JSON (unrounded values)."""
-    rows = json.loads(df[_raw_columns(df)].to_json(orient="records", force_ascii=False))
-    return json.dumps({"track": track, "rows": rows}, ensure_ascii=False, indent=2).encode("utf-8")
+    """Filtered rows as leaderboard.json-shaped JSON; floats keep every digit (json's repr), NaN -> null."""
+    raw = df[_raw_columns(df)]
+    rows = raw.astype(object).where(raw.notna(), None).to_dict(orient="records")
+    return json.dumps({"track": track, "rows": rows}, ensure_ascii=False, default=_plain).encode("utf-8")
+
+
+def _plain(value: object) -> object:
+    # numpy scalars that survive astype(object) (e.g. numpy bool) -> Python values.
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def top_systems(df: pd.DataFrame, n: int = 5, baselines: bool = True) -> list[str]:
@@ -346,13 +377,21 @@ def top_systems(df: pd.DataFrame, n: int = 5, baselines: bool = True) -> list[st
 
 
 def system_choices(df: pd.DataFrame, limit: int = 500) -> list[tuple[str, str]]:
-    """(label, submission_id) for pickers; the label is plain text (Dropdown renders it as text)."""
-    ordered = df.sort_values(["rank", "rank_low"], kind="stable").head(limit)
+    """(label, submission_id) for pickers: the top `limit` by rank plus every baseline (labels are plain
+    text; Dropdown renders them as text)."""
+    ordered = df.sort_values(["rank", "rank_low"], kind="stable")
+    picked = pd.concat([ordered.head(limit), ordered.iloc[limit:][ordered["is_baseline"].iloc[limit:]]])
     out = []
-    for _, r in ordered.iterrows():
-        tag = " ◆" if r["is_baseline"] else ""
-        out.append((f"{rank_label(r['rank_low'], r['rank_high'])}. {r['model_name']}{tag} ({r['submission_id'][:8]})",
-                    r["submission_id"]))
+    for sid, name, base, low, high in zip(
+        picked["submission_id"],
+        picked["model_name"],
+        picked["is_baseline"],
+        picked["rank_low"],
+        picked["rank_high"],
+        strict=True,
+    ):
+        tag = " ◆" if base else ""
+        out.append((f"{rank_label(low, high)}. {name}{tag} ({sid[:8]})", sid))
     return out
 
 

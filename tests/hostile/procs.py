@@ -241,8 +241,10 @@ class Deployment:
         concurrency: int = 1,
         beat: bool = False,
         seed: bool = True,
+        demo_dir: Path | None = None,
         **env: str,
     ) -> None:
+        self.demo_dir = demo_dir
         self.tmp = tmp
         self.data_dir = tmp / "data"
         self.redis = RedisServer(tmp / "redis")
@@ -257,14 +259,13 @@ class Deployment:
             self.redis.start()
             self.env = base_env(self.data_dir, self.redis.url, **self.extra_env)
             if self.seed:
-                subprocess.run(
-                    [PYTHON, "-m", "worker", "seed"],
-                    cwd=ROOT,
-                    env=self.env,
-                    check=True,
-                    stdout=open(self.tmp / "seed.log", "ab"),
-                    stderr=subprocess.STDOUT,
-                )  # noqa: SIM115
+                cmd = [PYTHON, "-m", "worker", "seed"]
+                if self.demo_dir is not None:
+                    cmd += ["--demo-dir", str(self.demo_dir)]
+                with open(self.tmp / "seed.log", "ab") as log:
+                    subprocess.run(
+                        cmd, cwd=ROOT, env=self.env, check=True, stdout=log, stderr=subprocess.STDOUT
+                    )
             for i in range(self.n_workers):
                 self.add_worker(beat=self.beat and i == 0)
             self.space = Space(self.env, self.tmp / "space.log").start()
