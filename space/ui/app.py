@@ -485,7 +485,7 @@ def build_demo(
         dl_btn.click(ui.downloads, dl_track, dl_files, api_name="downloads")
 
         m_rescore.click(ui.rescore, [m_track, m_dry, token], [m_out, m_diff], api_name="maint_rescore")
-        m_report_btn.click(ui.rescore_report, m_track, m_diff, api_name="maint_report")
+        m_report_btn.click(ui.maint_report, [m_track, token], [m_out, m_diff], api_name="maint_report")
         m_go.click(ui.moderate, [m_id, m_action, m_reason, token], m_mod_out, api_name="maint_moderate")
 
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)

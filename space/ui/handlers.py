@@ -16,9 +16,10 @@ import pandas as pd
 from . import explorer, figures, submission
 from .i18n import t
 from .identity import Identity, Resolver
-from .safe import is_http_url, md
+from .safe import code, is_http_url, md
 from .state import BoardCache
 from .tables import (
+    DEFAULT_METRICS,
     METRICS,
     TRACK_TITLES,
     TRACKS,
@@ -552,23 +553,53 @@ class UI:
     def rescore(self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None):
         actor = self._maintainer(token, profile)
         out = self.service.rescore(track, dry_run=bool(dry_run), actor=actor)  # type: ignore[attr-defined]
-        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```", self.rescore_report(
-            track
-        )
+        # The re-score runs on a worker; its report appears when it is done ("Latest diff report" reloads).
+        summary, table = self.rescore_report(track)
+        started = f"Started 已开始: {code(out.get('task_id', ''))} · dry run 试运行: {bool(dry_run)}"
+        return f"{started}\n\nLatest report 最新报告: {summary}", table
 
-    def rescore_report(self, track: str) -> pd.DataFrame:
-        """The newest re-score diff report of a track (results area `rescore/<track>/*.json`) as a table."""
+    def maint_report(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None):
+        """The latest diff report (dry-run reports are private: maintainers only)."""
+        self._maintainer(token, profile)
+        return self.rescore_report(track)
+
+    def rescore_report(self, track: str) -> tuple[str, pd.DataFrame]:
+        """The newest re-score diff report of a track as (summary, table).
+
+        Dry runs leave `rescore/<track>/<run>/report.json` in the private submissions area; real runs
+        publish `rescore/<track>/<run>.json` in the results area. Run names are UTC stamps, so the
+        lexically last one is the newest.
+        """
         store = getattr(self.service, "store", None)
+        found: list[tuple[str, str, str]] = []  # (run, area, path)
+        for area, suffix in (("submissions", "/report.json"), ("results", ".json")):
+            try:
+                paths = store.list(area, f"rescore/{track}/") if store else []
+            except Exception:  # an area this process cannot open: skip it
+                paths = []
+            for path in paths:
+                if path.endswith(suffix):
+                    found.append((path[len(f"rescore/{track}/") :].removesuffix(suffix), area, path))
+        empty = pd.DataFrame(columns=DIFF_COLUMNS)
+        if not found:
+            return "No re-score report yet. 暂无重新评分报告。", empty
+        run, area, path = max(found)
         try:
-            names = sorted(store.list("results", f"rescore/{track}/")) if store else []
-            raw = store.read("results", names[-1]) if names else None
-        except Exception:
-            raw = None
-        if not raw:
-            return pd.DataFrame(columns=["Submission", "Metric", "Old", "New", "Change"])
-        data = json.loads(raw)
-        rows = _diff_rows(data)
-        return pd.DataFrame(rows, columns=["Submission", "Metric", "Old", "New", "Change"])
+            data = json.loads(store.read(area, path) or b"{}")
+        except ValueError:
+            return f"Unreadable report {md(path)}", empty
+        summary = data.get("summary") or {}
+        kind = "dry run 试运行" if data.get("dry_run", area == "submissions") else "published 已发布"
+        head = (
+            f"**{md(run)}** · {kind} · by {md(data.get('actor') or '—')} · scorer "
+            f"{md(data.get('scorer_version') or '—')} · "
+            + " · ".join(f"{md(k)}: {md(v)}" for k, v in summary.items())
+        )
+        return head, pd.DataFrame(_diff_rows(data, self._headline(track)), columns=DIFF_COLUMNS)
+
+    @staticmethod
+    def _headline(track: str) -> tuple[str, ...]:
+        return DEFAULT_METRICS.get(track, ())
 
     def moderate(
         self, sid: str, action: str, reason: str, token: str | None, profile: gr.OAuthProfile | None = None
@@ -618,34 +649,26 @@ def _quota_line(q: dict, lang: str) -> str:
     return t("quota", lang, remaining=q.get("remaining"), limit=q.get("limit"), next=nxt)
 
 
-def _diff_rows(data: object) -> list[list]:
-    """Flatten a re-score diff report into (submission, metric, old, new, change) rows, any nesting."""
+DIFF_COLUMNS = ["Submission 提交", "Model 模型", "Metric 指标", "Old 旧", "New 新", "Change 变化", "Rank 名次"]
+
+
+def _diff_rows(data: dict, headline: tuple[str, ...]) -> list[list]:
+    """Rows of a re-score report: one per (submission, headline metric), deltas in points."""
     rows: list[list] = []
-    items = (
-        data.get("changes") or data.get("submissions") or data.get("rows") or []
-        if isinstance(data, dict)
-        else data
-        if isinstance(data, list)
-        else []
-    )
-    if isinstance(items, dict):
-        items = [
-            {"submission_id": k, **v} if isinstance(v, dict) else {"submission_id": k, "value": v}
-            for k, v in items.items()
-        ]
-    for it in items if isinstance(items, list) else []:
-        if not isinstance(it, dict):
+    for sub in data.get("submissions") or []:
+        if not isinstance(sub, dict):
             continue
-        sid = str(it.get("submission_id", ""))
-        diffs = it.get("diff") or it.get("metrics") or it.get("changes") or {}
-        if isinstance(diffs, dict) and diffs:
-            for metric, d in diffs.items():
-                if isinstance(d, dict):
-                    old, new = d.get("old"), d.get("new")
-                    change = d.get("delta", None if old is None or new is None else _sub(new, old))
-                    rows.append([sid, str(metric), old, new, change])
-        else:
-            rows.append([sid, "", it.get("old"), it.get("new"), json.dumps(it, ensure_ascii=False)[:200]])
+        old, new = sub.get("old") or {}, sub.get("new") or {}
+        rank = f"{sub.get('old_rank', '?')} → {sub.get('new_rank', '?')}"
+        if sub.get("skipped") or sub.get("error"):
+            note = f"error: {sub['error']}" if sub.get("error") else "skipped (already current) 已是最新"
+            rows.append([sub.get("submission_id"), sub.get("model_name"), note, None, None, None, rank])
+            continue
+        for metric in [m for m in headline if m in old or m in new]:
+            before, after = old.get(metric), new.get(metric)
+            change = None if before is None or after is None else pct(after - before, 2)
+            rows.append([sub.get("submission_id"), sub.get("model_name"), metric, pct(before, 2), pct(after, 2),
+                         change, rank])
     return rows
 
 
