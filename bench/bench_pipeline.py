@@ -169,7 +169,7 @@ def redis_workers(env: dict, log: Path) -> list[subprocess.Popen]:
         "worker",
         "worker",
         "--loglevel",
-        "WARNING",
+        "INFO",
         "--without-gossip",
         "--without-mingle",
     ]

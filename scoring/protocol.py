@@ -139,16 +139,20 @@ def parse_output(raw: str) -> ParsedOutput:
         end = match.end()
     prose.append(text[end:])
 
-    anchor_valid = (
-        tuple(names) == ANCHORS
-        and record["target"] != ""
-        and all(record[name] in VALUE_SETS[name] for name in DISCRETE_FIELDS)
-    )
+    anchor_valid = tuple(names) == ANCHORS and record["target"] != ""
+    if anchor_valid:
+        for name in DISCRETE_FIELDS:
+            if record[name] not in VALUE_SETS[name]:
+                anchor_valid = False
+                break
     issues: list[str] = []
     if not anchor_valid:
         issues.append("anchor_sequence_or_value_invalid")
-    elif not all(CJK_RE.search(between) for between in prose[1:-1]):  # text between adjacent anchors
-        issues.append("anchors_not_naturally_integrated")
+    else:
+        for between in prose[1:-1]:  # the text between each two adjacent anchors
+            if not CJK_RE.search(between):
+                issues.append("anchors_not_naturally_integrated")
+                break
     if "\n" in text or "\r" in text:
         issues.append("multiple_paragraphs")
     if not text.startswith(ANALYSIS_PREFIX):

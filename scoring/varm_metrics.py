@@ -155,9 +155,9 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOut
     pred_codes = np.full((n, len(DISCRETE_FIELDS)), SENTINEL, dtype=np.int8)
     issues = np.zeros((n, len(FORMAT_ISSUES)), dtype=bool)
     issue_index = {name: k for k, name in enumerate(FORMAT_ISSUES)}
-    codes = [(k, name, CLASS_CODES[name]) for k, name in enumerate(DISCRETE_FIELDS)]
+    codes = [(name, CLASS_CODES[name]) for name in DISCRETE_FIELDS]
     for i, (out, ref) in enumerate(zip(parsed, gold, strict=True)):
-        gold_codes[i] = [code[ref[name]] for _, name, code in codes]
+        gold_codes[i] = [code[ref[name]] for name, code in codes]
         anchor_valid[i] = out.anchor_schema_valid
         for issue in out.format_issues:
             issues[i, issue_index[issue]] = True
@@ -167,7 +167,7 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOut
         record = out.record
         t_f1[i] = target_f1(record["target"], gold_target(ref))
         correct[i, 0] = t_f1[i] >= TARGET_MATCH_THRESHOLD
-        pred_codes[i] = [code[record[name]] for _, name, code in codes]
+        pred_codes[i] = [code[record[name]] for name, code in codes]
         correct[i, 1:] = [record[name] == ref[name] for name in DISCRETE_FIELDS]
     return RowOutcomes(valid, anchor_valid, correct, t_f1, gold_codes, pred_codes, issues)
 

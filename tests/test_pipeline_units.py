@@ -161,6 +161,9 @@ def test_celery_config_is_json_only_with_late_acks(tmp_path):
     assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
     assert conf.task_soft_time_limit < conf.task_time_limit
     assert {q.name for q in conf.task_queues} == {"submissions", "publish", "rescore"}
+    for queue in conf.task_queues:  # one binding per queue, so a message lands in exactly one queue
+        assert queue.exchange.name == queue.routing_key == queue.name
+    assert app.amqp.router.route({}, "worker.tasks.publish_track")["queue"].name == "publish"
     broker, backend = broker_urls(Config(data_dir=tmp_path))
     assert broker == f"sqla+sqlite:///{tmp_path.resolve()}/broker.sqlite" and backend.startswith(
         "db+sqlite:///"

@@ -73,7 +73,8 @@ def test_leaderboard_render_search_filters(fake_client) -> None:
     headers = data["headers"]
     assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM" in headers and "JREM 95% CI" in headers
     assert board["datatype"][headers.index("Model 模型")] == "str"
-    assert len(data["data"]) == 12 and "Rows 1–12 of 12" in caption and link == "?track=varm" and page == 1
+    assert len(data["data"]) == 12 and "Rows 1–12 of 12" in caption and page == 1
+    assert link.endswith("[?track=varm](?track=varm)")
     models = [r[1] for r in data["data"]]
     assert XSS_NAME in models  # stored and returned verbatim; the browser test checks it renders as text
 
@@ -264,7 +265,13 @@ def test_maintainer_actions_need_maintainer(fake_client, fake_ui) -> None:
     with pytest.raises(AppError, match="Maintainers only"):
         fake_client.predict("varm", True, ALICE, api_name="/maint_rescore")
     out, diff = fake_client.predict("varm", True, BOSS, api_name="/maint_rescore")
-    assert "dry_run" in out and table(diff)["data"][0][1] == "jrem"
+    assert "t-1" in out and "dry run" in out
+    rows = table(diff)["data"]
+    assert {r[2] for r in rows} == {"jrem", "her_c"} and rows[0][5] == 1.0 and rows[0][6] == "1 → 1"
+    with pytest.raises(AppError, match="Maintainers only"):
+        fake_client.predict("varm", ALICE, api_name="/maint_report")  # dry-run reports are private
+    summary, diff = fake_client.predict("varm", BOSS, api_name="/maint_report")
+    assert "20261202T120000Z" in summary and table(diff)["data"]
     target = fake_ui.service.entries["cold"][5].record["submission_id"]
     with pytest.raises(AppError, match="reason"):
         fake_client.predict(target, "hide", "", BOSS, api_name="/maint_moderate")
@@ -273,3 +280,10 @@ def test_maintainer_actions_need_maintainer(fake_client, fake_ui) -> None:
     assert fake_ui.service.moderations[-1]["actor"] == "boss"
     board, *_ = fake_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
     assert len(table(board)["data"]) == 11
+
+
+def test_compare_refuses_systems_not_on_the_board(fake_client, fake_ui) -> None:
+    a = fake_ui.service.entries["varm"][3].record["submission_id"]
+    other_track = fake_ui.service.entries["cold"][3].record["submission_id"]
+    with pytest.raises(AppError, match="leaderboard"):
+        fake_client.predict("varm", a, other_track, api_name="/compare")

@@ -57,7 +57,7 @@ DATASET_SETTINGS = settings(
 )
 
 
-# --- choosers -----------------------------------------------------------------------------------------------
+# --- choosers -------------------------------------------------------------------------------------
 
 
 class HypothesisChooser:
@@ -90,7 +90,7 @@ class RandomChooser:
         return self.rng.random() < p
 
 
-# --- building blocks ------------------------------------------------------------------------------------------
+# --- building blocks ------------------------------------------------------------------------------
 
 NO_TARGET = ref.NO_TARGET
 NAMES = ref.REQUIRED_SEQUENCE
@@ -336,7 +336,7 @@ def build_output(c, record: dict | None = None) -> str:
     return core
 
 
-# --- per-output comparison ------------------------------------------------------------------------------------
+# --- per-output comparison ------------------------------------------------------------------------
 
 
 def compare_parse(raw: str) -> dict:
@@ -368,7 +368,7 @@ BULK_OUTPUTS = 30_000
 
 
 def test_parser_bulk_sweep_matches_reference_and_reaches_every_rule() -> None:
-    """Seeded bulk run of the same builder; also proves the generator reaches every issue and valid outputs."""
+    """Seeded bulk run of the same builder; also shows it reaches every issue and valid outputs."""
     chooser = RandomChooser(20261202)
     seen = {name: 0 for name in ref.ISSUE_NAMES}
     valid = anchor_valid = 0
@@ -404,7 +404,7 @@ def test_parser_matches_reference_on_demo_cots_and_baselines() -> None:
         compare_parse(raw)
 
 
-# --- datasets -------------------------------------------------------------------------------------------------
+# --- datasets -------------------------------------------------------------------------------------
 
 GOLD_TARGETS = [
     "外地人",
@@ -526,7 +526,7 @@ def build_dataset(c) -> dict:
         line["output"] = outputs[k]
         if c.chance(0.1):
             line["note"] = "unknown keys are ignored"
-        if c.chance(0.1):  # pre-parsed fields are unknown keys too (spec §4): validity comes from `output` only
+        if c.chance(0.1):  # pre-parsed fields are unknown keys too (spec §4): only `output` counts
             line.update({field: gold_rows[k][field] for field in ref.FIELD_NAMES})
         lines.append(line)
     if c.chance(0.5):
@@ -623,7 +623,8 @@ def check_result(result: dict, expected: dict, gold_rows: list[dict], subsets: d
             assert exp_issues is not None
             block = {**block, "format_issues": exp_issues}
         assert_metric_block(
-            block, exp, [gold_rows[k] for k in indices], [scored[k] for k in indices], f"subset {name}", sklearn
+            block, exp, [gold_rows[k] for k in indices], [scored[k] for k in indices], f"subset {name}",
+            sklearn,
         )
 
 
@@ -703,7 +704,7 @@ def test_demo_baselines_match_reference(baseline: str) -> None:
     check_result(result, expected, gold_rows, subsets, sklearn=True)
 
 
-# --- hand-written cases: spec clauses checked one by one ----------------------------------------------------
+# --- hand-written cases: spec clauses checked one by one ------------------------------------------
 
 GOOD = {
     "target": "外地人",
@@ -942,12 +943,61 @@ def test_macro_f1_ignores_predicted_classes_absent_from_gold() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "spec §3 'Cue subsets (official): every metric above, computed on each subset's rows alone' — 'above' "
-        "includes the Parse success bullet's 'count of each format issue'; subsets.<name> has no format_issues "
-        "(ARCHITECTURE §2's subset schema omits it too). Arguably ambiguous: is a count a 'metric'?"
+        "spec §3 'Cue subsets (official): every metric above, computed on each subset's rows alone'; "
+        "'above' includes the Parse success bullet's 'count of each format issue', but subsets.<name> "
+        "has no format_issues (ARCHITECTURE §2's subset schema omits it too). Arguably ambiguous: "
+        "is a count a 'metric'?"
     ),
 )
 def test_subset_blocks_carry_format_issue_counts() -> None:
     gold = {"id": "a", "text": "一条评论", **GOOD}
     result, expected = one_row_result(GOOD, "坏", subsets={"s": [gold]})
     assert result["subsets"]["s"]["format_issues"] == expected["subsets"]["s"]["format_issues"]
+
+
+# --- spec §1: reading and checking the gold -------------------------------------------------------
+
+
+def write_bundle(directory: Path, rows: list[dict]) -> Path:
+    (directory / "test.jsonl").write_bytes(jsonl_bytes(rows))
+    return directory
+
+
+def test_reference_rows_breaking_value_sets_or_consistency_are_rejected_by_line() -> None:
+    from scoring.problems import InputError
+
+    track = get_track("varm")
+    rows = [
+        {"id": "a", "text": "甲", **GOOD, "category": "非攻击"},  # label_category_inconsistent
+        {"id": "b", "text": "乙", **NONE_ROW, "label": "有 害"},  # outside the value set
+        {"id": "c", "text": "丙", **NONE_ROW, "target": " 无明确对象 "},  # not blank: breaks no-target rule
+        {"id": "d", "text": "丁", **NONE_ROW, "target": "  "},  # blank + 无明确对象: read as 无明确对象, fine
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        with pytest.raises(InputError) as caught:
+            track.load_references(write_bundle(Path(tmp), rows))
+    assert sorted({p.line for p in caught.value.problems}) == [1, 2, 3]
+
+
+def test_bundle_check_applies_the_gold_target_rule_to_the_cot() -> None:
+    """§1: a bundle whose cot does not parse to its own fields is rejected; a blank no-target row's cot says
+    [T:无明确对象] (the validator's reading), which must be accepted."""
+    from scoring.references import check_reference_bundle
+
+    blank = {**NONE_ROW, "target": ""}
+    rows = [
+        {"id": "a", "text": "甲", **GOOD, "cot": rationale(GOOD)},
+        {"id": "b", "text": "乙", **blank, "cot": rationale(NONE_ROW)},
+        {"id": "c", "text": "丙", **GOOD, "cot": rationale({**GOOD, "target": "楼主"})},
+        {"id": "d", "text": "丁", **GOOD, "cot": rationale(GOOD).replace("分析：", "分析:", 1)},
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = check_reference_bundle(write_bundle(Path(tmp), rows))
+    assert sorted({p.line for p in problems}) == [3, 4]
+
+
+def test_bootstrap_is_deterministic_for_a_seed() -> None:
+    dataset = build_dataset(RandomChooser(5))
+    first = check_dataset(dataset, bootstrap=100)
+    again = check_dataset(dataset, bootstrap=100)
+    assert first["ci"] == again["ci"] and first["ci"]

@@ -416,16 +416,36 @@ class FakeService:
         return out
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> dict:
+        """Writes a report shaped like worker.rescore.report at once (the real one comes from a worker)."""
+        subs = []
+        for rank, e in enumerate(self.entries[track][:2], start=1):
+            old = {"jrem": 0.5, "her_c": 0.3} if track == "varm" else {"f1": 0.5}
+            new = {k: v + 0.01 for k, v in old.items()}
+            subs.append(
+                {
+                    "submission_id": e.record["submission_id"],
+                    "model_name": e.record["metadata"]["model_name"],
+                    "old": old,
+                    "new": new,
+                    "delta": {k: 0.01 for k in old},
+                    "old_rank": rank,
+                    "new_rank": rank,
+                    "skipped": False,
+                    "error": None,
+                }
+            )
         report = {
             "track": track,
+            "run": "20261202T120000Z",
+            "actor": actor,
             "dry_run": dry_run,
-            "changes": [
-                {"submission_id": e.record["submission_id"], "diff": {"jrem": {"old": 0.5, "new": 0.51}}}
-                for e in self.entries[track][:2]
-            ],
+            "scorer_version": "1.0.1",
+            "summary": {"submissions": 2, "rank_changes": 0},
+            "submissions": subs,
         }
+        path = f"rescore/{track}/20261202T120000Z" + ("/report.json" if dry_run else ".json")
         self.store.commit(
-            "results", {f"rescore/{track}/20261202T120000Z.json": json.dumps(report).encode()}, [], "rescore"
+            "submissions" if dry_run else "results", {path: json.dumps(report).encode()}, [], "rescore"
         )
         return {"task_id": "t-1", "track": track, "dry_run": dry_run}
 

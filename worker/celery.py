@@ -14,7 +14,7 @@ from pathlib import Path
 
 import kombu.transport.sqlalchemy
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from worker.config import Config
 
@@ -75,14 +75,15 @@ def make_app(config: Config) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=soft,
         task_time_limit=hard,
-        task_queues=[Queue(name) for name in QUEUES],
+        # Each queue on its own direct exchange and routing key: with Celery's defaults every Queue would be
+        # bound to the default exchange under the same key, and a message would land in all three.
+        task_queues=[Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUES],
         task_default_queue="submissions",
         task_routes=ROUTES,
         broker_transport_options=transport_options,
         result_backend_transport_options=backend_options,
         result_expires=3600,
         broker_connection_retry_on_startup=True,
-        worker_hijack_root_logger=False,
         beat_schedule={
             "reconcile": {"task": "worker.tasks.reconcile", "schedule": reconcile_every(config)},
         },

@@ -7,6 +7,7 @@ public test inputs, and anything that needs gold labels is sent to a worker.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from datetime import UTC, datetime
 from typing import Protocol
@@ -33,6 +34,7 @@ from worker.records import (
 from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, dumps, find_record, load_record, read_json, update_record
 
+log = logging.getLogger(__name__)
 PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json")
 BASELINE_SUBMITTER = "baseline"
 
@@ -166,7 +168,11 @@ class Service:
                 "quota": self._quota_state(track, index, now, is_baseline),
             }
         # The record is durable before the message exists; if sending fails, the reconciler re-sends.
-        self.enqueue.score(track, submission_id)
+        try:
+            self.enqueue.score(track, submission_id)
+        except Exception as exc:  # broker down: the submission is safe in the store either way
+            log.warning("could not send %s/%s to the broker (%s); the reconciler will", track, submission_id,
+                        type(exc).__name__)
         return {
             "submission_id": submission_id,
             "status": "queued",

@@ -118,9 +118,8 @@ def build_demo(
                     buttons=["fullscreen", "copy"],
                 )
                 with gr.Row():
-                    link = gr.Textbox(
-                        label=both("link"), interactive=False, scale=3, elem_id="view-link", buttons=["copy"]
-                    )
+                    # Relative link: the browser resolves it against the page (also in the Space iframe).
+                    link = gr.Markdown(elem_id="view-link")
                     export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
                 export_files = gr.File(
                     label="Downloads 下载",
@@ -136,7 +135,9 @@ def build_demo(
                     "Where systems really fail: a high label score can hide wrong targets, stances "
                     "and categories. 系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。"
                 )
-                systems = gr.Dropdown([], multiselect=True, label=both("systems"), elem_id="systems")
+                systems = gr.Dropdown(
+                    [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems"
+                )
                 analyse_btn = gr.Button("Update charts 更新图表", elem_id="analyse")
                 plots = []
                 with gr.Row():
@@ -298,11 +299,12 @@ def build_demo(
                 with gr.Row():
                     ex_table = gr.Dataframe(
                         interactive=False,
-                        wrap=True,
+                        wrap=False,
                         max_height=520,
                         scale=3,
                         label="Items 条目",
                         elem_id="ex-table",
+                        column_widths=["7%", "23%", "40%", "18%", "12%"],
                     )
                     with gr.Column(scale=2):
                         ex_no = gr.Number(label="Item # 条目编号", precision=0, elem_id="ex-no")
@@ -312,8 +314,8 @@ def build_demo(
             with gr.Tab(both("tab_compare"), id="compare", elem_id="tab-compare"):
                 compare_help = gr.Markdown(i18n.t("compare_help", "zh"))
                 with gr.Row():
-                    cmp_a = gr.Dropdown([], label="System A 系统 A", elem_id="cmp-a")
-                    cmp_b = gr.Dropdown([], label="System B 系统 B", elem_id="cmp-b")
+                    cmp_a = gr.Dropdown([], allow_custom_value=True, label="System A 系统 A", elem_id="cmp-a")
+                    cmp_b = gr.Dropdown([], allow_custom_value=True, label="System B 系统 B", elem_id="cmp-b")
                     cmp_btn = gr.Button("Compare 对比", variant="primary", scale=0, elem_id="cmp-run")
                 cmp_title = gr.Markdown(elem_id="cmp-title")
                 cmp_table = gr.Dataframe(

@@ -287,9 +287,7 @@ def item_html(item: dict | None) -> str:
         f"{'valid 有效' if item['valid'] else 'INVALID 无效 — every field counts as wrong'}</p>"
         f"<p class='explorer-text'>{highlight(item['text'], item['gold']['target'])}</p>"
         "<table class='explorer-fields'><tr><th>Field 字段</th><th>Gold 金标</th>"
-        "<th>Parsed 解析</th><th></th></tr>"
-        + "".join(rows)
-        + "</table>"
+        "<th>Parsed 解析</th><th></th></tr>" + "".join(rows) + "</table>"
         f"<p><b>Format issues 格式问题</b>: {h(issues)}</p>"
         f"<details><summary>Raw output 原始输出</summary><pre>{h(item['raw'])}</pre></details></div>"
     )

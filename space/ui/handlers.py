@@ -14,7 +14,7 @@ import gradio as gr
 import pandas as pd
 
 from . import explorer, figures, submission
-from .i18n import t
+from .i18n import both, t
 from .identity import Identity, Resolver
 from .safe import code, is_http_url, md
 from .state import BoardCache
@@ -67,21 +67,21 @@ def report_markdown(report: dict | None, lang: str) -> str:
     if not report:
         return ""
     if report.get("valid"):
-        parts = [f"✅ {t('valid_ok', lang, rows=report.get('rows', 0))}"]
+        parts = [f"**✓** {t('valid_ok', lang, rows=report.get('rows', 0))}"]
     else:
         total = report.get("errors_total", len(report.get("errors") or []))
-        parts = [f"❌ {t('valid_bad', lang, n=total)}"]
+        parts = [f"**✗** {t('valid_bad', lang, n=total)}"]
         shown = len(report.get("errors") or [])
         if total > shown:
             parts.append(f"(showing the first {shown} of {total} 仅显示前 {shown} 个)")
     fmt = report.get("format_report") or []
     if fmt:
         parts.append(
-            f"⚠️ {len(fmt)} output(s) are not schema-valid and will count as wrong "
+            f"**!** {len(fmt)} output(s) are not schema-valid and will count as wrong "
             f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。"
         )
     for advice in report.get("advice") or []:
-        parts.append(f"💡 {md(advice, 600)}")
+        parts.append(f"Advice 建议: {md(advice, 600)}")
     return "\n\n".join(parts)
 
 
@@ -148,7 +148,7 @@ class UI:
         return (
             gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
             caption,
-            view.to_query(),
+            link_markdown(view.to_query()),
             page_no,
             board.head,
         )
@@ -265,9 +265,11 @@ class UI:
         """Who am I (for the status line) and whether the Maintainers tab is shown."""
         who = self.identity(token, profile)
         if who.name is None:
-            return f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}", gr.Tab(visible=False)
+            return f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}", gr.Tab(
+                visible=False
+            )
         maint = " · maintainer 维护者" if who.maintainer else ""
-        return f"👤 **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
+        return f"Signed in 已登录: **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
 
     def quota_text(
         self, track: str, token: str | None, lang: str, profile: gr.OAuthProfile | None = None
@@ -312,7 +314,7 @@ class UI:
         who = self.identity(token, profile)
         if who.name is None:
             return (
-                f"🔒 {md(who.message) if who.message else t('not_signed_in', lang)}",
+                f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}",
                 report_frame(None),
                 "",
                 *stay,
@@ -348,7 +350,7 @@ class UI:
         except Exception as exc:
             if type(exc).__name__ == "QuotaExceeded":
                 at = getattr(exc, "next_slot_at", "")
-                return f"⏳ {t('quota_exceeded', lang, at=md(at))}", report_frame(None), "", *stay
+                return f"**✗** {t('quota_exceeded', lang, at=md(at))}", report_frame(None), "", *stay
             raise gr.Error(str(exc)) from exc
         report = out.get("report")
         sid = out.get("submission_id") or ""
@@ -364,7 +366,7 @@ class UI:
             )
         head = t("duplicate", lang, id=sid) if out.get("duplicate") else t("submitted", lang, id=sid)
         msg = "\n\n".join(
-            x for x in (f"✅ {head}", report_markdown(report, lang) if report else "", quota) if x
+            x for x in (f"**✓** {head}", report_markdown(report, lang) if report else "", quota) if x
         )
         link = f"[{t('open_submission', lang)} ↗](?submission={sid})"
         return (
@@ -482,7 +484,12 @@ class UI:
         if not a or not b or a == b:
             raise gr.Error("Pick two different systems. 请选择两个不同的系统。")
         board = self.cache.board(track)
-        ra, rb = board.row(a) or {}, board.row(b) or {}
+        ra, rb = board.row(a), board.row(b)
+        if ra is None or rb is None:
+            # Only published, visible systems can be compared (no probing of hidden or pending ones).
+            raise gr.Error(
+                "Both systems must be on this track's leaderboard. 两个系统都必须在该赛道排行榜上。"
+            )
         name_a, name_b = str(ra.get("model_name", a)), str(rb.get("model_name", b))
         try:
             comp = self.service.compare(a, b)  # type: ignore[attr-defined]
@@ -630,6 +637,11 @@ class UI:
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
 
 
+def link_markdown(query: str) -> str:
+    """The view link as Markdown; `query` comes from urlencode, so it holds no Markdown syntax."""
+    return f"{both('link')}: [{query}]({query})"
+
+
 def _row_of(result: dict | None) -> dict:
     """A leaderboard-row-shaped dict (flattened metrics, ci.<k>.low/high) from one scorer result."""
     if not result:
@@ -649,7 +661,15 @@ def _quota_line(q: dict, lang: str) -> str:
     return t("quota", lang, remaining=q.get("remaining"), limit=q.get("limit"), next=nxt)
 
 
-DIFF_COLUMNS = ["Submission 提交", "Model 模型", "Metric 指标", "Old 旧", "New 新", "Change 变化", "Rank 名次"]
+DIFF_COLUMNS = [
+    "Submission 提交",
+    "Model 模型",
+    "Metric 指标",
+    "Old 旧",
+    "New 新",
+    "Change 变化",
+    "Rank 名次",
+]
 
 
 def _diff_rows(data: dict, headline: tuple[str, ...]) -> list[list]:
@@ -667,8 +687,17 @@ def _diff_rows(data: dict, headline: tuple[str, ...]) -> list[list]:
         for metric in [m for m in headline if m in old or m in new]:
             before, after = old.get(metric), new.get(metric)
             change = None if before is None or after is None else pct(after - before, 2)
-            rows.append([sub.get("submission_id"), sub.get("model_name"), metric, pct(before, 2), pct(after, 2),
-                         change, rank])
+            rows.append(
+                [
+                    sub.get("submission_id"),
+                    sub.get("model_name"),
+                    metric,
+                    pct(before, 2),
+                    pct(after, 2),
+                    change,
+                    rank,
+                ]
+            )
     return rows
 
 

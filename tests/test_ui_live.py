@@ -1,0 +1,76 @@
+"""API-level tests of the UI callbacks against the real service (`python -m space`, embedded worker).
+
+Complements test_ui_api.py (in-memory double): here results, subsets, comparisons and re-score reports come
+from the real scorer and worker.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import plotly.io as pio
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
+from tests.conftest_ui import TOKENS
+
+pytestmark = pytest.mark.browser  # needs the same live service as the browser tests
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+ALICE = next(t for t, u in TOKENS.items() if u == "alice")
+BOSS = next(t for t, u in TOKENS.items() if u == "boss")
+
+
+def value(update):
+    return update.get("value", update) if isinstance(update, dict) else update
+
+
+@pytest.fixture(scope="module")
+def client(live_space) -> Client:
+    return Client(live_space.url, verbose=False)
+
+
+def test_board_and_analysis_from_real_results(client) -> None:
+    board, caption, *_ = client.predict("varm", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    models = [r[1] for r in value(board)["data"]]
+    assert {"baseline: lexicon", "baseline: majority", "baseline: char-ngram"} <= set(models)
+    out = client.predict("varm", [], api_name="/analysis")
+    figs = [pio.from_json(value(o)["plot"]) for o in out[:5]]
+    heat = figs[4]
+    assert heat.data and heat.data[0].type == "heatmap" and len(heat.data[0].x) == 4  # four cue subsets
+    scatter = figs[1].data[1]
+    assert all(x >= y for x, y in zip(scatter.x, scatter.y, strict=True))  # JREM never above label F1 here
+
+
+def test_compare_two_baselines_via_worker(client) -> None:
+    _, _, systems, a, b, _ = client.predict("varm", api_name="/switch_track")
+    ids = systems["value"]
+    title, comp, fig, deltas = client.predict("varm", ids[0], ids[1], api_name="/compare")
+    rows = value(comp)["data"]
+    assert rows and rows[0][0] == "jrem" and rows[0][4].startswith("[")
+    assert len(value(deltas)["data"]) == 6
+
+
+def test_maintainer_dry_run_report(client) -> None:
+    with pytest.raises(AppError):
+        client.predict("cold", True, ALICE, api_name="/maint_rescore")
+    out, _ = client.predict("cold", True, BOSS, api_name="/maint_rescore")
+    assert "dry run" in out
+    deadline = time.monotonic() + 90
+    rows: list = []
+    while time.monotonic() < deadline and not rows:
+        summary, diff = client.predict("cold", BOSS, api_name="/maint_report")
+        rows = value(diff)["data"]
+        time.sleep(1)
+    assert rows, "no dry-run report appeared"
+    assert "dry run" in summary and {r[2] for r in rows} & {"f1", "skipped (already current) 已是最新"}
+
+
+def test_explorer_and_downloads_use_public_files(client) -> None:
+    f = handle_file(str(DEMO / "cold/baselines/lexicon.dev.jsonl"))
+    summary, report, items, detail, _ = client.predict("cold", f, api_name="/explore")
+    assert "Accuracy" in summary and len(value(items)["data"]) == 100
+    files = client.predict("cold", api_name="/downloads")
+    assert sorted(Path(p).name for p in value(files)) == ["cold-dev.jsonl", "cold-test_inputs.jsonl"]
