@@ -3,15 +3,15 @@ the embedded SQLite broker + LocalStore, crash redelivery, the reconciler, pickl
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import httpx
@@ -79,24 +79,11 @@ def redis_config(tmp_path: Path, demo_dir: Path, redis_available: str, key_prefi
     return config
 
 
-def fakehub_validates_yaml(url: str) -> bool:
-    """huggingface_hub POSTs /api/validate-yaml before committing a README.md (the dataset card)."""
-    try:
-        urllib.request.urlopen(
-            urllib.request.Request(f"{url}/api/validate-yaml", data=b"{}", method="POST"), timeout=5
-        )
-        return True
-    except urllib.error.HTTPError as exc:
-        return exc.code != 404
-
-
 def test_redis_hubstore_submit_to_published(
     tmp_path, fakehub_url, demo_dir, redis_available, key_prefix, workers
 ):
-    if not fakehub_validates_yaml(fakehub_url):
-        pytest.skip("tests/fakehub.py has no POST /api/validate-yaml route, which publishing README.md needs")
     hub = make_hub_config(fakehub_url, tmp_path / "data")
-    config = Config(**{**hub.__dict__, "celery_broker_url": redis_available})
+    config = dataclasses.replace(hub, celery_broker_url=redis_available)
     seed_store(config, demo_dir, cache_dir=tmp_path / "seed-cache", **HUB_TEST_OPTIONS)
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
     client = api(config)
@@ -285,7 +272,11 @@ def test_python_m_space_embedded_default(tmp_path):
     """The run command: seeds on first start, serves API + UI, scores with its own worker subprocess."""
     port, data = free_port(), tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "STORE", "AUTH")}
-    env.update(DATA_DIR=str(data), PORT=str(port), HOST="127.0.0.1", STUCK_AFTER_SECONDS="60")
+    demo = tmp_path / "demo"  # one track with its baselines keeps the first start short
+    shutil.copytree(DEMO / "cold", demo / "cold", ignore=shutil.ignore_patterns("train.jsonl"))
+    env.update(
+        DATA_DIR=str(data), PORT=str(port), HOST="127.0.0.1", STUCK_AFTER_SECONDS="60", DEMO_DIR=str(demo)
+    )
     log = open(tmp_path / "space.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "space"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 from scoring.api import read_public_inputs
@@ -18,7 +19,7 @@ from worker.service import BASELINE_SUBMITTER, Service
 from worker.store import Store, commit_with_retry
 
 log = logging.getLogger(__name__)
-DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEMO_DIR = Path(os.environ.get("DEMO_DIR") or Path(__file__).resolve().parents[1] / "data" / "demo")
 
 
 def _missing(store: Store, area: str, files: dict[str, bytes]) -> dict[str, bytes]:
