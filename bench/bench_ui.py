@@ -130,6 +130,10 @@ def main() -> int:
             t = time.perf_counter()
             ui.analysis(args.track, [])  # top 5 + 3 baselines: 8 published results, 5 figures
             times["analysis"] = time.perf_counter() - t
+            top = ui.cache.board(args.track).df.sort_values("rank")["submission_id"].tolist()[:20]
+            t = time.perf_counter()
+            ui.analysis(args.track, top[5:13] if len(top) > 12 else [])  # 8 other systems, template loaded
+            times["analysis2"] = time.perf_counter() - t
             t = time.perf_counter()
             ui.export(args.track, "", [], [], True, "rank", [], 1)
             times["export"] = time.perf_counter() - t
@@ -163,6 +167,7 @@ def main() -> int:
     print(f"  search keystroke (warm)                           {search * 1000:8.1f} ms")
     print(f"  filter + sort + page 3 (warm)                     {sort * 1000:8.1f} ms")
     print(f"  analysis tab (8 systems, 5 figures, cold results) {analysis * 1000:8.1f} ms")
+    print(f"  analysis, 8 other systems (plotly template warm)  {times['analysis2'] * 1000:8.1f} ms")
     print(f"  CSV + JSON export of all rows                     {export * 1000:8.1f} ms")
     print(f"  peak traced Python memory during the renders      {peak / 1e6:8.1f} MB")
     print(f"  peak RSS of the process (imports included)        {rss_mb:8.1f} MB")

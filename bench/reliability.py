@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/reliability.py            # tests + bench_hostile + bench_load (~10 min)
     .venv/bin/python bench/reliability.py --quick    # tests + scorer-level bench_hostile only
+    .venv/bin/python bench/reliability.py --tests-only  # tests; bench figures kept from the last run
     .venv/bin/python bench/reliability.py --no-run   # re-render from the last run's files in bench/out/
 
 Tests write their figures to bench/out/figures/ (RELIABILITY_FIGURES_DIR), pytest its JUnit XML to
@@ -163,6 +164,11 @@ ROWS: list[tuple[str, str, str | None]] = [
         "absent.",
         "faults_web_killed_mid_upload",
     ),
+    (
+        "test_faults.py::test_embedded_worker_dies_with_web_process",
+        "Embedded default: SIGKILL of `python -m space` does not orphan its Celery worker (gone in 15 s).",
+        "faults_embedded_worker_orphaned",
+    ),
 ]
 
 
@@ -171,7 +177,7 @@ def run(cmd: list[str], env: dict | None = None) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=env).returncode
 
 
-def run_all(quick: bool) -> dict[str, int]:
+def run_all(quick: bool, tests_only: bool = False) -> dict[str, int]:
     shutil.rmtree(FIG, ignore_errors=True)
     FIG.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "RELIABILITY_FIGURES_DIR": str(FIG)}
@@ -181,6 +187,8 @@ def run_all(quick: bool) -> dict[str, int]:
             [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={JUNIT}", *TEST_FILES], env
         )
     }
+    if tests_only:
+        return codes
     hostile = [py, "bench/bench_hostile.py", "--json", str(OUT / "hostile.json")]
     codes["bench_hostile"] = run(hostile + (["--no-rest"] if quick else []))
     if not quick:
@@ -336,10 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="skip bench_load and the REST part of bench_hostile"
     )
+    parser.add_argument("--tests-only", action="store_true", help="run the tests, keep the bench figures")
     parser.add_argument("--no-run", action="store_true", help="only re-render from bench/out/")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    codes = None if args.no_run else run_all(args.quick)
+    codes = None if args.no_run else run_all(args.quick, args.tests_only)
     DOC.write_text(render(codes))
     print(f"wrote {DOC.relative_to(ROOT)}")
     return 0 if not codes or not any(codes.values()) else 1

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Header, HTTPException, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
@@ -147,7 +148,10 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             "description": description,
         }
         try:
-            out = service.submit(identity=user, track=track, data=data, metadata=metadata)
+            # Validation and the store commit block: keep them off the event loop.
+            out = await run_in_threadpool(
+                service.submit, identity=user, track=track, data=data, metadata=metadata
+            )
         except QuotaExceeded as exc:
             wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()
             return JSONResponse(
@@ -203,7 +207,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         if data is None:
             return _too_large(max_file_bytes)
         try:
-            return service.validate(track, data)
+            return await run_in_threadpool(service.validate, track, data)
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 

@@ -160,23 +160,29 @@ def test_model_name_with_html_renders_as_text(live_space, browser_page: Page, tm
     sid = resp.json()["submission_id"]
 
     page = browser_page
-    page.goto(f"{live_space.url}?track=varm&q=onerror&submission={sid}")
+    page.goto(f"{live_space.url}?submission={sid}")
     expect(page.locator("#page-header")).to_contain_text(XSS, timeout=TIMEOUT)
     for _ in range(60):  # wait for the worker to publish it
-        page.locator("#page-open").click()
-        page.wait_for_timeout(1000)
         if "published" in page.locator("#page-status").inner_text():
             break
-    open_tab(page, "Leaderboard")
-    page.reload()
+        page.wait_for_timeout(1000)
+        page.locator("#page-open").click()
+    expect(page.locator("#page-status")).to_contain_text("published", timeout=TIMEOUT)
+    expect(page.locator("#page-header")).to_contain_text("<b>bold</b>")
+    shot(page, "10-xss-submission-page")
+
+    # The stable view link: the search box and the table come back filtered from the URL alone.
+    page.goto(f"{live_space.url}?track=varm&q=onerror")
     wait_rows(page, XSS, timeout=TIMEOUT)
+    expect(page.locator("#search").locator("textarea, input").first).to_have_value("onerror")
     expect(page.locator("#board")).to_contain_text("<b>bold</b>")
-    shot(page, "10-xss-as-text")
+    expect(page.locator("#board")).not_to_contain_text("majority")
+    shot(page, "11-xss-leaderboard")
     open_tab(page, "Analysis")
     page.locator("#analyse").click()
     expect(page.locator("#plot-1 .js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(1000)
-    assert page.locator("#board img, #page-header img, #plot-1 img, #systems img").count() == 0
+    assert page.locator("#board img, #page-header img, #plot-1 img, #plot-2 img, #systems img").count() == 0
     assert page.dialogs == [], page.dialogs
     assert not page.errors, page.errors
 
@@ -194,5 +200,5 @@ def test_dev_explorer(live_space, browser_page: Page) -> None:
     expect(page.locator("#ex-detail mark.varm-target")).to_be_visible(timeout=TIMEOUT)
     page.locator("#ex-errors input").check()
     page.wait_for_timeout(800)
-    shot(page, "11-dev-explorer")
+    shot(page, "12-dev-explorer")
     assert not page.errors, page.errors

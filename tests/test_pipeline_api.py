@@ -241,3 +241,13 @@ def test_broker_down_still_accepts_and_health_says_so(config):
     assert client.get(f"/api/v1/submissions/{sid}").json()["status"] == "queued"
     health = client.get("/api/v1/health")
     assert health.status_code == 503 and health.json()["broker"] == "unreachable"
+
+
+def test_a_failed_submission_can_be_sent_again(client, service):
+    first = submit(client, VALID).json()["submission_id"]
+    path = f"varm/{first}/submission.json"
+    rec = json.loads(service.store.read("submissions", path))
+    service.store.commit("submissions", {path: json.dumps({**rec, "status": "failed"}).encode()}, [], "test")
+    again = submit(client, VALID)
+    assert again.status_code == 202 and again.json()["submission_id"] != first
+    assert submit(client, VALID).json()["submission_id"] == again.json()["submission_id"]  # now a duplicate

@@ -563,9 +563,9 @@ def assert_metric_block(
     expected = dict(expected)
     expected_issues = expected.pop("format_issues")
     flat = flatten(observed)
-    if "format_issues" in observed:
-        assert observed["format_issues"] == expected_issues, where
-        flat = {k: v for k, v in flat.items() if not k.startswith("format_issues.")}
+    # spec §3: the count of each format issue (every name, zeros included), also per cue subset.
+    assert observed["format_issues"] == expected_issues, where
+    flat = {k: v for k, v in flat.items() if not k.startswith("format_issues.")}
     assert set(flat) == set(expected), f"{where}: keys differ: {set(flat) ^ set(expected)}"
     for key, value in expected.items():
         got = flat[key]
@@ -618,10 +618,6 @@ def check_result(result: dict, expected: dict, gold_rows: list[dict], subsets: d
     for name, block in result["subsets"].items():
         exp = dict(expected["subsets"][name])
         indices = sorted(set(ref.match_subset(gold_rows, subsets[name])))
-        if "format_issues" not in block:  # see test_subset_blocks_carry_format_issue_counts (xfail)
-            exp_issues = exp["format_issues"]
-            assert exp_issues is not None
-            block = {**block, "format_issues": exp_issues}
         assert_metric_block(
             block, exp, [gold_rows[k] for k in indices], [scored[k] for k in indices], f"subset {name}",
             sklearn,
@@ -926,6 +922,18 @@ def test_subset_row_without_id_is_matched_by_text() -> None:
     assert result["subsets"]["s"]["rows"] == 2 and result["subsets"]["s"]["jrem"] == 0.0
 
 
+def test_subset_row_with_id_is_matched_by_id_even_when_its_text_differs() -> None:
+    """§1: 'matched to the test row by id when both have one, else by exact text' — id takes precedence."""
+    gold_rows = [{"id": f"r{k}", "text": f"评论{k}", **GOOD} for k in range(3)]
+    outputs = [rationale(GOOD), "坏", rationale(GOOD)]
+    subset = [{**gold_rows[1], "text": "评论1 "}, {**gold_rows[2], "text": "评论0"}]
+    dataset = {"gold": gold_rows, "outputs": outputs, "subsets": {"s": subset},
+               "lines": [{"id": r["id"], "output": o} for r, o in zip(gold_rows, outputs, strict=True)]}
+    result = check_dataset(dataset)
+    assert result["subsets"]["s"]["rows"] == 2 and result["subsets"]["s"]["jrem"] == 0.5
+    assert result["subsets"]["s"]["parse_success"] == 0.5
+
+
 def test_macro_f1_ignores_predicted_classes_absent_from_gold() -> None:
     gold_rows = [{"id": "a", "text": "甲", **GOOD}, {"id": "b", "text": "乙", **GOOD}]
     other = {**GOOD, "category": "性别攻击"}
@@ -940,19 +948,15 @@ def test_macro_f1_ignores_predicted_classes_absent_from_gold() -> None:
     assert result["metrics"]["macro_f1"]["category"] == 2 * 1 / (2 * 1 + 0 + 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "spec §3 'Cue subsets (official): every metric above, computed on each subset's rows alone'; "
-        "'above' includes the Parse success bullet's 'count of each format issue', but subsets.<name> "
-        "has no format_issues (ARCHITECTURE §2's subset schema omits it too). Arguably ambiguous: "
-        "is a count a 'metric'?"
-    ),
-)
 def test_subset_blocks_carry_format_issue_counts() -> None:
+    """Spec §3 'Cue subsets: every metric above' includes the Parse success bullet's 'count of each format
+    issue' (ARCHITECTURE §2's subset schema does not list it; the scorer adds it since 6e61c98)."""
     gold = {"id": "a", "text": "一条评论", **GOOD}
     result, expected = one_row_result(GOOD, "坏", subsets={"s": [gold]})
     assert result["subsets"]["s"]["format_issues"] == expected["subsets"]["s"]["format_issues"]
+    hit = {"anchor_sequence_or_value_invalid", "missing_analysis_prefix", "length_out_of_range",
+           "insufficient_reasoning_text"}
+    assert result["subsets"]["s"]["format_issues"] == {name: int(name in hit) for name in ref.ISSUE_NAMES}
 
 
 # --- spec §1: reading and checking the gold -------------------------------------------------------
@@ -1001,3 +1005,24 @@ def test_bootstrap_is_deterministic_for_a_seed() -> None:
     first = check_dataset(dataset, bootstrap=100)
     again = check_dataset(dataset, bootstrap=100)
     assert first["ci"] == again["ci"] and first["ci"]
+
+
+GOLDEN = ROOT / "tests" / "golden" / "varm"
+
+
+@pytest.mark.skipif(not (GOLDEN / "expected_result.json").is_file(), reason="golden files absent")
+def test_golden_expected_result_agrees_with_reference() -> None:
+    """The project's frozen golden result (tests/golden/varm) read against the oracle, not the scorer."""
+
+    def read(path: Path) -> list[dict]:
+        return [json.loads(x) for x in path.read_text(encoding="utf-8-sig").splitlines() if x.strip()]
+
+    gold_rows = read(GOLDEN / "test.jsonl")
+    lines = read(GOLDEN / "predictions.jsonl")
+    by_id = {line["id"]: line["output"] for line in lines if "id" in line}
+    by_text = {line["text"]: line["output"] for line in lines if "id" not in line}  # spec §4
+    outputs = [by_id[row["id"]] if row["id"] in by_id else by_text[row["text"]] for row in gold_rows]
+    subsets = {p.stem: read(p) for p in sorted((GOLDEN / "subsets").glob("*.jsonl"))}
+    expected = ref.evaluate(gold_rows, outputs, subsets)
+    golden = json.loads((GOLDEN / "expected_result.json").read_text(encoding="utf-8"))
+    check_result(golden, expected, gold_rows, subsets, sklearn=True)

@@ -71,8 +71,6 @@ def prune_attempts(index: dict, now: datetime) -> dict:
     return {**index, "attempts": [t for t in index["attempts"] if now - parse_iso(t) < WINDOW]}
 
 
-def duplicate_of(index: dict, sha256: str) -> str | None:
-    for entry in index["accepted"]:
-        if entry["sha256"] == sha256:
-            return entry["submission_id"]
-    return None
+def submissions_of(index: dict, sha256: str) -> list[str]:
+    """Ids of this submitter's uploads of the file with this sha256, newest first."""
+    return [e["submission_id"] for e in reversed(index["accepted"]) if e["sha256"] == sha256]

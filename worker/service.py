@@ -182,8 +182,12 @@ class Service:
         }
 
     def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
-        submission_id = quotas.duplicate_of(index, sha)
-        return None if submission_id is None else load_record(self.store, track, submission_id, revision)
+        """The submitter's live submission of this exact file; a failed or rejected one may be retried."""
+        for submission_id in quotas.submissions_of(index, sha):
+            record = load_record(self.store, track, submission_id, revision)
+            if record is not None and record["status"] not in FINAL_BAD:
+                return record
+        return None
 
     def _counted(self, track: str, index: dict, revision: str | None = None) -> list[str]:
         """Times of accepted uploads that use the scored quota (failed ones give the slot back)."""

@@ -16,7 +16,7 @@ from worker.records import check_track, rows_path
 from worker.references import ReferenceCache
 from worker.rescore import chunks_done, finalize, plan, score_chunk, stamp
 from worker.scoring_job import score_submission as run_scoring
-from worker.store import WORKER_AREAS, Store, open_store
+from worker.store import WORKER_AREAS, Store, StoreError, open_store
 from worker.submissions import AREA, find_record, read_json
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,8 @@ def rescore_track(track: str, dry_run: bool, actor: str) -> dict:
     return {"run": run, "chunks": len(chunks), "finalize_task_id": final.id}
 
 
-@app.task(name="worker.tasks.rescore_chunk")
+# A chunk that cannot be committed is retried: the finalizer waits until every chunk has reported.
+@app.task(name="worker.tasks.rescore_chunk", autoretry_for=(StoreError,), retry_backoff=True, max_retries=8)
 def rescore_chunk(track: str, run: str, index: int, ids: list[str], dry_run: bool) -> int:
     score_chunk(store(), references().get(track), track, run, index, ids, dry_run)
     return len(ids)

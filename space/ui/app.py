@@ -52,8 +52,9 @@ def build_demo(
     """The whole Space UI on top of a `worker.service.Service` (or anything with the same methods)."""
     mode = auth_mode or ui_auth_mode(service)
     ui = UI(service, auth_mode=mode)
-    # Cold start: read every published board once in the background, so the first viewer gets a warm cache.
-    threading.Thread(target=ui.cache.warm, name="board-warm", daemon=True).start()
+    # Cold start: read every board (and load plotly's template) in the background, so the first viewer
+    # does not pay for it.
+    threading.Thread(target=ui.warm, name="ui-warm", daemon=True).start()
     track_choices = [(TRACK_TITLES[t], t) for t in TRACKS]
 
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard") as demo:
@@ -429,7 +430,9 @@ def build_demo(
         sign_in_btn.click(ui.sign_in, [token, lang], [who, maint_tab], api_name="sign_in").then(
             ui.quota_text, [sub_track, token, lang], quota, api_name="quota"
         )
-        token.submit(ui.sign_in, [token, lang], [who, maint_tab], api_name=False)
+        gr.on([token.submit, token.blur], ui.sign_in, [token, lang], [who, maint_tab], api_name=False).then(
+            ui.quota_text, [sub_track, token, lang], quota, api_name=False
+        )
         demo.load(ui.sign_in, [token, lang], [who, maint_tab], api_name="whoami")
         sub_track.input(ui.quota_text, [sub_track, token, lang], quota, api_name="quota_for_track")
         upload.upload(ui.validate, [sub_track, upload, lang], [message, report], api_name="validate_upload")

@@ -7,6 +7,7 @@ Every identity-bearing action re-checks the identity on the server: hidden compo
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from .tables import (
 )
 
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
 REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
 _FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
@@ -94,6 +96,11 @@ class UI:
         self.resolve = Resolver(service, auth_mode)
         self.cache = BoardCache(service, head_ttl=head_ttl)
         self.tmp = Path(tempfile.mkdtemp(prefix="varm-ui-"))
+
+    def warm(self) -> None:
+        """One-off start-up work: every published board, and plotly's template (0.5 s+ on first use)."""
+        self.cache.warm()
+        figures.empty_figure("warm-up")
 
     # -- leaderboard ----------------------------------------------------------------------------------
 
@@ -380,7 +387,7 @@ class UI:
 
     def poll_status(self, sid: str):
         """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
-        if not sid:
+        if not SUBMISSION_ID.fullmatch(sid or ""):
             return gr.skip(), gr.Timer(active=False)
         sub = self.service.submission(sid)  # type: ignore[attr-defined]
         if sub is None:
@@ -392,8 +399,9 @@ class UI:
 
     def show_submission(self, sid: str):
         """Everything about one submission (10 outputs)."""
-        sid = (sid or "").strip()
-        sub = self.service.submission(sid) if sid else None  # type: ignore[attr-defined]
+        sid = (sid or "").strip().lower()
+        # Ids are 16 hex characters; anything else is not looked up at all.
+        sub = self.service.submission(sid) if SUBMISSION_ID.fullmatch(sid) else None  # type: ignore[attr-defined]
         rec = submission.record_of(sub)
         track = str(rec.get("track", "varm"))
         result = submission.result_of(sub)

@@ -334,7 +334,7 @@ def summarise(outcomes: list[Outcome], health_ok: bool) -> dict:
         "held": len(outcomes) - len(failed),
         "by_kind": {k: sum(1 for o in outcomes if o.kind == k) for k in ("file", "meta", "request")},
         "failed": [{"case": o.case, "why": o.why} for o in failed],
-        "max_seconds": max((o.seconds for o in outcomes), default=0.0),
+        "max_seconds": round(max((o.seconds for o in outcomes), default=0.0), 2),
         "health_always_ok": health_ok,
     }
 
