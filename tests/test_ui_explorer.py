@@ -75,3 +75,11 @@ def test_partial_dev_predictions_still_explored_with_report() -> None:
     exp = explorer.explore("varm", _dev("varm"), b"\n".join(lines) + b"\nnot json\n")
     assert len(exp.items) == 10
     assert not exp.report["valid"] and any(p["line"] == 11 for p in exp.report["errors"])
+
+
+def test_toxitrace_breakdown_values_filter_like_subsets() -> None:
+    exp = explorer.explore("cold", _dev("cold"), (DEMO / "cold/baselines/lexicon.dev.jsonl").read_bytes())
+    names = sorted({s for it in exp.items for s in it["subsets"]})
+    assert names and all("=" in n for n in names)
+    chosen = explorer.filter_items(exp.items, subset=names[0], only_errors=True)
+    assert all(names[0] in it["subsets"] and it["wrong"] for it in chosen)

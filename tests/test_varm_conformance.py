@@ -50,10 +50,10 @@ EXTENSION_TOLERANCE = 1e-12
 SENTINEL = "\x00<invalid>"  # for scikit-learn: a string that equals no class
 
 SETTINGS = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 DATASET_SETTINGS = settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 
 
@@ -364,7 +364,7 @@ def test_parser_matches_reference_on_free_text(raw: str) -> None:
     compare_parse(raw)
 
 
-BULK_OUTPUTS = 30_000
+BULK_OUTPUTS = 20_000
 
 
 def test_parser_bulk_sweep_matches_reference_and_reaches_every_rule() -> None:
@@ -884,6 +884,18 @@ def test_empty_gold_target_rule(blank: str) -> None:
     result, _ = one_row_result(gold, rationale(NONE_ROW))
     assert result["metrics"]["field_accuracy"]["target"] == 1.0
     assert result["metrics"]["jrem"] == 1.0 and result["metrics"]["t_f1"] == 1.0
+
+
+@pytest.mark.parametrize(("gold", "pred", "correct"), [
+    ("abc", "a", True),  # F1 exactly 0.5: correct (>= 0.5)
+    ("ab", "B C", True),  # case and whitespace are normalised away first
+    ("abcd", "a", False),  # F1 0.4
+    ("abcdefghijklm", "abcdefXYZUV", False),  # the 2PR/(P+R) reading: 0.4999999999999999 (see above)
+])
+def test_target_threshold_in_scoring(gold: str, pred: str, correct: bool) -> None:
+    result, _ = one_row_result({**GOOD, "target": gold}, rationale({**GOOD, "target": pred}))
+    assert result["metrics"]["field_accuracy"]["target"] == (1.0 if correct else 0.0)
+    assert result["metrics"]["field_accuracy"]["category"] == 1.0
 
 
 def test_valid_values_but_invalid_format_count_as_wrong() -> None:

@@ -294,7 +294,11 @@ def build_demo(
                         elem_id="ex-category",
                     )
                     ex_subset = gr.Dropdown(
-                        [], value="", allow_custom_value=True, label="Subset 子集", elem_id="ex-subset"
+                        [],
+                        value="",
+                        allow_custom_value=True,
+                        label="Subset / breakdown 子集/分项",
+                        elem_id="ex-subset",
                     )
                     ex_errors = gr.Checkbox(label="Errors only 仅错误", elem_id="ex-errors")
                 with gr.Row():

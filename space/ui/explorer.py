@@ -171,6 +171,8 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
                     "issues": [],
                     "wrong": [] if g == p else ["label"],
                     "breakdowns": {k: list(v[i]) for k, v in refs.breakdowns.items()},
+                    # Breakdown values double as "subsets" so the subset filter works on every track.
+                    "subsets": [f"{k}={val}" for k, v in refs.breakdowns.items() for val in v[i]],
                 }
             )
     n = len(items)

@@ -458,7 +458,10 @@ class UI:
             report_frame(exp.report),
             explorer.items_table(items),
             explorer.item_html(items[0] if items else None),
-            gr.Dropdown(choices=sorted({s for it in items for s in it.get("subsets", [])}), value=""),
+            gr.Dropdown(
+                choices=[("any 任意", "")] + sorted({s for it in items for s in it.get("subsets", [])}),
+                value="",
+            ),
         )
 
     def explore_filter(
