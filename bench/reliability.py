@@ -116,6 +116,12 @@ ROWS: list[tuple[str, str, str | None]] = [
         "leakage_logs",
     ),
     (
+        "test_leakage.py::test_static_file_routes_do_not_serve_gold",
+        "Gradio file routes and odd paths do not serve the demo gold, the store's references, tokens or "
+        "system files.",
+        None,
+    ),
+    (
         "test_leakage.py::test_web_process_cannot_open_references",
         "The web process's store has no references area and space/ has no code path to it.",
         None,
@@ -223,6 +229,13 @@ def _load(name: str) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def _when(name: str) -> str:
+    path = OUT / name
+    return (
+        time.strftime(" (run %Y-%m-%d %H:%M UTC)", time.gmtime(path.stat().st_mtime)) if path.exists() else ""
+    )
+
+
 def figures_text(key: str | None, figs: dict[str, dict]) -> str:
     if key is None:
         return ""
@@ -307,8 +320,8 @@ def render(codes: dict[str, int] | None) -> str:
                 for f in s["failed"] + (rest.get("failed") or [])
             )
         lines.append(
-            "| `bench/bench_hostile.py` | The whole corpus, every track, heavy files included, at the "
-            f"scorer and through REST. | {text} |"
+            f"| `bench/bench_hostile.py`{_when('hostile.json')} | The whole corpus, every track, heavy files "
+            f"included, at the scorer and through REST. | {text} |"
         )
     if load:
         v = load["viewers"]
@@ -324,8 +337,8 @@ def render(codes: dict[str, int] | None) -> str:
             f"p95 {v['/api/v1/leaderboard']['p95_ms']} ms"
         )
         lines.append(
-            "| `bench/bench_load.py` | Throughput and latency under concurrent submitters and viewers; "
-            f"0 lost/duplicated/mis-scored. | {text} |"
+            f"| `bench/bench_load.py`{_when('load.json')} | Throughput and latency under concurrent "
+            f"submitters and viewers; 0 lost/duplicated/mis-scored. | {text} |"
         )
     if codes:
         lines += ["", "Exit codes of this run: " + ", ".join(f"{k} {v}" for k, v in codes.items()) + "."]

@@ -169,3 +169,29 @@ def test_celery_config_is_json_only_with_late_acks(tmp_path):
         "db+sqlite:///"
     )
     assert broker_urls(Config(data_dir=tmp_path, celery_broker_url="redis://h:1/2")) == ("redis://h:1/2",) * 2
+
+
+def test_rescore_report_deltas_and_competition_ranks():
+    from worker.rescore import report
+
+    def e(old, new, hidden=False):
+        return {
+            "model_name": "m",
+            "hidden": hidden,
+            "old_version": 1,
+            "new_version": 2,
+            "skipped": False,
+            "old": {"jrem": old},
+            "new": {"jrem": new},
+        }
+
+    chunks = [{"a": e(0.5, 0.6), "b": e(0.5, 0.4)}, {"c": e(0.9, 0.9), "h": e(0.1, 0.95, hidden=True)}]
+    out = report("varm", "run", "maint", False, chunks)
+    rows = {r["submission_id"]: r for r in out["submissions"]}
+    assert set(rows) == {"a", "b", "c"}  # hidden submissions stay out of the public report
+    assert rows["a"]["delta"]["jrem"] == pytest.approx(0.1) and rows["b"]["delta"]["jrem"] == pytest.approx(
+        -0.1
+    )
+    assert (rows["a"]["old_rank"], rows["b"]["old_rank"]) == (2, 2)  # equal scores share a rank
+    assert (rows["a"]["new_rank"], rows["b"]["new_rank"], rows["c"]["new_rank"]) == (2, 3, 1)
+    assert out["summary"] == {"submissions": 3, "rescored": 3, "skipped": 0, "errors": 0, "rank_changes": 1}

@@ -15,7 +15,7 @@ from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker.leaderboard import metric
 from worker.publish import Publisher, version_for
-from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
+from worker.records import FINAL_BAD, find_version, predictions_path, record_path, staged_result_path
 from worker.references import Pinned
 from worker.scoring_job import attach_version, compute, safe_error
 from worker.store import Store, commit_with_retry
@@ -85,7 +85,7 @@ def score_chunk(
                 new, files = attached
                 summary[sid]["new_version"] = new["versions"][-1]["version"]
                 add.update(files)
-                add[f"{track}/{sid}/submission.json"] = dumps(new)
+                add[record_path(track, sid)] = dumps(new)
         add[chunk_path(track, run, index)] = dumps(summary)
         return add, []
 
@@ -99,8 +99,13 @@ def chunks_done(store: Store, track: str, run: str) -> list[dict]:
 
 
 def _positions(values: dict[str, float | None]) -> dict[str, int]:
-    ordered = sorted(values, key=lambda sid: -(values[sid] if values[sid] is not None else float("-inf")))
-    return {sid: i for i, sid in enumerate(ordered, start=1)}
+    """Competition ranks by value (higher is better): equal values share a rank; missing values rank last."""
+    scores = {sid: float("-inf") if v is None else v for sid, v in values.items()}
+    ordered = sorted(scores.values(), reverse=True)
+    first = {}
+    for position, value in enumerate(ordered, start=1):
+        first.setdefault(value, position)
+    return {sid: first[value] for sid, value in scores.items()}
 
 
 def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) -> dict:

@@ -156,8 +156,8 @@ class Worker:
             "--without-gossip",
             "--without-mingle",
         ]
-        if self.beat:
-            cmd.append("-B")
+        if self.beat:  # the schedule file goes next to the log, never into the working tree
+            cmd += ["-B", "--schedule", str(self.log.with_suffix(".beat-schedule"))]
         self.proc = subprocess.Popen(
             cmd,
             cwd=ROOT,
