@@ -1,7 +1,7 @@
 """UI benchmark: first leaderboard render with N published results in the store; prints figures.
 
-Server side only (what the web process does before the browser gets the page): the real Service over a
-LocalStore holding `<track>/leaderboard.json` with N rows and N result envelopes, then the UI callbacks
+Server side only (what the web process does before the browser gets the page): the web process's real
+Service (`space.server.build_service`) over a LocalStore holding `<track>/leaderboard.json` with N rows and N result envelopes, then the UI callbacks
 `load_view` (table page), a search keystroke, and the Analysis tab (5 figures from 8 published results).
 Memory: peak Python allocations during the renders (tracemalloc) and the process's peak RSS (gradio,
 pandas and plotly imports included).
@@ -12,7 +12,6 @@ Usage: .venv/bin/python bench/bench_ui.py [--n 10000] [--track varm]
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import subprocess
 import sys
@@ -25,42 +24,37 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-class NoQueue:
-    """The web process never needs a worker to render the board."""
-
-    def score(self, *a) -> None: ...
-    def publish(self, *a) -> None: ...
-    def rescore(self, *a) -> str:
-        return ""
-
-    def compare(self, *a) -> dict:
-        return {}
-
-    def ping(self) -> bool:
-        return True
-
-
 def seed(data_dir: Path, track: str, n: int) -> float:
-    from tests.ui_fakes import board_rows, make_entries
-    from worker.leaderboard import to_parquet
+    """Write what the pipeline's publisher writes for `n` published results, with the pipeline's own code.
+
+    `Publisher.board` builds leaderboard.json (worker.leaderboard.build_rows: sort, ranks, tie groups) and
+    the envelopes are the publisher's; only the tie test is a stand-in (tests.factories.board_rows'
+    2-point rule), since N synthetic results have no private row outcomes for the paired bootstrap.
+    """
+    from tests.factories import PRIMARY, make_entries
+    from worker.leaderboard import metric, to_parquet
+    from worker.publish import Publisher, dumps_pretty
+    from worker.records import public_view, published_result_path
     from worker.store.local import LocalStore
 
+    class StandInTies(Publisher):
+        def significance(self, track: str):
+            primary = PRIMARY[track]
+            return lambda a, b: (metric(a.result, primary) or 0) - (metric(b.result, primary) or 0) > 0.02
+
     t0 = time.perf_counter()
+    store = LocalStore(data_dir)
     entries = make_entries(track, n, seed=1)
-    rows = board_rows(entries, track)
+    board = StandInTies(store).board(track, entries)
     add = {
-        f"{track}/leaderboard.json": json.dumps(
-            {"track": track, "generated_at": "2026-12-02T12:00:00Z", "scorer_version": "1.0.0", "rows": rows},
-            ensure_ascii=False,
-        ).encode(),
-        f"{track}/leaderboard.parquet": to_parquet(rows),
+        f"{track}/leaderboard.json": dumps_pretty(board),
+        f"{track}/leaderboard.parquet": to_parquet(board["rows"]),
     }
     for e in entries:
-        sid = e.record["submission_id"]
-        add[f"{track}/results/{sid}/v1.json"] = json.dumps(
-            {"submission": e.record, "version": 1, "result": e.result}, ensure_ascii=False
-        ).encode()
-    LocalStore(data_dir).commit("results", add, [], f"bench: {n} results")
+        add[published_result_path(track, *e.key)] = dumps_pretty(
+            {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
+        )
+    store.commit("results", add, [], f"bench: {n} results")
     return time.perf_counter() - t0
 
 
@@ -77,9 +71,9 @@ def main() -> int:
     t0 = time.perf_counter()
     import gradio  # noqa: F401  (imported up front: its import time is not the render time)
 
+    from space.server import build_service
     from space.ui.handlers import UI
     from worker.config import Config
-    from worker.service import Service
     from worker.store.local import LocalStore
 
     import_s = time.perf_counter() - t0
@@ -105,9 +99,8 @@ def main() -> int:
             ).stdout.split()[-1]
         )
         size = LocalStore(data_dir).read("results", f"{args.track}/leaderboard.json") or b""
-        service = Service(
-            Config(data_dir=data_dir), LocalStore(data_dir, areas=("submissions", "results")), NoQueue()
-        )
+        # The web process's own Service (store without references, Celery enqueuer; nothing is sent).
+        service = build_service(Config(data_dir=data_dir))
         ui = UI(service, auth_mode="open")
 
         class Req:

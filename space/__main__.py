@@ -26,25 +26,23 @@ ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("space")
 
 
-def worker_command(data_dir: Path) -> list[str]:
-    # One prefork child: the embedded default has a single writer for every queue, publish included.
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "worker",
-        "worker",
-        "--beat",
-        "--concurrency",
-        "1",
-        "--queues",
-        "submissions,publish,rescore",
-        "--loglevel",
-        "INFO",
-        "--schedule",
-        str(data_dir / "celerybeat-schedule"),
-    ]
+# One prefork child: the embedded default has a single writer for every queue, publish included. Beat's
+# schedule file goes to $DATA_DIR (worker.celery sets beat_schedule_filename).
+WORKER_COMMAND = [
+    sys.executable,
+    "-m",
+    "celery",
+    "-A",
+    "worker",
+    "worker",
+    "--beat",
+    "--concurrency",
+    "1",
+    "--queues",
+    "submissions,publish,rescore",
+    "--loglevel",
+    "INFO",
+]
 
 
 def _die_with_parent() -> None:
@@ -83,8 +81,9 @@ def main() -> int:
     worker = None
     if config.celery_broker_url is None:
         subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
-        worker = subprocess.Popen(worker_command(data_dir), cwd=ROOT, env=env, start_new_session=True,
-                                  preexec_fn=_die_with_parent)
+        worker = subprocess.Popen(
+            WORKER_COMMAND, cwd=ROOT, env=env, start_new_session=True, preexec_fn=_die_with_parent
+        )
         log.info("embedded Celery worker started (pid %d)", worker.pid)
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.

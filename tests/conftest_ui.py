@@ -1,7 +1,10 @@
-"""pytest plugin for the UI tests.
+"""pytest plugin for the UI tests. No service doubles: every fixture runs the real Service over a real store.
 
-- `fake_ui`: the Blocks app on an in-memory Service double (tests/ui_fakes.py), launched in-process;
-  fast and deterministic, for API-level tests of every callback.
+- `ui_app`: `build_demo(Service)` launched in-process, the Service being the web process's own
+  (`space.server.build_service`: LocalStore in a tmp DATA_DIR without the references area, Celery
+  enqueuer), plus a real `celery worker` subprocess on Redis (`$REDIS_URL`, own key prefix) or, without
+  Redis, on the embedded SQLite broker. Its boards are filled through the real pipeline code
+  (`publish_demo_board`): records, the scoring job, the paired-bootstrap tie groups and the publisher.
 - `live_space`: the real thing, `python -m space` in a subprocess (embedded Celery worker, seeded demo
   store, tmp DATA_DIR, free port), for the browser tests. Stopped by process group at teardown.
 - `browser_page`: a Playwright page on Debian's chromium (never `playwright install`).
@@ -9,21 +12,30 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.conftest_pipeline import WorkerProcess, redis_url, worker_env
+
 ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -33,7 +45,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-TOKENS = {"tok-alice-0123456789": "alice", "tok-boss-0123456789": "boss"}
+TOKENS = {"tok-alice-0123456789": "alice", "tok-boss-0123456789": "boss", "tok-carol-0123456789": "carol"}
 
 
 def free_port() -> int:
@@ -42,36 +54,188 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Boards of the `ui_app` fixture: 3 demo baselines + this many synthetic systems per track.
+UI_BOARDS = {"varm": 9, "cold": 9, "toxicn": 5, "cntp": 5}
+BASELINES = ("majority", "lexicon", "char-ngram")
+ORGS = ("THU", "NUAA", "DUT", "Acme AI", "OpenLab", "")
+
+
+def seed_public(store, track: str) -> None:
+    """References and public files of a demo track, with the seeder's own file builders."""
+    from worker.seed import public_files, reference_files
+
+    bundle = DEMO / track
+    for area, files in (
+        ("references", reference_files(track, bundle)),
+        ("results", public_files(track, bundle)),
+    ):
+        missing = {p: d for p, d in files.items() if store.read(area, p) is None}
+        if missing:
+            store.commit(area, missing, [], f"seed {track} {area}")
+
+
+def publish_demo_board(store, track: str, n_models: int, *, xss: bool = False) -> list[str]:
+    """Put the 3 demo baselines and `n_models` systems of varied skill on `track`'s board, through the
+    pipeline's own code: records (`new_record`), the worker's scoring job (real scorer, private row
+    outcomes), then `Publisher.publish` (paired-bootstrap tie groups, envelopes, parquet, changelog).
+
+    `store` must hold every area (a maintainer/worker view). Returns the submission ids, baselines first;
+    with `xss`, the first system's model name is factories.XSS_NAME.
+    """
+    from tests.factories import XSS_NAME, mixed_predictions
+    from worker.publish import Publisher
+    from worker.records import new_record, predictions_path, record_path
+    from worker.references import ReferenceCache
+    from worker.scoring_job import score_submission
+    from worker.submissions import dumps
+
+    seed_public(store, track)
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    rng = random.Random(f"ui-{track}")
+    add: dict[str, bytes] = {}
+    ids = []
+    for i in range(len(BASELINES) + n_models):
+        is_baseline = i < len(BASELINES)
+        if is_baseline:
+            data = (DEMO / track / "baselines" / f"{BASELINES[i]}.test.jsonl").read_bytes()
+            name, org, model_type, setting = f"baseline: {BASELINES[i]}", "demo", "", ""
+        else:
+            data = mixed_predictions(track, round(rng.uniform(0.05, 0.95), 3), seed=i)
+            name = XSS_NAME if xss and i == len(BASELINES) else f"model-{i:05d}"
+            org = ORGS[i % len(ORGS)]
+            model_type, setting = ("open", "closed")[i % 2], ("zero-shot", "taxonomy", "fine-tuned")[i % 3]
+        sid = hashlib.sha256(f"{track}-{i}".encode()).hexdigest()[:16]
+        record = new_record(
+            submission_id=sid,
+            track=track,
+            sha256=hashlib.sha256(data).hexdigest(),
+            submitter="baseline" if is_baseline else f"user{i}",
+            metadata={
+                "model_name": name,
+                "organisation": org,
+                "model_type": model_type,
+                "setting": setting,
+                "paper_url": "" if is_baseline else f"https://example.org/papers/{i}",
+                "code_url": "",
+                "description": "",
+            },
+            is_baseline=is_baseline,
+            at=(base + timedelta(minutes=i)).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        )
+        record["verified"] = i % 7 == 0
+        add[predictions_path(track, sid)] = data
+        add[record_path(track, sid)] = dumps(record)
+        ids.append(sid)
+    store.commit("submissions", add, [], f"test: {len(ids)} {track} submissions")
+    references = ReferenceCache(store)
+    for sid in ids:
+        outcome = score_submission(store, references.get, track, sid, time_limit=120)
+        assert outcome == "scored", (track, sid, outcome)
+    Publisher(store).publish(track, note="test boards")
+    return ids
+
+
+def redis_or_none() -> str | None:
+    """The test Redis URL when one answers, else None (the embedded SQLite broker is used)."""
+    import redis
+
+    url = redis_url()
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except Exception:  # noqa: BLE001 - no Redis: fall back to the embedded broker
+        return None
+    return url
+
+
+@contextlib.contextmanager
+def key_prefix_env(prefix: str | None) -> Iterator[None]:
+    """CELERY_KEY_PREFIX set while an in-process Celery app is made (make_app reads it once)."""
+    saved = os.environ.get("CELERY_KEY_PREFIX")
+    if prefix:
+        os.environ["CELERY_KEY_PREFIX"] = prefix
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("CELERY_KEY_PREFIX", None)
+        else:
+            os.environ["CELERY_KEY_PREFIX"] = saved
+
+
+def web_service(config, prefix: str | None = None):
+    """The web process's Service, built exactly as `space.server` builds it."""
+    from space.server import build_service
+
+    with key_prefix_env(prefix):
+        return build_service(config)
+
+
 @dataclass
-class FakeUI:
+class UIApp:
     url: str
-    service: object
+    service: object  # worker.service.Service (web view: no references area)
     demo: object
+    config: object
+    store: object  # a LocalStore on the same DATA_DIR with every area (test-side inspection)
+    ids: dict[str, list[str]]
+    worker: object  # tests.conftest_pipeline.WorkerProcess
 
 
 @pytest.fixture(scope="session")
-def fake_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeUI]:
+def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     from space.ui import build_demo
-    from tests.ui_fakes import FakeConfig, FakeService
+    from worker.config import Config
+    from worker.store.local import LocalStore
 
     data_dir = tmp_path_factory.mktemp("ui-data")
     (data_dir / "tokens.json").write_text(json.dumps(TOKENS))
-    service = FakeService(n=12, config=FakeConfig(maintainers=("boss",), data_dir=data_dir))
-    demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
-    demo.ui.cache.head_ttl = 0.0  # tests publish and expect to see it at once
-    _, url, _ = demo.launch(
-        prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
+    broker = redis_or_none()
+    prefix = f"varmui-{uuid.uuid4().hex[:10]}:" if broker else None
+    config = Config(
+        data_dir=data_dir,
+        celery_broker_url=broker,
+        maintainers=("boss",),
+        quota_per_day=3,
+        attempts_per_day=200,
     )
-    yield FakeUI(url=url, service=service, demo=demo)
-    demo.close()
+    store = LocalStore(data_dir)
+    worker = WorkerProcess(
+        worker_env(config, {"CELERY_KEY_PREFIX": prefix} if prefix else None), data_dir / "worker.log"
+    )
+    demo = None
+    with ThreadPoolExecutor(1) as pool:
+        started = pool.submit(worker.start, 60)  # boots while the boards are filled (it has no work yet)
+        try:
+            ids = {t: publish_demo_board(store, t, n, xss=t == "varm") for t, n in UI_BOARDS.items()}
+        finally:
+            started.result()
+    try:
+        service = web_service(config, prefix)
+        demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
+        demo.ui.cache.head_ttl = 0.0  # tests publish and expect to see it at once
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
+        )
+        yield UIApp(url=url, service=service, demo=demo, config=config, store=store, ids=ids, worker=worker)
+    finally:
+        if demo is not None:
+            demo.close()
+        worker.stop()
+        if prefix:
+            import redis
+
+            client = redis.Redis.from_url(broker)
+            keys = list(client.scan_iter(f"{prefix}*"))
+            if keys:
+                client.delete(*keys)
 
 
 @pytest.fixture(scope="session")
-def fake_client(fake_ui: FakeUI):
+def ui_client(ui_app: UIApp):
     from gradio_client import Client
 
-    return Client(fake_ui.url, verbose=False)
+    return Client(ui_app.url, verbose=False)
 
 
 @dataclass

@@ -1,12 +1,16 @@
 """API-level tests of every tab's callbacks, through gradio_client against the launched app.
 
-Runs on the in-memory Service double (`fake_ui`, tests/ui_fakes.py) so every branch is deterministic;
-the real pipeline is exercised end to end by tests/test_browser.py and test_ui_live.py.
+No doubles: `ui_app` (tests/conftest_ui.py) is `build_demo` over the web process's real Service and
+LocalStore, with a real Celery worker subprocess behind the queue. Its boards were filled through the real
+scoring job and publisher, so the expected values below come from the store itself (leaderboard.json,
+private row outcomes), never from constants. Callbacks that enqueue work (submit, compare, re-score,
+moderate) are followed to the worker's result. `python -m space` end to end: test_ui_live / test_browser.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -15,12 +19,18 @@ import pytest
 from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
-from tests.conftest_ui import TOKENS
-from tests.ui_fakes import XSS_NAME
+from scoring.tracks import get_track
+from space.ui.tables import DEFAULT_METRICS, pct
+from tests.conftest_ui import TOKENS, UIApp
+from tests.factories import XSS_NAME, mixed_predictions, submission_view
+from worker.leaderboard import Entry
+from worker.records import rows_path
+from worker.submissions import find_record, read_json
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-ALICE, BOSS = list(TOKENS)
+ALICE, BOSS, CAROL = list(TOKENS)
 VIEW = ("varm", "", [], [], True, "rank", [], 1)
+WAIT = 90.0
 
 EXPECTED_API = {
     "/analysis",
@@ -62,67 +72,101 @@ def plot(update: dict):
     return pio.from_json(value["plot"]) if value else None
 
 
-def test_api_surface_is_pinned(fake_client) -> None:
-    names = set(fake_client.view_api(return_format="dict", print_info=False)["named_endpoints"])
+def board(app: UIApp, track: str) -> list[dict]:
+    """The published leaderboard rows, as the real Service serves them."""
+    return app.service.leaderboard(track)["rows"]
+
+
+def eventually(app: UIApp, predicate, what: str, timeout: float = WAIT):
+    """Poll `predicate` until truthy; on timeout, fail with the worker's log tail."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{app.worker.log()[-3000:]}")
+
+
+def test_api_surface_is_pinned(ui_client) -> None:
+    names = set(ui_client.view_api(return_format="dict", print_info=False)["named_endpoints"])
     assert names == EXPECTED_API
 
 
-def test_leaderboard_render_search_filters(fake_client) -> None:
-    board, caption, link, page = fake_client.predict(*VIEW, api_name="/leaderboard")
-    data = table(board)
+def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
+    rows = board(ui_app, "varm")
+    n = len(rows)
+    assert n >= 12
+    out, caption, link, page = ui_client.predict(*VIEW, api_name="/leaderboard")
+    data = table(out)
     headers = data["headers"]
     assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM" in headers and "JREM 95% CI" in headers
-    assert board["datatype"][headers.index("Model 模型")] == "str"
-    assert len(data["data"]) == 12 and "Rows 1–12 of 12" in caption and page == 1
+    assert out["datatype"][headers.index("Model 模型")] == "str"
+    assert len(data["data"]) == n and f"Rows 1–{n} of {n}" in caption and page == 1
     assert link.endswith("[?track=varm](?track=varm)")
-    models = [r[1] for r in data["data"]]
-    assert XSS_NAME in models  # stored and returned verbatim; the browser test checks it renders as text
+    # The published order, names verbatim (the browser test checks the XSS name renders as text).
+    assert [r[1] for r in data["data"]] == [r["model_name"] for r in rows]
+    assert XSS_NAME in [r[1] for r in data["data"]]
+    jrem = headers.index("JREM")
+    assert [r[jrem] for r in data["data"]] == [pct(r["jrem"]) for r in rows]
 
-    board, caption, link, _ = fake_client.predict(
+    out, caption, link, _ = ui_client.predict(
         "varm", "lexi", [], [], True, "rank", [], 1, api_name="/leaderboard"
     )
-    assert [r[1] for r in table(board)["data"]] == ["lexicon"] and "q=lexi" in link
-    board, *_ = fake_client.predict("varm", "", [], [], False, "her_c", [], 1, api_name="/leaderboard")
-    rows = table(board)["data"]
-    her = [r[table(board)["headers"].index("HER-C")] for r in rows]
-    assert her == sorted(her, reverse=True) and all("baseline" not in " ".join(map(str, r)) for r in rows)
-    board, *_ = fake_client.predict(
+    assert [r[1] for r in table(out)["data"]] == ["baseline: lexicon"] and "q=lexi" in link
+    out, *_ = ui_client.predict("varm", "", [], [], False, "her_c", [], 1, api_name="/leaderboard")
+    shown = table(out)["data"]
+    her = [r[table(out)["headers"].index("HER-C")] for r in shown]
+    assert her == sorted(her, reverse=True) and all("baseline" not in " ".join(map(str, r)) for r in shown)
+    assert len(shown) == sum(not r["is_baseline"] for r in rows)
+    out, *_ = ui_client.predict(
         "varm", "", ["open"], ["zero-shot"], True, "rank", [], 1, api_name="/leaderboard"
     )
-    h = table(board)["headers"]
-    assert {(r[h.index("Type 类型")], r[h.index("Setting 设置")]) for r in table(board)["data"]} <= {
-        ("open", "zero-shot")
-    }
+    h = table(out)["headers"]
+    picked = {(r[h.index("Type 类型")], r[h.index("Setting 设置")]) for r in table(out)["data"]}
+    assert picked == {("open", "zero-shot")}
+    assert len(table(out)["data"]) == sum(
+        r["model_type"] == "open" and r["setting"] == "zero-shot" for r in rows
+    )
 
 
-def test_switch_track_and_toxitrace_columns(fake_client) -> None:
-    sort, columns, systems, a, b, page = fake_client.predict("cntp", api_name="/switch_track")
+def test_switch_track_and_toxitrace_columns(ui_client, ui_app) -> None:
+    sort, columns, systems, a, b, page = ui_client.predict("cntp", api_name="/switch_track")
     assert ["Span overlap F1", "spans.overlap_f1"] in sort["choices"] and page == 1
     assert "spans.overlap_f1" in columns["value"]
-    assert len(systems["value"]) == 8 and a["value"] and b["value"] and a["value"] != b["value"]
-    board, *_ = fake_client.predict("cntp", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert {"Span overlap F1", "F1", "Accuracy", "Macro-F1"} <= set(table(board)["headers"])
-    board, *_ = fake_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert {"F1", "F1 95% CI", "Precision", "Recall"} <= set(table(board)["headers"])
+    ids = {r["submission_id"] for r in board(ui_app, "cntp")}
+    assert len(systems["value"]) == 8 and set(systems["value"]) <= ids
+    assert a["value"] and b["value"] and a["value"] != b["value"]
+    out, *_ = ui_client.predict("cntp", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    assert {"Span overlap F1", "F1", "Accuracy", "Macro-F1"} <= set(table(out)["headers"])
+    out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    assert {"F1", "F1 95% CI", "Precision", "Recall"} <= set(table(out)["headers"])
 
 
-def test_load_view_defaults(fake_client) -> None:
-    out = fake_client.predict(api_name="/load_view")
+def test_load_view_defaults(ui_client, ui_app) -> None:
+    out = ui_client.predict(api_name="/load_view")
     assert out[0] == "varm" and out[4] is True
-    assert len(table(out[7])["data"]) == 12
+    assert len(table(out[7])["data"]) == len(board(ui_app, "varm"))
 
 
-def test_export_csv_and_json(fake_client) -> None:
-    update = fake_client.predict("varm", "model", [], [], False, "rank", [], 1, api_name="/export")
+def test_export_csv_and_json(ui_client, ui_app) -> None:
+    update = ui_client.predict("varm", "model", [], [], False, "rank", [], 1, api_name="/export")
     files = [Path(p) for p in update["value"]]
     csv = next(p for p in files if p.suffix == ".csv").read_text("utf-8-sig")
     data = json.loads(next(p for p in files if p.suffix == ".json").read_text())
-    assert data["track"] == "varm" and data["rows"] and all(not r["is_baseline"] for r in data["rows"])
+    expected = {
+        r["submission_id"]: r
+        for r in board(ui_app, "varm")
+        if not r["is_baseline"] and "model" in r["model_name"]
+    }
+    assert data["track"] == "varm" and {r["submission_id"] for r in data["rows"]} == set(expected)
+    for row in data["rows"]:  # raw published values, unrounded
+        assert row["jrem"] == expected[row["submission_id"]]["jrem"]
     assert "jrem" in csv.splitlines()[0] and "ci.jrem.low" in csv.splitlines()[0]
 
 
-def test_analysis_varm_charts(fake_client) -> None:
-    out = fake_client.predict("varm", [], api_name="/analysis")
+def test_analysis_varm_charts(ui_client) -> None:
+    out = ui_client.predict("varm", [], api_name="/analysis")
     figs = [plot(o) for o in out[:5]]
     titles = [f.layout.title.text for f in figs]
     assert "error rate" in titles[0] and "JREM" in titles[1] and "HER" in titles[2]
@@ -130,48 +174,51 @@ def test_analysis_varm_charts(fake_client) -> None:
     assert len(figs[0].data) == 8  # top 5 + 3 baselines
     for fig in figs:
         assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    heat = figs[4].data[0]
+    assert heat.type == "heatmap" and len(heat.x) == 4  # the four demo cue subsets, from real results
     assert len(table(out[5])["data"]) == 8
 
 
-def test_analysis_toxitrace_charts(fake_client) -> None:
-    out = fake_client.predict("cold", [], api_name="/analysis")
+def test_analysis_toxitrace_charts(ui_client) -> None:
+    out = ui_client.predict("cold", [], api_name="/analysis")
     assert "classification" in plot(out[0]).layout.title.text
     assert "topic" in plot(out[2]).layout.title.text or "topic" in plot(out[1]).layout.title.text
     assert out[4].get("visible") is False
 
 
-def test_validate_reports_line_numbers(fake_client, tmp_path: Path) -> None:
+def test_validate_reports_line_numbers(ui_client, tmp_path: Path) -> None:
     good = handle_file(str(DEMO / "varm/baselines/lexicon.test.jsonl"))
-    message, report = fake_client.predict("varm", good, "en", api_name="/validate")
+    message, report = ui_client.predict("varm", good, "en", api_name="/validate")
     assert "valid" in message and table(report)["data"] == []
     bad = tmp_path / "bad.jsonl"
     lines = (DEMO / "varm/baselines/lexicon.test.jsonl").read_text().splitlines()
     bad.write_text("\n".join([lines[0], "{not json", json.dumps({"id": 5}), *lines[3:]]) + "\n")
-    message, report = fake_client.predict("varm", handle_file(str(bad)), "en", api_name="/validate")
+    message, report = ui_client.predict("varm", handle_file(str(bad)), "en", api_name="/validate")
     rows = table(report)["data"]
     assert "not valid" in message and rows[0][0] == "2" and {r[0] for r in rows} >= {"2", "3"}
 
 
-def test_submit_requires_identity_and_model_name(fake_client) -> None:
+def test_submit_requires_identity_and_model_name(ui_client) -> None:
     f = handle_file(str(DEMO / "varm/baselines/lexicon.test.jsonl"))
-    msg, *_ = fake_client.predict("varm", f, "m", "", "", "", "", "", "", "", "en", api_name="/submit")
+    msg, *_ = ui_client.predict("varm", f, "m", "", "", "", "", "", "", "", "en", api_name="/submit")
     assert "token" in msg.lower()
-    msg, *_ = fake_client.predict(
+    msg, *_ = ui_client.predict(
         "varm", f, "m", "", "", "", "", "", "", "wrong-token", "en", api_name="/submit"
     )
     assert "not valid" in msg
-    msg, report, sid, *_ = fake_client.predict(
+    msg, report, sid, *_ = ui_client.predict(
         "varm", f, " ", "", "", "", "ftp://x", "", "", ALICE, "en", api_name="/submit"
     )
     fields = {r[1] for r in table(report)["data"]}
     assert sid == "" and fields == {"model_name", "paper_url"}
 
 
-def test_submit_lifecycle_and_new_row(fake_client, fake_ui) -> None:
-    f = handle_file(str(DEMO / "varm/baselines/lexicon.test.jsonl"))
-    msg, report, sid, status, timer, link = fake_client.predict(
+def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None:
+    upload = tmp_path / "api-model.jsonl"
+    upload.write_bytes(mixed_predictions("varm", 0.97, seed="api-model"))
+    msg, report, sid, status, timer, link = ui_client.predict(
         "varm",
-        f,
+        handle_file(str(upload)),
         "api-model",
         "Org",
         "open",
@@ -185,105 +232,167 @@ def test_submit_lifecycle_and_new_row(fake_client, fake_ui) -> None:
     )
     assert len(sid) == 16 and "**queued**" in status and timer["active"] is True
     assert f"?submission={sid}" in link and "left today" in msg
-    seen = [status]
-    for _ in range(10):
-        status, timer = fake_client.predict(sid, api_name="/poll_status")
-        seen.append(status)
-        if not timer["active"]:
-            break
-    assert "**published**" in seen[-1] and any("**scoring**" in s for s in seen)
-    board, *_ = fake_client.predict("varm", "api-model", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert [r[1] for r in table(board)["data"]] == ["api-model"]
-    page = fake_client.predict(sid, api_name="/submission")
+    # The record is durable (and queued or already further along) before the worker says anything.
+    record = find_record(ui_app.store, sid)
+    assert record["submitter"] == "alice" and record["metadata"]["model_name"] == "api-model"
+    assert record["history"][1]["status"] == "queued"
+
+    # The status timer, as the page polls it, until the real worker has scored and published it.
+    def polled() -> str | None:
+        status, timer = ui_client.predict(sid, api_name="/poll_status")
+        return None if timer["active"] else status
+
+    assert "**published**" in eventually(ui_app, polled, "the submission to be published")
+    out, *_ = ui_client.predict("varm", "api-model", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    assert [r[1] for r in table(out)["data"]] == ["api-model"]
+    page = ui_client.predict(sid, api_name="/submission")
     assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "jrem"
     assert "@misc{varm-" + sid in page[9]
+    assert {"queued", "scoring", "scored", "published"} <= {r[0] for r in table(page[8])["data"]}
+    # tests/factories.submission_view (used by the pure renderer tests) has the real answer's shape.
+    real = ui_app.service.submission(sid)
+    assert real["status"] == "published" and real["result"]["result"]["metrics"]["jrem"] > 0
+    fake = submission_view(Entry(real, real["versions"][-1], real["result"]["result"]))
+    assert set(fake) == set(real)
 
 
-def test_quota_shown_and_exceeded(fake_client, fake_ui) -> None:
-    assert "left today" in fake_client.predict("varm", ALICE, "en", api_name="/quota")
-    fake_ui.service.quota_limit = 0
-    try:
-        f = handle_file(str(DEMO / "cold/baselines/lexicon.test.jsonl"))
-        msg, *_ = fake_client.predict("cold", f, "q", "", "", "", "", "", "", ALICE, "en", api_name="/submit")
-        assert "next free slot" in msg.lower()
-    finally:
-        fake_ui.service.quota_limit = 5
+def test_quota_shown_and_exceeded(ui_client, ui_app, tmp_path: Path) -> None:
+    limit = ui_app.config.quota_per_day
+    assert f"left today: {limit}/{limit}" in ui_client.predict("toxicn", CAROL, "en", api_name="/quota")
+    for i in range(limit + 1):
+        upload = tmp_path / f"q{i}.jsonl"
+        upload.write_bytes(mixed_predictions("toxicn", 0.5, seed=f"quota-{i}"))
+        form = ("toxicn", handle_file(str(upload)), f"q{i}", "", "", "", "", "", "", CAROL, "en")
+        msg, _, sid, *_ = ui_client.predict(*form, api_name="/submit")
+        if i < limit:
+            assert len(sid) == 16, msg
+        else:
+            assert sid == "" and "next free slot" in msg.lower()
+    assert f"left today: 0/{limit}" in ui_client.predict("toxicn", CAROL, "en", api_name="/quota")
+    assert f"left today: {limit}/{limit}" in ui_client.predict("cold", CAROL, "en", api_name="/quota")
 
 
-def test_refresh_follows_store_head(fake_client, fake_ui) -> None:
-    head = fake_ui.service.store.head("results")
-    out = fake_client.predict(*VIEW, api_name="/refresh")  # first tick: nothing to do
-    fake_ui.service.publish()
-    time.sleep(0.05)
-    out = fake_client.predict(*VIEW, api_name="/refresh")
-    assert fake_ui.service.store.head("results") != head
-    assert out is not None
+def test_refresh_follows_store_head(ui_app) -> None:
+    from gradio_client import Client
+
+    client = Client(ui_app.url, verbose=False)  # its own session: the last head it saw is session state
+    first = client.predict(*VIEW, api_name="/refresh")  # first tick: only remembers the head
+    assert first == ({"__type__": "update"},) * 4, first  # gr.skip() everywhere
+    assert client.predict(*VIEW, api_name="/refresh") == first  # head unchanged: nothing re-rendered
+    target = ui_app.ids["varm"][4]
+    # A maintainer verifies a system: the Service sends a publish to the worker, which moves the head.
+    ui_app.service.moderate(target, actor="boss", verified=True, reason="checked the paper")
+    eventually(
+        ui_app,
+        lambda: any(r["submission_id"] == target and r["verified"] for r in board(ui_app, "varm")),
+        "the verified mark to be published",
+    )
+    out, caption, _, page = client.predict(*VIEW, api_name="/refresh")
+    data = table(out)
+    name = find_record(ui_app.store, target)["metadata"]["model_name"]
+    row = next(r for r in data["data"] if r[1] == name)
+    assert "verified" in row[data["headers"].index("Mark 标记")] and page == 1 and "Rows 1–" in caption
+    assert client.predict(*VIEW, api_name="/refresh") == first  # and quiet again until the next publish
 
 
-def test_submission_page_unknown_and_escaped(fake_client, fake_ui) -> None:
-    page = fake_client.predict("ffffffffffffffff", api_name="/submission")
+def test_submission_page_unknown_and_escaped(ui_client, ui_app) -> None:
+    page = ui_client.predict("ffffffffffffffff", api_name="/submission")
     assert "No such submission" in page[0]
-    xss = next(e for e in fake_ui.service.entries["varm"] if e.record["metadata"]["model_name"] == XSS_NAME)
-    page = fake_client.predict(xss.record["submission_id"], api_name="/submission")
+    xss = ui_app.ids["varm"][3]
+    assert find_record(ui_app.store, xss)["metadata"]["model_name"] == XSS_NAME
+    page = ui_client.predict(xss, api_name="/submission")
     assert "<img" not in page[0] and "&lt;img" in page[0]
     assert plot(page[4]).layout.title.text
 
 
-def test_explorer_flow(fake_client) -> None:
+def test_explorer_flow(ui_client) -> None:
     f = handle_file(str(DEMO / "varm/baselines/lexicon.dev.jsonl"))
-    summary, report, items, detail, _ = fake_client.predict("varm", f, api_name="/explore")
+    summary, report, items, detail, _ = ui_client.predict("varm", f, api_name="/explore")
     assert "JREM" in summary and len(table(items)["data"]) == 200 and "varm-target" in detail
-    items, detail = fake_client.predict("stance", "", "", "", True, api_name="/explore_filter")
+    items, detail = ui_client.predict("stance", "", "", "", True, api_name="/explore_filter")
     rows = table(items)["data"]
     assert rows and all("stance" in r[3] for r in rows)
-    detail = fake_client.predict(rows[0][0], api_name="/explore_item")
+    detail = ui_client.predict(rows[0][0], api_name="/explore_item")
     assert f"#{rows[0][0]}" in detail
 
 
-def test_compare(fake_client, fake_ui) -> None:
-    a, b = (e.record["submission_id"] for e in fake_ui.service.entries["varm"][3:5])
-    title, comp, fig, deltas = fake_client.predict("varm", a, b, api_name="/compare")
-    assert [r[0] for r in table(comp)["data"]] == ["jrem", "her_c", "t_f1"]
+def test_compare(ui_client, ui_app) -> None:
+    a, b = ui_app.ids["varm"][3:5]
+    # The expected statistics, computed here from the private row outcomes the scoring job stored.
+    outcomes = [read_json(ui_app.store, "submissions", rows_path("varm", sid, 1)) for sid in (a, b)]
+    expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
+    title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
+    rows = table(comp)["data"]
+    assert [r[0] for r in rows] == list(expected) and rows[0][0] == "jrem"
+    for metric, va, vb, diff, ci, significant in rows:
+        want = expected[metric]
+        assert (va, vb, diff) == (pct(want["a"], 2), pct(want["b"], 2), pct(want["diff"], 2))
+        assert ci == f"[{pct(want['ci'][0], 2)}, {pct(want['ci'][1], 2)}]"
+        assert significant == ("yes 是" if want["significant"] else "no 否")
     assert plot(fig).layout.yaxis.title.text and len(table(deltas)["data"]) == 6
     with pytest.raises(AppError):
-        fake_client.predict("varm", a, a, api_name="/compare")
+        ui_client.predict("varm", a, a, api_name="/compare")
 
 
-def test_language_and_downloads(fake_client) -> None:
-    tagline, about, *_ = fake_client.predict("en", api_name="/language")
+def test_language_and_downloads(ui_client, ui_app) -> None:
+    tagline, about, *_ = ui_client.predict("en", api_name="/language")
     assert "label score" in tagline and "JREM" in about
-    tagline, about, *_ = fake_client.predict("zh", api_name="/language")
+    tagline, about, *_ = ui_client.predict("zh", api_name="/language")
     assert "标签" in tagline
-    update = fake_client.predict("varm", api_name="/downloads")
-    names = sorted(Path(p).name for p in update["value"])
-    assert names == ["varm-dev.jsonl", "varm-test_inputs.jsonl"]
+    update = ui_client.predict("varm", api_name="/downloads")
+    files = {Path(p).name: Path(p).read_bytes() for p in update["value"]}
+    assert sorted(files) == ["varm-dev.jsonl", "varm-test_inputs.jsonl"]
+    assert files["varm-test_inputs.jsonl"] == ui_app.service.public_file("varm", "test_inputs.jsonl")
 
 
-def test_maintainer_actions_need_maintainer(fake_client, fake_ui) -> None:
-    assert "maintainer" not in fake_client.predict(ALICE, "en", api_name="/sign_in")
-    assert "maintainer" in fake_client.predict(BOSS, "en", api_name="/sign_in")
+def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
+    assert "maintainer" not in ui_client.predict(ALICE, "en", api_name="/sign_in")
+    assert "maintainer" in ui_client.predict(BOSS, "en", api_name="/sign_in")
     with pytest.raises(AppError, match="Maintainers only"):
-        fake_client.predict("varm", True, ALICE, api_name="/maint_rescore")
-    out, diff = fake_client.predict("varm", True, BOSS, api_name="/maint_rescore")
-    assert "t-1" in out and "dry run" in out
-    rows = table(diff)["data"]
-    assert {r[2] for r in rows} == {"jrem", "her_c"} and rows[0][5] == 1.0 and rows[0][6] == "1 → 1"
+        ui_client.predict("cold", True, ALICE, api_name="/maint_rescore")
+
+    # A maintainer corrects one gold label, so every cold result is now stale, and dry-runs a re-score.
+    store = ui_app.store
+    refs = [json.loads(x) for x in store.read("references", "cold/test.jsonl").splitlines()]
+    refs[1]["label"] = 1 - refs[1]["label"]
+    fixed = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs).encode()
+    store.commit("references", {"cold/test.jsonl": fixed}, [], "fix a gold label")
+    out, _ = ui_client.predict("cold", True, BOSS, api_name="/maint_rescore")
+    assert re.search(r"Started .*`[0-9a-f-]{36}`", out) and "dry run 试运行: True" in out
+
+    def report():
+        summary, diff = ui_client.predict("cold", BOSS, api_name="/maint_report")
+        return (summary, table(diff)["data"]) if table(diff)["data"] else None
+
+    summary, rows = eventually(ui_app, report, "the worker's dry-run report")
+    assert "dry run" in summary and "by boss" in summary
+    on_board = {r["submission_id"] for r in board(ui_app, "cold")}
+    assert {r[0] for r in rows} == on_board
+    assert {r[2] for r in rows} == set(DEFAULT_METRICS["cold"])
+    assert all(re.fullmatch(r"\d+ → \d+", r[6]) for r in rows)
+    assert any(r[5] not in (None, 0) for r in rows if r[2] == "accuracy")  # the flipped label counts
+    assert store.list("results", "rescore/cold/") == []  # dry-run reports stay private
     with pytest.raises(AppError, match="Maintainers only"):
-        fake_client.predict("varm", ALICE, api_name="/maint_report")  # dry-run reports are private
-    summary, diff = fake_client.predict("varm", BOSS, api_name="/maint_report")
-    assert "20261202T120000Z" in summary and table(diff)["data"]
-    target = fake_ui.service.entries["cold"][5].record["submission_id"]
+        ui_client.predict("cold", ALICE, api_name="/maint_report")
+
+    target = ui_app.ids["cold"][5]
+    name = find_record(store, target)["metadata"]["model_name"]
     with pytest.raises(AppError, match="reason"):
-        fake_client.predict(target, "hide", "", BOSS, api_name="/maint_moderate")
-    out = fake_client.predict(target, "hide", "duplicate of another entry", BOSS, api_name="/maint_moderate")
+        ui_client.predict(target, "hide", "", BOSS, api_name="/maint_moderate")
+    out = ui_client.predict(target, "hide", "duplicate of another entry", BOSS, api_name="/maint_moderate")
     assert '"hidden": true' in out
-    assert fake_ui.service.moderations[-1]["actor"] == "boss"
-    board, *_ = fake_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert len(table(board)["data"]) == 11
+    record = find_record(store, target)
+    assert record["hidden"] and record["hidden_reason"] == "duplicate of another entry"
+    assert record["history"][-1]["note"] == "moderated by boss: duplicate of another entry"
+    eventually(ui_app, lambda: target not in {r["submission_id"] for r in board(ui_app, "cold")}, "the hide")
+    assert store.list("results", f"cold/results/{target}/") == []  # its public envelope is gone too
+    out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    names = [r[1] for r in table(out)["data"]]
+    assert name not in names and len(names) == len(board(ui_app, "cold")) == len(on_board) - 1
 
 
-def test_compare_refuses_systems_not_on_the_board(fake_client, fake_ui) -> None:
-    a = fake_ui.service.entries["varm"][3].record["submission_id"]
-    other_track = fake_ui.service.entries["cold"][3].record["submission_id"]
+def test_compare_refuses_systems_not_on_the_board(ui_client, ui_app) -> None:
+    a = ui_app.ids["varm"][3]
+    other_track = ui_app.ids["cold"][3]
     with pytest.raises(AppError, match="leaderboard"):
-        fake_client.predict("varm", a, other_track, api_name="/compare")
+        ui_client.predict("varm", a, other_track, api_name="/compare")

@@ -8,7 +8,7 @@ import plotly.io as pio
 import pytest
 
 from space.ui import figures
-from tests.ui_fakes import XSS_NAME, board_rows, make_entries
+from tests.factories import XSS_NAME, board_rows, make_entries
 
 
 @pytest.fixture(scope="module")

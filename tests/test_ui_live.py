@@ -1,7 +1,7 @@
 """API-level tests of the UI callbacks against the real service (`python -m space`, embedded worker).
 
-Complements test_ui_api.py (in-memory double): here results, subsets, comparisons and re-score reports come
-from the real scorer and worker.
+Complements test_ui_api.py (build_demo in-process over the real Service, LocalStore and a Celery worker on
+Redis): here the whole `python -m space` process is under test, with its own seeding and embedded worker.
 """
 
 from __future__ import annotations
@@ -29,7 +29,17 @@ def value(update):
 
 @pytest.fixture(scope="module")
 def client(live_space) -> Client:
-    return Client(live_space.url, verbose=False)
+    client = Client(live_space.url, verbose=False)
+    # live_space waited for the baselines through REST; the UI re-reads the results head at most every
+    # few seconds (space/ui/state.py BoardCache.head_ttl), so wait until its boards show them as well.
+    deadline = time.monotonic() + 30
+    for track in ("varm", "cold"):
+        while True:
+            board, *_ = client.predict(track, "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+            if len(value(board)["data"]) >= 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+    return client
 
 
 def test_board_and_analysis_from_real_results(client) -> None:

@@ -1,5 +1,6 @@
 """Sign-in: the OAuth mode (gr.LoginButton, Gradio's mocked routes against the fake Hub), the token and
-open modes, and the identity resolution rules."""
+open modes, and the identity resolution rules. Always on the real Service (`space.server.build_service`)
+over a LocalStore in a tmp DATA_DIR; the fake Hub HTTP server is the only stand-in (for the public Hub)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from gradio_client import Client, handle_file
 
 from space.ui.identity import Identity, Resolver, ui_auth_mode
-from tests.conftest_ui import free_port
-from tests.ui_fakes import FakeConfig, FakeService
+from tests.conftest_ui import free_port, seed_public, web_service
+from worker.config import Config
+from worker.submissions import find_record
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
@@ -22,8 +24,8 @@ class Profile:
         self.username = username
 
 
-def test_ui_auth_mode_from_env() -> None:
-    svc = FakeService(n=3)
+def test_ui_auth_mode_from_env(tmp_path: Path) -> None:
+    svc = web_service(Config(data_dir=tmp_path))
     assert ui_auth_mode(svc, {"SPACE_ID": "org/board"}) == "oauth"
     assert ui_auth_mode(svc, {"OAUTH_CLIENT_ID": "x"}) == "oauth"
     assert ui_auth_mode(svc, {"AUTH": "open"}) == "open"
@@ -32,7 +34,7 @@ def test_ui_auth_mode_from_env() -> None:
 
 def test_resolver_rules(tmp_path: Path) -> None:
     (tmp_path / "tokens.json").write_text('{"t-boss": "boss", "t-al": "alice"}')
-    svc = FakeService(n=3, config=FakeConfig(maintainers=("Boss",), data_dir=tmp_path))
+    svc = web_service(Config(data_dir=tmp_path, maintainers=("Boss",)))
     token = Resolver(svc, "token")
     assert token("t-boss", None) == Identity("boss", True)
     assert token("t-al", None) == Identity("alice", False)
@@ -45,12 +47,16 @@ def test_resolver_rules(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def oauth_app():
+def oauth_app(tmp_path_factory: pytest.TempPathFactory):
     if not os.environ.get("HF_ENDPOINT") or not os.environ.get("HF_TOKEN"):
         pytest.skip("needs the fake Hub from tests/conftest_hub.py")
     from space.ui import build_demo
+    from worker.store.local import LocalStore
 
-    service = FakeService(n=4, config=FakeConfig(maintainers=("tester",)))
+    data_dir = tmp_path_factory.mktemp("oauth-data")
+    seed_public(LocalStore(data_dir), "varm")
+    # The embedded SQLite broker with no worker: submissions stay queued, which is what this module checks.
+    service = web_service(Config(data_dir=data_dir, maintainers=("tester",)))
     demo = build_demo(service, auth_mode="oauth")
     _, url, _ = demo.launch(
         prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
@@ -79,4 +85,6 @@ def test_oauth_login_attributes_submissions(oauth_app) -> None:
     msg, _, sid, *_ = signed.predict(
         "varm", f, "oauth-model", "", "", "", "", "", "", "", "en", api_name="/submit"
     )
-    assert sid and service.subs[sid]["submitter"] == "tester"
+    record = find_record(service.store, sid)  # persisted by the real Service, task sent to the broker
+    assert record["submitter"] == "tester" and record["status"] == "queued"
+    assert record["metadata"]["model_name"] == "oauth-model"

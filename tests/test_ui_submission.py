@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from space.ui import submission
-from tests.ui_fakes import FakeService
+from tests.factories import make_entries, submission_view
 
 
 def _sub() -> dict:
-    svc = FakeService(n=5)
-    sid = svc.entries["varm"][3].record["submission_id"]
-    return svc.submission(sid)
+    """A published submission as `Service.submission` returns it (shape checked in test_ui_api.py)."""
+    return submission_view(make_entries("varm", 5)[3])
 
 
 def test_result_unwrapping() -> None:

@@ -21,7 +21,7 @@ from space.ui.tables import (
     to_json,
     top_systems,
 )
-from tests.ui_fakes import XSS_NAME, board_rows, make_entries
+from tests.factories import XSS_NAME, board_rows, make_entries
 
 
 @pytest.fixture(scope="module")
@@ -171,14 +171,23 @@ def test_empty_board() -> None:
     assert table.empty and "JREM" in table.columns
 
 
-def test_parquet_and_json_boards_agree() -> None:
+def test_parquet_and_json_boards_agree(tmp_path) -> None:
+    """The UI loads leaderboard.parquet when published and leaderboard.json otherwise: same table."""
+    from scoring.version import SCORER_VERSION
     from space.ui.state import load_board_frame
-    from tests.ui_fakes import FakeService
+    from tests.conftest_ui import publish_demo_board, web_service
+    from worker.config import Config
+    from worker.store.local import LocalStore
 
-    with_parquet, json_only = FakeService(n=6), FakeService(n=6, parquet=False)
-    meta_p, df_p = load_board_frame(with_parquet, "varm")
-    meta_j, df_j = load_board_frame(json_only, "varm")
-    assert meta_p["scorer_version"] == meta_j["scorer_version"] == "1.0.0"
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, "varm", 3, xss=True)  # real scoring job + publisher
+    service = web_service(Config(data_dir=tmp_path))
+    meta_p, df_p = load_board_frame(service, "varm")
+    # The same board without its parquet file (e.g. published by an older pipeline): the JSON path.
+    store.commit("results", {}, ["varm/leaderboard.parquet"], "drop the parquet")
+    meta_j, df_j = load_board_frame(service, "varm")
+    assert meta_p["scorer_version"] == meta_j["scorer_version"] == SCORER_VERSION
+    assert len(df_p) == len(df_j) == 6
     view = View()
     a, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"))
     b, _ = display_frame(filter_rows(df_j, view), "varm", default_columns("varm"))

@@ -40,7 +40,6 @@ def broker_urls(config: Config) -> tuple[str, str]:
     if config.celery_broker_url:
         return config.celery_broker_url, config.celery_broker_url
     data_dir = Path(config.data_dir).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
     return f"sqla+sqlite:///{data_dir}/broker.sqlite", f"db+sqlite:///{data_dir}/results.sqlite"
 
 
@@ -50,6 +49,7 @@ def reconcile_every(config: Config) -> float:
 
 
 def make_app(config: Config) -> Celery:
+    Path(config.data_dir).mkdir(parents=True, exist_ok=True)  # SQLite broker and beat schedule live here
     broker, backend = broker_urls(config)
     soft = int(os.environ.get("TASK_SOFT_TIME_LIMIT", "300"))
     hard = int(os.environ.get("TASK_TIME_LIMIT", str(soft + 60)))
@@ -90,6 +90,8 @@ def make_app(config: Config) -> Celery:
         result_backend_transport_options=backend_options,
         result_expires=3600,
         broker_connection_retry_on_startup=True,
+        # Under DATA_DIR, not the working directory (where a bare `celery beat` would leave it).
+        beat_schedule_filename=str(Path(config.data_dir).resolve() / "celerybeat-schedule"),
         beat_schedule={
             "reconcile": {"task": "worker.tasks.reconcile", "schedule": reconcile_every(config)},
         },
