@@ -1,8 +1,9 @@
 """UI benchmark: first leaderboard render with N published results in the store; prints figures.
 
 Server side only (what the web process does before the browser gets the page): the web process's real
-Service (`space.server.build_service`) over a LocalStore holding `<track>/leaderboard.json` with N rows and N result envelopes, then the UI callbacks
-`load_view` (table page), a search keystroke, and the Analysis tab (5 figures from 8 published results).
+Service (`space.server.build_service`) over a LocalStore holding `<track>/leaderboard.json` with N rows and
+N result envelopes as the publisher writes them, then the UI callbacks `load_view` (table page), a search
+keystroke, and the Analysis tab (5 figures from 8 published results).
 Memory: peak Python allocations during the renders (tracemalloc) and the process's peak RSS (gradio,
 pandas and plotly imports included).
 

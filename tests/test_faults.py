@@ -384,16 +384,18 @@ def test_hub_faults_publish_once_and_never_half_written(
 
 
 def _pids_mentioning(text: str) -> list[int]:
-    """Pids whose command line mentions `text` (a tmp path unique to this test)."""
+    """Pids whose command line or environment mentions `text` (a tmp path unique to this test).
+
+    The embedded worker gets DATA_DIR through its environment, not its arguments."""
     out = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            seen = (proc / "cmdline").read_bytes() + b"\0" + (proc / "environ").read_bytes()
         except OSError:
             continue
-        if text in cmdline:
+        if text in seen.replace(b"\0", b" ").decode(errors="replace"):
             out.append(int(proc.name))
     return out
 
