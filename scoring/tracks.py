@@ -6,6 +6,7 @@ VARM lives here (`scoring.varm`); the ToxiTrace tracks (cold, toxicn, cntp) come
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,7 +34,13 @@ class Track(Protocol):
     def row_outcomes(self, refs: Any, data: bytes) -> dict[str, list]: ...
 
     def paired_compare(
-        self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int
+        self,
+        a: dict[str, list],
+        b: dict[str, list],
+        *,
+        bootstrap: int,
+        seed: int,
+        metrics: Sequence[str] | None = None,  # None: every headline metric; else only these
     ) -> dict: ...
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_counts, resample_indices
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
@@ -12,9 +15,13 @@ from .protocol import ParsedOutput, parse_output, summarise_advice
 from .references import VarmReferences, load_references
 from .report import Report
 from .varm_metrics import (
+    COLUMNS,
+    DISCRETE_FIELDS,
+    FIELDS,
     HEADLINE_CI_METRICS,
     RowOutcomes,
     format_issue_counts,
+    metric_arrays,
     metrics_for_rows,
     overall_metrics,
     resampled_metrics,
@@ -144,8 +151,12 @@ class VarmTrack:
         return {"id": list(refs.ids), **self._outcomes(refs, data).to_lists()}
 
     def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int = 1000,
-                       seed: int = 0) -> dict:
-        """Headline metrics of two submissions on the same rows, with a paired bootstrap CI of a − b."""
+                       seed: int = 0, metrics: Sequence[str] | None = None) -> dict:
+        """Headline metrics of two submissions on the same rows, with a paired bootstrap CI of a − b.
+
+        `metrics` (default: every headline metric with a CI) restricts the comparison to those names, which
+        must be among them; only the columns they need are resampled, and the values are the same as in
+        the full comparison (same resamples)."""
         if sorted(a["id"]) != sorted(b["id"]) or len(set(a["id"])) != len(a["id"]):
             raise ValueError("the two row-outcome sets do not cover the same rows")
         if a["id"] != b["id"]:  # align b to a's row order
@@ -154,12 +165,67 @@ class VarmTrack:
             b = {key: [values[k] for k in order] for key, values in b.items()}
         outcomes_a, outcomes_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
         names = [name for name in self.headline_metrics if name in HEADLINE_CI_METRICS]
+        if metrics is not None:
+            unknown = sorted(set(metrics) - set(names))
+            if unknown:
+                raise ValueError(f"cannot compare on {unknown}; choose among {names}")
+            names = list(dict.fromkeys(metrics))
         point_a, point_b = metrics_for_rows(outcomes_a), metrics_for_rows(outcomes_b)
         counts = resample_counts(resample_indices(outcomes_a.n, max(bootstrap, 0), seed), outcomes_a.n)
-        resampled_a = resampled_metrics(outcomes_a, counts, names)
-        resampled_b = resampled_metrics(outcomes_b, counts, names)
+        if metrics is None:
+            resampled_a = resampled_metrics(outcomes_a, counts, names)
+            resampled_b = resampled_metrics(outcomes_b, counts, names)
+        else:
+            resampled_a = _resampled_subset(outcomes_a, counts, names)
+            resampled_b = _resampled_subset(outcomes_b, counts, names)
         return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
                                 resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+def _needed_columns(names: Sequence[str]) -> list[int]:
+    """Indicator-matrix columns (see varm_metrics.COLUMNS) that the metrics `names` are computed from."""
+    keys: set[str] = set()
+    for name in names:
+        head, _, tail = name.partition(".")
+        if name == "parse_success":
+            keys.add("valid")
+        elif name == "anchor_schema_valid":
+            keys.add("anchor_valid")
+        elif head == "field_accuracy" and tail in FIELDS:
+            keys.add(f"correct.{tail}")
+        elif name == "jrem":
+            keys.add("jrem")
+        elif name in ("her_c", "her_l"):
+            keys |= {"jrem", "correct.category" if name == "her_c" else "correct.label"}
+        elif name == "t_f1":
+            keys.add("target_f1")
+        elif head == "macro_f1" and tail in DISCRETE_FIELDS:
+            keys |= {f"{part}.{tail}" for part in ("tp", "pred", "gold")}
+        else:
+            return _all_columns()  # not a known metric: take every column
+    out: list[int] = []
+    for key in sorted(keys):
+        where = COLUMNS[key]
+        out.extend(range(where.start, where.stop) if isinstance(where, slice) else [where])
+    return sorted(out)
+
+
+def _all_columns() -> list[int]:
+    width = max(w.stop if isinstance(w, slice) else w + 1 for w in COLUMNS.values())
+    return list(range(width))
+
+
+def _resampled_subset(
+    outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """`resampled_metrics` for `names` only: the (resamples, n) @ (n, columns) product is taken over the
+    columns those metrics need (the others stay zero and their metrics are dropped)."""
+    x = outcomes.indicator_matrix()
+    cols = _needed_columns(names)
+    sums = np.zeros((counts.shape[0], x.shape[1]))
+    sums[:, cols] = counts @ x[:, cols]
+    values = metric_arrays(sums, counts.sum(axis=1))
+    return {name: values[name] for name in names}
 
 
 VARM_TRACK = VarmTrack()

@@ -15,14 +15,15 @@ from worker.celery import make_app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
 from worker.service import Service
-from worker.store import WEB_AREAS, open_store
+from worker.store import open_web_store
 
 log = logging.getLogger(__name__)
 
 
 def build_service(config: Config) -> Service:
-    """The web process's Service: a store WITHOUT the references area, and Celery for everything else."""
-    return Service(config, open_store(config, areas=WEB_AREAS), CeleryEnqueuer(make_app(config)))
+    """The web process's Service: a store WITHOUT the references area (opened with HF_WEB_TOKEN when set),
+    and Celery for everything else."""
+    return Service(config, open_web_store(config), CeleryEnqueuer(make_app(config)))
 
 
 def _ui(service: Service) -> gr.Blocks:

@@ -235,7 +235,9 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
 def ui_client(ui_app: UIApp):
     from gradio_client import Client
 
-    return Client(ui_app.url, verbose=False)
+    client = Client(ui_app.url, verbose=False)
+    yield client
+    client.close()
 
 
 @dataclass

@@ -25,7 +25,7 @@ from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
 from worker.leaderboard import Entry
 from worker.records import rows_path
-from worker.submissions import find_record, read_json
+from worker.submissions import find_record, list_records, read_json
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 ALICE, BOSS, CAROL = list(TOKENS)
@@ -86,6 +86,19 @@ def eventually(app: UIApp, predicate, what: str, timeout: float = WAIT):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{app.worker.log()[-3000:]}")
+
+
+def settle(app: UIApp) -> None:
+    """Wait until the worker has nothing left to publish (every submission scored and published)."""
+
+    def idle() -> bool:
+        return all(
+            r["status"] in ("published", "rejected", "failed")
+            for track in app.ids
+            for r in list_records(app.store, track)
+        )
+
+    eventually(app, idle, "the worker to finish earlier submissions")
 
 
 def test_api_surface_is_pinned(ui_client) -> None:
@@ -275,6 +288,7 @@ def test_quota_shown_and_exceeded(ui_client, ui_app, tmp_path: Path) -> None:
 def test_refresh_follows_store_head(ui_app) -> None:
     from gradio_client import Client
 
+    settle(ui_app)  # earlier tests' submissions must not move the head under this test
     client = Client(ui_app.url, verbose=False)  # its own session: the last head it saw is session state
     first = client.predict(*VIEW, api_name="/refresh")  # first tick: only remembers the head
     assert first == ({"__type__": "update"},) * 4, first  # gr.skip() everywhere
@@ -293,6 +307,7 @@ def test_refresh_follows_store_head(ui_app) -> None:
     row = next(r for r in data["data"] if r[1] == name)
     assert "verified" in row[data["headers"].index("Mark 标记")] and page == 1 and "Rows 1–" in caption
     assert client.predict(*VIEW, api_name="/refresh") == first  # and quiet again until the next publish
+    client.close()
 
 
 def test_submission_page_unknown_and_escaped(ui_client, ui_app) -> None:

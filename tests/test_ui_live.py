@@ -7,6 +7,7 @@ Redis): here the whole `python -m space` process is under test, with its own see
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import plotly.io as pio
@@ -28,7 +29,7 @@ def value(update):
 
 
 @pytest.fixture(scope="module")
-def client(live_space) -> Client:
+def client(live_space) -> Iterator[Client]:
     client = Client(live_space.url, verbose=False)
     # live_space waited for the baselines through REST; the UI re-reads the results head at most every
     # few seconds (space/ui/state.py BoardCache.head_ttl), so wait until its boards show them as well.
@@ -39,7 +40,8 @@ def client(live_space) -> Client:
             if len(value(board)["data"]) >= 3 or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
-    return client
+    yield client
+    client.close()  # ends its heartbeat stream, which would otherwise hold the server's shutdown open
 
 
 def test_board_and_analysis_from_real_results(client) -> None:

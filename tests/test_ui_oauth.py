@@ -88,3 +88,5 @@ def test_oauth_login_attributes_submissions(oauth_app) -> None:
     record = find_record(service.store, sid)  # persisted by the real Service, task sent to the broker
     assert record["submitter"] == "tester" and record["status"] == "queued"
     assert record["metadata"]["model_name"] == "oauth-model"
+    anonymous.close()
+    signed.close()

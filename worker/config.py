@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 AREAS = ("references", "submissions", "results")
@@ -22,6 +22,16 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
 
 
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+
+
 def _opt(env: Mapping[str, str], name: str) -> str | None:
     value = env.get(name, "").strip()
     return value or None
@@ -32,7 +42,11 @@ class Config:
     """Everything a web or worker process needs to know about its deployment.
 
     `store` is "local" (a folder under `data_dir`, the embedded default) or "hub" (three dataset repos).
-    Tokens are taken only from here (`HF_TOKEN`), never from a cached `hf auth login`.
+    Tokens are taken only from here (`HF_TOKEN`, `HF_WEB_TOKEN`), never from a cached `hf auth login`.
+    `hf_web_token` (optional) is the web process's token: set it in production to a token that can read
+    and write the submissions and results repos but NOT the references repo; unset, the web process uses
+    `hf_token` like the workers. `hf_http_timeout` / `hf_retry_attempts` / `hf_retry_base_delay` tune
+    HubStore (per-request timeout in seconds, tries per operation, first backoff delay in seconds).
     """
 
     data_dir: Path = Path("data")
@@ -43,6 +57,10 @@ class Config:
     hf_submissions_repo: str | None = None
     hf_results_repo: str | None = None
     hf_revision: str = "main"
+    hf_web_token: str | None = None
+    hf_http_timeout: float = 60.0
+    hf_retry_attempts: int = 5
+    hf_retry_base_delay: float = 1.0
     # Reserved for the pipeline (worker/ and space/).
     celery_broker_url: str | None = None  # None: the pipeline picks its default
     port: int = 7860
@@ -54,6 +72,12 @@ class Config:
     def __post_init__(self) -> None:
         if self.store not in STORE_KINDS:
             raise ValueError(f"STORE must be one of {', '.join(STORE_KINDS)}, got {self.store!r}")
+        if not self.hf_http_timeout > 0:
+            raise ValueError(f"HF_HTTP_TIMEOUT must be > 0, got {self.hf_http_timeout!r}")
+        if self.hf_retry_attempts < 1:
+            raise ValueError(f"HF_RETRY_ATTEMPTS must be >= 1, got {self.hf_retry_attempts!r}")
+        if not self.hf_retry_base_delay >= 0:
+            raise ValueError(f"HF_RETRY_BASE_DELAY must be >= 0, got {self.hf_retry_base_delay!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -71,6 +95,10 @@ class Config:
             hf_submissions_repo=_opt(env, "HF_SUBMISSIONS_REPO"),
             hf_results_repo=results_repo,
             hf_revision=_opt(env, "HF_REVISION") or "main",
+            hf_web_token=_opt(env, "HF_WEB_TOKEN"),
+            hf_http_timeout=_float(env, "HF_HTTP_TIMEOUT", 60.0),
+            hf_retry_attempts=_int(env, "HF_RETRY_ATTEMPTS", 5),
+            hf_retry_base_delay=_float(env, "HF_RETRY_BASE_DELAY", 1.0),
             celery_broker_url=_opt(env, "CELERY_BROKER_URL"),
             port=_int(env, "PORT", 7860),
             quota_per_day=_int(env, "QUOTA_PER_DAY", 5),
@@ -78,6 +106,12 @@ class Config:
             maintainers=maintainers,
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 300),
         )
+
+    def for_web(self) -> Config:
+        """This config as the web process should use it: `hf_web_token` (when set) instead of `hf_token`."""
+        if self.hf_web_token is None:
+            return self
+        return replace(self, hf_token=self.hf_web_token)
 
     def repo_for(self, area: str) -> str | None:
         """The Hub dataset repo id holding `area` (None when not configured)."""

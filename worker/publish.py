@@ -36,12 +36,33 @@ def dumps_pretty(obj) -> bytes:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
 
 
-def version_for(record: dict, rescore_stamp: str | None = None) -> dict | None:
-    """The version to show: the latest one, skipping versions a re-score has not published yet."""
+def published_runs(store: Store, track: str, revision: str | None = None) -> frozenset[str]:
+    """Stamps of the re-score runs of `track` whose results commit has landed.
+
+    A run's diff report `rescore/<track>/<run>.json` is written to the results area in the SAME commit as
+    its new versions' envelopes and leaderboard, so its presence proves that the run was published, even
+    when the process died before clearing the `pending_rescore` flags in the submissions area.
+    """
+    prefix = f"rescore/{track}/"
+    return frozenset(
+        p[len(prefix) : -len(".json")]
+        for p in store.list(RESULTS, prefix, revision)
+        if p.endswith(".json") and "/" not in p[len(prefix) :]
+    )
+
+
+def version_for(
+    record: dict, rescore_stamp: str | None = None, published: frozenset[str] = frozenset()
+) -> dict | None:
+    """The version to show: the latest one, skipping versions of a re-score that is not published yet
+    (`published`: stamps of runs already published, see `published_runs`; `rescore_stamp`: the run
+    being published now)."""
     ready = [
         v
         for v in record.get("versions", [])
-        if not v.get("pending_rescore") or v.get("pending_rescore") == rescore_stamp
+        if not v.get("pending_rescore")
+        or v["pending_rescore"] == rescore_stamp
+        or v["pending_rescore"] in published
     ]
     return ready[-1] if ready else None
 
@@ -58,8 +79,9 @@ class Publisher:
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head."""
         entries, hidden = [], []
+        published = published_runs(self.store, track)
         for record in list_records(self.store, track):
-            version = version_for(record, rescore_stamp)
+            version = version_for(record, rescore_stamp, published)
             if version is None or record["status"] in FINAL_BAD:
                 continue
             if record.get("hidden"):
@@ -96,6 +118,7 @@ class Publisher:
                     self._row_outcomes(track, entry),
                     bootstrap=TIE_BOOTSTRAP,
                     seed=TIE_SEED,
+                    metrics=[primary],  # tie groups only need the primary metric
                 ).get(primary, {})
                 self._below[key] = bool(cmp.get("significant")) and cmp.get("diff", 0) > 0
             return self._below[key]
@@ -175,19 +198,20 @@ class Publisher:
 
         before = self.store.head(RESULTS)
         revision = commit_with_retry(self.store, RESULTS, build, f"publish {track}", attempts=10)
-        self._mark_published(track, entries, rescore_stamp)
+        # Flags of runs that are published (this one, or an earlier one whose publisher died before this
+        # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
+        done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
+        self._mark_published(track, entries, done)
         return {"revision": revision, "changed": revision != before, **summary}
 
-    def _mark_published(self, track: str, entries: list[Entry], rescore_stamp: str | None) -> None:
+    def _mark_published(self, track: str, entries: list[Entry], done: frozenset[str] | set[str]) -> None:
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             add = {}
             for e in entries:
                 record = load_record(store, track, e.key[0], head)
                 if record is None:
                     continue
-                pending = rescore_stamp is not None and any(
-                    v.get("pending_rescore") == rescore_stamp for v in record["versions"]
-                )
+                pending = any(v.get("pending_rescore") in done for v in record["versions"])
                 if record["status"] != SCORED and not pending:
                     continue
                 if pending:
@@ -197,7 +221,7 @@ class Publisher:
                             {
                                 k: v
                                 for k, v in ver.items()
-                                if not (k == "pending_rescore" and v == rescore_stamp)
+                                if not (k == "pending_rescore" and v in done)
                             }
                             for ver in record["versions"]
                         ],

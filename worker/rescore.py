@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker.leaderboard import metric
-from worker.publish import Publisher, version_for
+from worker.publish import Publisher, published_runs, version_for
 from worker.records import FINAL_BAD, find_version, predictions_path, record_path, staged_result_path
 from worker.references import Pinned
 from worker.scoring_job import attach_version, compute, safe_error
@@ -52,9 +52,10 @@ def score_chunk(
     """Score `ids`, attach versions (unless dry_run) and the chunk's summary in one submissions commit."""
     summary: dict[str, dict] = {}
     computed: dict[str, tuple[dict, dict]] = {}
+    published = published_runs(store, track)
     for sid in ids:
         record = load_record(store, track, sid)
-        old = version_for(record)
+        old = version_for(record, published=published)
         old_result = read_json(store, AREA, staged_result_path(track, sid, old["version"])) if old else None
         entry = {
             "model_name": record["metadata"].get("model_name", ""),

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import threading
+import time
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -20,6 +22,7 @@ from worker import quotas
 from worker.config import Config
 from worker.records import (
     FINAL_BAD,
+    PUBLISHED,
     check_track,
     is_submission_id,
     new_record,
@@ -58,11 +61,19 @@ class Enqueuer(Protocol):
 
 
 class Service:
-    def __init__(self, config: Config, store: Store, enqueue: Enqueuer) -> None:
+    """`head_ttl`: how long (seconds) the results head read by `results_head` is trusted; leaderboards are
+    cached per track on that head, so a publish shows up within `head_ttl` seconds."""
+
+    def __init__(self, config: Config, store: Store, enqueue: Enqueuer, *, head_ttl: float = 1.0) -> None:
         self.config = config
         self.store = store
         self.enqueue = enqueue
+        self.head_ttl = head_ttl
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
+        self._lock = threading.Lock()  # guards the fields below
+        self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
+        self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
+        self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
 
     # -- validation ------------------------------------------------------------------------------------
 
@@ -229,6 +240,11 @@ class Service:
         record = find_record(self.store, submission_id)
         if record is None:
             return None
+        if record["status"] == PUBLISHED:
+            # Read-your-writes for "poll until published, then read the board": the results commit that
+            # shows it is already in, so make the next leaderboard() re-check the head.
+            with self._lock:
+                self._head = None
         out = {
             **public_view(record),
             "status": record["status"],
@@ -246,9 +262,38 @@ class Service:
             out["result"] = {"version": version, "result": result}
         return out
 
+    def results_head(self) -> str:
+        """The results area's head revision, read from the store at most once every `head_ttl` seconds."""
+        now = time.monotonic()
+        with self._lock:
+            if self._head is not None and now - self._head[1] < self.head_ttl:
+                return self._head[0]
+        head = self.store.head("results")
+        with self._lock:
+            self._head = (head, now)
+        return head
+
     def leaderboard(self, track: str) -> dict:
+        """The published leaderboard of `track` (cached per results head; treat the dict as read-only)."""
         check_track(track)
-        board = read_json(self.store, "results", f"{track}/leaderboard.json")
+        head = self.results_head()
+        with self._lock:
+            cached = self._boards.get(track)
+            if cached is not None and cached[0] == head:
+                return cached[1]
+            track_lock = self._board_locks.setdefault(track, threading.Lock())
+        with track_lock:  # concurrent viewers after a publish wait for one read instead of all reading
+            with self._lock:
+                cached = self._boards.get(track)
+            if cached is not None and cached[0] == head:
+                return cached[1]
+            board = self._read_leaderboard(track, head)
+            with self._lock:
+                self._boards[track] = (head, board)
+        return board
+
+    def _read_leaderboard(self, track: str, revision: str) -> dict:
+        board = read_json(self.store, "results", f"{track}/leaderboard.json", revision)
         if board is None:
             track_obj = get_track(track)
             return {

@@ -8,6 +8,7 @@ unrounded; the same references, predictions and seed always give the same dict.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,15 +104,25 @@ class ToxiTraceTrack:
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
 
-    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int) -> dict:
-        """Paired bootstrap of a - b on the headline metrics, both resampled with the same rows."""
+    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
+                       metrics: Sequence[str] | None = None) -> dict:
+        """Paired bootstrap of a - b on the headline metrics, both resampled with the same rows.
+
+        `metrics` (default: all headline metrics) restricts the comparison to those names, which must be
+        headline metrics; span metrics are only resampled when one of them is asked for."""
         if a["id"] != b["id"] or a["gold"] != b["gold"]:
             raise ValueError("paired comparison needs outcomes from the same references")
+        if metrics is not None:
+            unknown = sorted(set(metrics) - set(self.headline_metrics))
+            if unknown:
+                raise ValueError(f"cannot compare on {unknown}; choose among {list(self.headline_metrics)}")
+        wanted = self.headline_metrics if metrics is None else tuple(dict.fromkeys(metrics))
+        spans = any(m.startswith("spans.") for m in wanted)
         idx = resample_indices(len(a["id"]), bootstrap, seed)
-        values_a, values_b = _flat_metrics(a), _flat_metrics(b)
-        resampled_a = _resampled(a, idx) if idx.size else {}
-        resampled_b = _resampled(b, idx) if idx.size else {}
-        names = [m for m in self.headline_metrics if m in values_a and m in values_b]
+        values_a, values_b = _flat_metrics(a, spans), _flat_metrics(b, spans)
+        resampled_a = _resampled(a, idx, spans) if idx.size else {}
+        resampled_b = _resampled(b, idx, spans) if idx.size else {}
+        names = [m for m in wanted if m in values_a and m in values_b]
         return paired_bootstrap(
             {m: values_a[m] for m in names},
             {m: values_b[m] for m in names},
@@ -127,19 +138,19 @@ def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
     return SpanCounts(*(np.asarray(outcomes[key], dtype=np.int64) for key in SPAN_KEYS))
 
 
-def _flat_metrics(outcomes: dict[str, list]) -> dict[str, float]:
-    """Point estimates keyed by dotted path ("f1", "spans.overlap_f1")."""
+def _flat_metrics(outcomes: dict[str, list], spans: bool = True) -> dict[str, float]:
+    """Point estimates keyed by dotted path ("f1", "spans.overlap_f1"); span metrics only if `spans`."""
     flat = binary_metrics(outcomes["gold"], outcomes["pred"])
-    counts = _span_counts(outcomes)
+    counts = _span_counts(outcomes) if spans else None
     if counts is not None:
         flat.update({f"spans.{k}": v for k, v in span_metrics(counts).items()})
     return flat
 
 
-def _resampled(outcomes: dict[str, list], idx: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-resample values of every metric, keyed by dotted path."""
+def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -> dict[str, np.ndarray]:
+    """Per-resample values of every metric, keyed by dotted path; span metrics only if `spans`."""
     out = bootstrap_metrics(outcomes["gold"], outcomes["pred"], idx)
-    counts = _span_counts(outcomes)
+    counts = _span_counts(outcomes) if spans else None
     if counts is not None:
         out.update({f"spans.{k}": v for k, v in bootstrap_span_metrics(counts, idx).items()})
     return out

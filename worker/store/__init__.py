@@ -3,9 +3,10 @@ results (public). `open_store(config)` picks LocalStore or HubStore; see base.St
 
 The web process must open its store WITHOUT the references area::
 
-    store = open_store(Config.from_env(), areas=WEB_AREAS)   # store.read("references", ...) -> StoreError
+    store = open_web_store(Config.from_env())   # store.read("references", ...) -> StoreError
 
-(With STORE=hub, also give the web process a token that cannot read the references repo.)
+(With STORE=hub, also give the web process a token that cannot read the references repo: HF_WEB_TOKEN,
+which open_web_store uses instead of HF_TOKEN when it is set.)
 """
 
 from __future__ import annotations
@@ -36,14 +37,21 @@ __all__ = [
     "check_path",
     "commit_with_retry",
     "open_store",
+    "open_web_store",
 ]
 
 
 def open_store(config: Config, areas: Iterable[str] = AREAS, **hub_options) -> Store:
     """The configured store, restricted to `areas`. `hub_options` go to HubStore (cache_dir, attempts,
-    base_delay, create_repos) and are ignored for the local store."""
+    base_delay, timeout, create_repos; the last three default to the config's HF_RETRY_ATTEMPTS,
+    HF_RETRY_BASE_DELAY and HF_HTTP_TIMEOUT) and are ignored for the local store."""
     if config.store == "hub":
         from worker.store.hub import HubStore  # imports huggingface_hub only when needed
 
         return HubStore.from_config(config, areas=areas, **hub_options)
     return LocalStore(config.data_dir, areas=areas)
+
+
+def open_web_store(config: Config, **hub_options) -> Store:
+    """The web process's store: no references area, and HF_WEB_TOKEN (when set) instead of HF_TOKEN."""
+    return open_store(config.for_web(), areas=WEB_AREAS, **hub_options)

@@ -108,9 +108,15 @@ class HubStore:
 
     @classmethod
     def from_config(cls, config: Config, areas: Iterable[str] = AREAS, **kwargs) -> HubStore:
+        """A HubStore for `config` (token, endpoint, repos, timeout and retries); `kwargs` override."""
         repos = {area: config.repo_for(area) or "" for area in AREAS}
+        options = {
+            "timeout": config.hf_http_timeout,
+            "attempts": config.hf_retry_attempts,
+            "base_delay": config.hf_retry_base_delay,
+        } | kwargs
         return cls(repos, endpoint=config.hf_endpoint, token=config.hf_token, revision=config.hf_revision,
-                   areas=areas, **kwargs)
+                   areas=areas, **options)
 
     # -- internals ---------------------------------------------------------------------------------
 
