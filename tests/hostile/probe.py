@@ -60,6 +60,20 @@ def _probe(track_name: str, data: bytes, inputs: list[dict], trace: bool) -> dic
     return out
 
 
+def peak_rss_bytes() -> int:
+    """Peak RSS of this program's own address space.
+
+    VmHWM belongs to the memory map made at exec, so it excludes the parent's pages; ru_maxrss does not:
+    Linux carries the forking parent's high-water mark across exec (a big pytest process would count)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
 def main(job_path: str) -> int:
     job = json.loads(Path(job_path).read_text())
     for item in job["items"]:
@@ -73,8 +87,7 @@ def main(job_path: str) -> int:
             ),
             flush=True,
         )
-    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"max_rss_bytes": rss_kib * 1024}), flush=True)
+    print(json.dumps({"max_rss_bytes": peak_rss_bytes()}), flush=True)
     return 0
 
 
