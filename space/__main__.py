@@ -54,15 +54,22 @@ def _die_with_parent() -> None:
 
 
 def stop(process: subprocess.Popen, timeout: float = 15) -> None:
-    """Stop a subprocess started in its own session, with everything it forked."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
+    """Stop a subprocess started in its own session, with everything it forked.
+
+    SIGTERM goes to the Celery main process only: its warm shutdown lets the pool child finish the task
+    in hand (signalling the whole group would kill that child mid-task and force a redelivery). Whatever
+    is left after `timeout` is killed as a group."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
     try:
-        process.wait(timeout)
-    except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def main() -> int:
@@ -90,7 +97,9 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         uvicorn.run(
-            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info"
+            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info",
+            # Open Gradio connections (a browser tab, a client) must not hold a shutdown forever.
+            timeout_graceful_shutdown=5,
         )
     finally:
         if worker is not None:

@@ -204,13 +204,13 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
         worker_env(config, {"CELERY_KEY_PREFIX": prefix} if prefix else None), data_dir / "worker.log"
     )
     demo = None
-    with ThreadPoolExecutor(1) as pool:
-        started = pool.submit(worker.start, 60)  # boots while the boards are filled (it has no work yet)
-        try:
-            ids = {t: publish_demo_board(store, t, n, xss=t == "varm") for t, n in UI_BOARDS.items()}
-        finally:
-            started.result()
-    try:
+    try:  # the worker is stopped whatever fails below, board filling included
+        with ThreadPoolExecutor(1) as pool:
+            started = pool.submit(worker.start, 60)  # boots while the boards are filled (no work yet)
+            try:
+                ids = {t: publish_demo_board(store, t, n, xss=t == "varm") for t, n in UI_BOARDS.items()}
+            finally:
+                started.result()
         service = web_service(config, prefix)
         demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
         demo.ui.cache.head_ttl = 0.0  # tests publish and expect to see it at once
