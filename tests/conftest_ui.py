@@ -213,7 +213,7 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
                 started.result()
         service = web_service(config, prefix)
         demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
-        demo.ui.cache.head_ttl = 0.0  # tests publish and expect to see it at once
+        service.head_ttl = 0.0  # tests publish and expect to see it at once (the UI asks the Service)
         _, url, _ = demo.launch(
             prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
         )

@@ -234,6 +234,7 @@ def submission_view(entry: Entry, status: str = "published") -> dict:
             {"status": "published", "at": created, "note": "on the leaderboard as version 1"},
         ],
         "versions": [entry.version],
+        "format_report": {"entries": [], "total": 0, "advice": []} if record["track"] == "varm" else None,
         "result": {"version": entry.version["version"], "result": entry.result},
     }
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from scoring.tracks import get_track
 from space.auth import Auth, ensure_token_file
 from space.server import create_app
-from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store, variant
+from tests.conftest_pipeline import DEMO, RecordingEnqueuer, baseline_file, seed_store, variant
 from worker.config import Config
 from worker.service import Service
 from worker.store import WEB_AREAS, StoreError, open_store
@@ -251,3 +252,57 @@ def test_a_failed_submission_can_be_sent_again(client, service):
     again = submit(client, VALID)
     assert again.status_code == 202 and again.json()["submission_id"] != first
     assert submit(client, VALID).json()["submission_id"] == again.json()["submission_id"]  # now a duplicate
+
+
+def test_accepted_upload_keeps_its_format_report(client, service):
+    """Intake keeps the gold-independent format report (line, id, issues) and advice of an ACCEPTED upload,
+    in the upload's own commit, and `Service.submission` / GET /submissions/{id} return it."""
+    lines = VALID.decode().splitlines()
+    bad = {3: "garbage", 7: None}  # line 7: the real output with full-width brackets (advice names it)
+    ids = {}
+    for line in bad:
+        obj = json.loads(lines[line - 1])
+        obj["output"] = bad[line] or obj["output"].replace("[", "【").replace("]", "】")
+        ids[line] = obj["id"]
+        lines[line - 1] = json.dumps(obj, ensure_ascii=False)
+    data = ("\n".join(lines) + "\n").encode()
+    head = service.store.head("submissions")
+    response = submit(client, data)
+    assert response.status_code == 202, response.text
+    sid = response.json()["submission_id"]
+    # One commit holds the upload, its record and its format report.
+    assert service.store.read("submissions", f"varm/{sid}/format_report.json", head) is None
+    commits = service.store.head("submissions")
+    assert service.store.read("submissions", f"varm/{sid}/predictions.jsonl", commits) == data
+    stored = json.loads(service.store.read("submissions", f"varm/{sid}/format_report.json", commits))
+    expected = get_track("varm").check_predictions(data, service.public_inputs("varm"))
+    assert [e["line"] for e in stored["entries"]] == [3, 7] and stored["total"] == 2
+    assert [e["id"] for e in stored["entries"]] == [ids[3], ids[7]]
+    assert stored["entries"] == expected.format_report
+    assert "missing_analysis_prefix" in stored["entries"][0]["issues"]
+    assert any("full-width brackets" in a for a in stored["advice"]) and stored["advice"] == expected.advice
+    # Gold-independent: nothing from the references (gold outputs/labels) is in it.
+    gold = [json.loads(r) for r in (DEMO / "varm" / "test.jsonl").read_text("utf-8").splitlines()]
+    text = json.dumps(stored, ensure_ascii=False)
+    assert not any(row["cot"] in text or row["target"] in text for row in gold if row["id"] in ids.values())
+    # Exposed by the Service and the REST API.
+    assert service.submission(sid)["format_report"] == stored
+    assert client.get(f"/api/v1/submissions/{sid}").json()["format_report"] == stored
+    # A clean VARM upload has an empty report; ToxiTrace (no format protocol) has none.
+    clean = submit(client, VALID, user="bob").json()["submission_id"]
+    assert service.submission(clean)["format_report"] == {"entries": [], "total": 0, "advice": []}
+    tox = submit(client, baseline_file("cold"), user="bob", track="cold")
+    assert tox.status_code == 202, tox.text
+    tox_id = tox.json()["submission_id"]
+    assert service.submission(tox_id)["format_report"] is None
+    assert service.store.read("submissions", f"cold/{tox_id}/format_report.json") is None
+
+
+def test_format_report_is_capped():
+    from scoring.report import Report
+    from worker.service import FORMAT_REPORT_MAX, format_report_of
+
+    entries = [{"line": i + 1, "id": f"r{i}", "issues": ["x"]} for i in range(FORMAT_REPORT_MAX + 5)]
+    out = format_report_of(Report(format_report=entries, advice=["a"]))
+    assert len(out["entries"]) == FORMAT_REPORT_MAX and out["entries"][-1]["line"] == FORMAT_REPORT_MAX
+    assert out["total"] == FORMAT_REPORT_MAX + 5 and out["advice"] == ["a"]

@@ -228,7 +228,13 @@ def test_submit_requires_identity_and_model_name(ui_client) -> None:
 
 def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None:
     upload = tmp_path / "api-model.jsonl"
-    upload.write_bytes(mixed_predictions("varm", 0.97, seed="api-model"))
+    lines = mixed_predictions("varm", 0.97, seed="api-model").decode().splitlines()
+    broken = {}  # line number -> row id: outputs that are not schema-valid (still accepted and scored)
+    for n in (2, 5):
+        obj = json.loads(lines[n - 1])
+        obj["output"] = "no anchors at all"
+        lines[n - 1], broken[n] = json.dumps(obj, ensure_ascii=False), obj["id"]
+    upload.write_bytes(("\n".join(lines) + "\n").encode())
     msg, report, sid, status, timer, link = ui_client.predict(
         "varm",
         handle_file(str(upload)),
@@ -262,6 +268,11 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
     assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "jrem"
     assert "@misc{varm-" + sid in page[9]
     assert {"queued", "scoring", "scored", "published"} <= {r[0] for r in table(page[8])["data"]}
+    # The submitter's own format report, kept at intake: count, then line / id / issues per bad output.
+    assert "2 output(s) are not schema-valid" in page[10]
+    rows = table(page[11])["data"]
+    assert [(r[0], r[1]) for r in rows] == [(n, broken[n]) for n in (2, 5)]
+    assert all("missing_analysis_prefix" in r[2] for r in rows)
     # tests/factories.submission_view (used by the pure renderer tests) has the real answer's shape.
     real = ui_app.service.submission(sid)
     assert real["status"] == "published" and real["result"]["result"]["metrics"]["jrem"] > 0

@@ -31,8 +31,8 @@ def value(update):
 @pytest.fixture(scope="module")
 def client(live_space) -> Iterator[Client]:
     client = Client(live_space.url, verbose=False)
-    # live_space waited for the baselines through REST; the UI re-reads the results head at most every
-    # few seconds (space/ui/state.py BoardCache.head_ttl), so wait until its boards show them as well.
+    # live_space waited for the baselines through REST; the UI's boards follow the results head as
+    # `Service.results_head()` caches it (Service.head_ttl), so wait until its boards show them as well.
     deadline = time.monotonic() + 30
     for track in ("varm", "cold"):
         while True:

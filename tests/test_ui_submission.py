@@ -50,3 +50,29 @@ def test_provenance_versions_bibtex_status() -> None:
     assert "**published** ●" in submission.status_line(sub)
     assert "rejected" in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})
     assert "<b>" not in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})
+
+
+def test_output_format_report_table_count_and_advice() -> None:
+    sub = _sub()
+    assert submission.output_format_markdown(sub).startswith("**Output format")  # clean: says so
+    assert submission.output_format_table(sub).empty
+    sub["format_report"] = {
+        "entries": [
+            {"line": 3, "id": "varm-demo-test-0003",
+             "issues": ["missing_analysis_prefix", "length_out_of_range"]},
+            {"line": 9, "id": None, "issues": ["anchor_sequence_or_value_invalid"]},
+        ],
+        "total": 1200,
+        "advice": ["1 output uses full-width brackets <b>x</b>"],
+    }
+    table = submission.output_format_table(sub)
+    assert table.columns.tolist() == submission.OUTPUT_FORMAT_COLUMNS
+    assert table.values.tolist() == [
+        [3, "varm-demo-test-0003", "missing_analysis_prefix, length_out_of_range"],
+        [9, "—", "anchor_sequence_or_value_invalid"],
+    ]
+    text = submission.output_format_markdown(sub)
+    assert "1,200 output(s) are not schema-valid" in text and "first 2 listed" in text
+    assert "full\\-width brackets" in text and "<b>" not in text  # advice is escaped Markdown
+    assert submission.output_format_markdown({"format_report": None}) == ""  # ToxiTrace / older records
+    assert submission.output_format_table({}).empty

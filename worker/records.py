@@ -83,6 +83,10 @@ def predictions_path(track: str, submission_id: str) -> str:
     return f"{sub_dir(track, submission_id)}/predictions.jsonl"
 
 
+def format_report_path(track: str, submission_id: str) -> str:
+    return f"{sub_dir(track, submission_id)}/format_report.json"
+
+
 def rows_path(track: str, submission_id: str, version: int) -> str:
     return f"{sub_dir(track, submission_id)}/rows_v{version}.json"
 

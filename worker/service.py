@@ -11,6 +11,7 @@ import logging
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from worker.records import (
     FINAL_BAD,
     PUBLISHED,
     check_track,
+    format_report_path,
     is_submission_id,
     new_record,
     now_iso,
@@ -40,6 +42,8 @@ from worker.submissions import AREA, dumps, find_record, load_record, read_json,
 log = logging.getLogger(__name__)
 PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json")
 BASELINE_SUBMITTER = "baseline"
+FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
+FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
 
 
 class NotReady(Exception):
@@ -74,6 +78,7 @@ class Service:
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
+        self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
 
     # -- validation ------------------------------------------------------------------------------------
 
@@ -162,11 +167,14 @@ class Service:
                 at=at,
             )
             outcome["index"] = index
-            return {
+            files = {
                 predictions_path(track, submission_id): data,
                 record_path(track, submission_id): dumps(record),
                 index_path: dumps(index),
-            }, []
+            }
+            if track in FORMAT_REPORT_TRACKS:
+                files[format_report_path(track, submission_id)] = dumps(format_report_of(report))
+            return files, []
 
         commit_with_retry(self.store, AREA, build, f"submit {track}/{submission_id}", attempts=20)
         if outcome["existing"] is not None:
@@ -254,6 +262,7 @@ class Service:
             "updated_at": record["updated_at"],
             "history": record["history"],
             "versions": record["versions"],
+            "format_report": self._format_report(record["track"], submission_id),
             "result": None,
         }
         if record["versions"]:
@@ -261,6 +270,24 @@ class Service:
             result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
             out["result"] = {"version": version, "result": result}
         return out
+
+    def _format_report(self, track: str, submission_id: str) -> dict | None:
+        """The intake format report (None for tracks without one and for older submissions).
+
+        Written in the upload's commit and never changed, so it is cached (the status poll reads it often).
+        """
+        if track not in FORMAT_REPORT_TRACKS:
+            return None
+        with self._lock:
+            if submission_id in self._format_reports:
+                self._format_reports.move_to_end(submission_id)
+                return self._format_reports[submission_id]
+        report = read_json(self.store, AREA, format_report_path(track, submission_id))
+        with self._lock:
+            self._format_reports[submission_id] = report
+            while len(self._format_reports) > 256:
+                self._format_reports.popitem(last=False)
+        return report
 
     def results_head(self) -> str:
         """The results area's head revision, read from the store at most once every `head_ttl` seconds."""
@@ -380,6 +407,20 @@ class Service:
         )
         self.enqueue.publish(record["track"])
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
+
+
+def format_report_of(report: Report) -> dict:
+    """The gold-independent part of an intake report kept for an accepted upload (format_report.json):
+    `{"entries": [{"line", "id", "issues"}, ...] (first FORMAT_REPORT_MAX), "total": N, "advice": [...]}`.
+    Built only from the upload and the public inputs (`Track.check_predictions`), so safe to show."""
+    return {
+        "entries": [
+            {"line": e.get("line"), "id": e.get("id"), "issues": list(e.get("issues") or [])}
+            for e in report.format_report[:FORMAT_REPORT_MAX]
+        ],
+        "total": len(report.format_report),
+        "advice": list(report.advice),
+    }
 
 
 def _with_problems(report: Report, problems: list[Problem]) -> Report:

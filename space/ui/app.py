@@ -238,6 +238,13 @@ def build_demo(
                 p_format = gr.Dataframe(
                     interactive=False, wrap=True, label="Format report 格式报告", elem_id="page-format"
                 )
+                p_outputs_text = gr.Markdown(elem_id="page-output-format-summary")
+                p_outputs = gr.Dataframe(
+                    interactive=False,
+                    wrap=True,
+                    label="Output format report 输出格式报告 (line 行号, id, issues 问题)",
+                    elem_id="page-output-format",
+                )
                 p_prov = gr.Markdown(elem_id="page-provenance")
                 p_versions = gr.Dataframe(
                     interactive=False, label="Result versions 结果版本", elem_id="page-versions"
@@ -255,6 +262,8 @@ def build_demo(
                 p_versions,
                 p_history,
                 p_bib,
+                p_outputs_text,  # appended last: earlier outputs keep their /submission API positions
+                p_outputs,
             ]
 
             # ---- Dev explorer -----------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .tables import (
 
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
+PAGE_OUTPUTS = 12  # what show_submission returns (app.py `page_outputs`)
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
 REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
 _FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
@@ -90,11 +91,11 @@ def report_markdown(report: dict | None, lang: str) -> str:
 class UI:
     """State shared by all sessions (service, caches) plus the callbacks."""
 
-    def __init__(self, service: object, *, auth_mode: str, head_ttl: float = 5.0) -> None:
+    def __init__(self, service: object, *, auth_mode: str) -> None:
         self.service = service
         self.auth_mode = auth_mode
         self.resolve = Resolver(service, auth_mode)
-        self.cache = BoardCache(service, head_ttl=head_ttl)
+        self.cache = BoardCache(service)
         self.tmp = Path(tempfile.mkdtemp(prefix="varm-ui-"))
 
     def warm(self) -> None:
@@ -193,7 +194,7 @@ class UI:
         switch = self.switch_track(view.track)
         columns = list(view.columns) or default_columns(view.track)
         tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
-        sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(10))
+        sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
         return (
             view.track,
             view.q,
@@ -398,7 +399,7 @@ class UI:
     # -- submission page ------------------------------------------------------------------------------
 
     def show_submission(self, sid: str):
-        """Everything about one submission (10 outputs)."""
+        """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order)."""
         sid = (sid or "").strip().lower()
         # Ids are 16 hex characters; anything else is not looked up at all.
         sub = self.service.submission(sid) if SUBMISSION_ID.fullmatch(sid) else None  # type: ignore[attr-defined]
@@ -428,6 +429,8 @@ class UI:
             submission.versions_table(rec),
             submission.history_table(rec),
             submission.bibtex(sub) if sub else "",
+            submission.output_format_markdown(rec),
+            submission.output_format_table(rec),
         )
 
     # -- explorer -------------------------------------------------------------------------------------

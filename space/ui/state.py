@@ -1,8 +1,9 @@
 """Server-side caches shared by every browser session: leaderboards and published results.
 
-The leaderboard of a track is read once and kept until the results area's head revision changes; the head
-itself is checked at most every `head_ttl` seconds however many sessions poll, so a Hub-backed store sees
-one light request per interval instead of one per viewer.
+The leaderboard of a track is read once and kept until the results area's head revision changes. The head
+comes from `Service.results_head()`, the one place that decides freshness (it re-reads the store at most
+every `Service.head_ttl` seconds however many sessions poll, so a Hub-backed store sees one light request
+per interval instead of one per viewer, and the REST leaderboard and the UI agree on what is current).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import io
 import json
 import re
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -72,28 +72,23 @@ def load_board_frame(service: object, track: str) -> tuple[dict, pd.DataFrame]:
 class BoardCache:
     """Leaderboards per track keyed by the results head; results per (submission, version)."""
 
-    def __init__(self, service: object, head_ttl: float = 5.0, results_max: int = 512) -> None:
+    def __init__(self, service: object, results_max: int = 512) -> None:
         self.service = service
-        self.head_ttl = head_ttl
         self._lock = threading.Lock()
         self._head: str = ""
-        self._head_at = 0.0
         self._boards: dict[str, Board] = {}
         self._results: OrderedDict[tuple[str, object], dict | None] = OrderedDict()
         self._results_max = results_max
 
-    def head(self, force: bool = False) -> str:
-        """The results area's head revision, re-read at most every `head_ttl` seconds."""
-        now = time.monotonic()
-        with self._lock:
-            if not force and self._head and now - self._head_at < self.head_ttl:
-                return self._head
+    def head(self) -> str:
+        """The results area's head revision as `Service.results_head()` has it (cached there)."""
         try:
-            head = str(self.service.store.head("results"))  # type: ignore[attr-defined]
+            head = str(self.service.results_head())  # type: ignore[attr-defined]
         except Exception:  # a store hiccup must not blank the page: keep showing what we have
-            head = self._head or "unknown"
+            with self._lock:
+                return self._head or "unknown"
         with self._lock:
-            self._head, self._head_at = head, now
+            self._head = head
         return head
 
     def board(self, track: str) -> Board:

@@ -152,6 +152,41 @@ def format_table(result: dict | None, record: dict) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["Where 位置", "Issue / field 问题", "Count / message 数量/说明"])
 
 
+OUTPUT_FORMAT_COLUMNS = ["Line 行号", "ID", "Issues 问题"]
+
+
+def output_format_table(record: dict) -> pd.DataFrame:
+    """The intake format report of the submitter's own outputs (`Service.submission(...)["format_report"]`):
+    one row per output that is not schema-valid, with its line number, row id and issue names. Computed from
+    the upload and the public inputs only, so it says nothing about the gold answers."""
+    entries = (record.get("format_report") or {}).get("entries") or []
+    out = [
+        [e.get("line"), str(e.get("id") or "—"), ", ".join(str(i) for i in e.get("issues") or [])]
+        for e in entries
+        if isinstance(e, dict)
+    ]
+    return pd.DataFrame(out, columns=OUTPUT_FORMAT_COLUMNS)
+
+
+def output_format_markdown(record: dict) -> str:
+    """Count of non-schema-valid outputs (and how many the table shows) plus the lenient-parser advice."""
+    report = record.get("format_report")
+    if not isinstance(report, dict):
+        return ""
+    total = int(report.get("total") or 0)
+    shown = len(report.get("entries") or [])
+    if total == 0:
+        parts = ["**Output format 输出格式**: every output is schema-valid 所有输出均符合格式"]
+    else:
+        more = f" (first {shown:,} listed 列出前 {shown:,} 条)" if shown < total else ""
+        parts = [
+            f"**Output format 输出格式**: {total:,} output(s) are not schema-valid and count as wrong"
+            f"{more} · {total:,} 条输出不符合格式，记为错误"
+        ]
+    parts += [f"Advice 建议: {md(a, 600)}" for a in report.get("advice") or []]
+    return "\n\n".join(parts)
+
+
 def versions_table(record: dict) -> pd.DataFrame:
     cols = ["Version 版本", "Scorer 评分器", "References sha256", "Scored at 评分时间"]
     out = [
