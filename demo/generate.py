@@ -6,7 +6,9 @@ Output (all JSONL, UTF-8, one object per line, ``ensure_ascii=False``):
   target_explicitness, stance, label, category, cot`` (all strings), 55/45 harmful/non-harmful per split;
 * ``varm/subsets/<cue>.jsonl`` – copies of test rows (same ids) for the four lexical-cue subsets;
 * ``{cold,toxicn,cntp}/{train,dev,test}.jsonl`` – ``{"id", "text", "label", ...breakdown fields}``;
-* ``<track>/public/test_inputs.jsonl`` – ``{"id", "text"}`` only, for researchers (``dev.jsonl`` is public).
+* ``<track>/public/test_inputs.jsonl`` – ``{"id", "text"}`` only, for researchers (``dev.jsonl`` is public);
+* ``varm/public/dev_subsets.json`` – ``{"<cue subset>": ["<dev id>", ...]}``: the public dev rows of each
+  cue subset, by the same membership rule as ``varm/subsets/`` (the dev split itself has no subset field).
 
 Determinism: one ``random.Random`` per track seeded from the string ``"<seed>:<track>"`` (string seeds are
 hashed with SHA-512 by CPython, so they do not depend on ``PYTHONHASHSEED``), no iteration over sets, and
@@ -160,6 +162,12 @@ def _write(path: Path, rows: list[dict], written: list[Path]) -> None:
     written.append(path)
 
 
+def _write_json(path: Path, obj: dict, written: list[Path]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((json.dumps(obj, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    written.append(path)
+
+
 def _check_varm(splits: dict[str, list[tuple[dict, str | None]]]) -> None:
     for split, rows in splits.items():
         for record, _ in rows:
@@ -196,6 +204,9 @@ def generate(out: Path = DEFAULT_OUT, seed: int = DEMO_SEED) -> list[Path]:
         [{"id": r["id"], "text": r["text"]} for r, _ in varm["test"]],
         written,
     )
+    # Public dev-split membership, by the same rule as the test subsets (the row's identity word/insult).
+    dev_subsets = {name: [r["id"] for r, subset in varm["dev"] if subset == name] for name in SUBSETS}
+    _write_json(out / "varm" / "public" / "dev_subsets.json", dev_subsets, written)
     for track in ("cold", "toxicn", "cntp"):
         splits = build_toxitrace(track, seed)
         _check_near_duplicates(track, {s: [r["text"] for r in rows] for s, rows in splits.items()})

@@ -211,7 +211,10 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 
-    @router.get("/public/{track}/{name}", summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json")
+    @router.get(
+        "/public/{track}/{name}",
+        summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json, dev_subsets.json",
+    )
     def public(track: str, name: str):
         data = service.public_file(track_or_404(track), name)
         if data is None:

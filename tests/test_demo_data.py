@@ -134,6 +134,22 @@ def test_cue_subsets(varm: dict[str, list[dict]], subsets: dict[str, list[dict]]
             assert row == test_by_id[row["id"]], (name, row["id"])  # exact copies of test rows
 
 
+def test_public_dev_subsets_cover_every_cue_subset(varm: dict[str, list[dict]]) -> None:
+    path = DEMO / "varm" / "public" / "dev_subsets.json"
+    assert path.is_file()
+    membership = json.loads(path.read_text(encoding="utf-8"))
+    assert list(membership) == list(SUBSETS)
+    dev_by_id = {r["id"]: r for r in varm["dev"]}
+    for name, ids in membership.items():
+        assert ids and len(set(ids)) == len(ids), name
+        assert set(ids) <= set(dev_by_id), name  # dev ids only: nothing of the hidden test split
+        labels = Counter(dev_by_id[i]["label"] for i in ids)
+        assert labels["有害"] and labels["无害"], (name, labels)
+    # A row carries at most one identity word / insult, so it is in at most one subset.
+    every = [i for ids in membership.values() for i in ids]
+    assert len(every) == len(set(every))
+
+
 # ---- ToxiTrace-shaped tracks -------------------------------------------------------------------------
 def _toxitrace_rows(track: str) -> dict[str, list[dict]]:
     return {split: read(DEMO / track / f"{split}.jsonl") for split in SPLITS}
@@ -210,7 +226,11 @@ def test_readme_marks_the_set_as_synthetic() -> None:
 def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
     written = generate(tmp_path)
     relative = sorted(str(p.relative_to(tmp_path)) for p in written)
-    committed = sorted(str(p.relative_to(DEMO)) for p in DEMO.rglob("*.jsonl") if "baselines" not in p.parts)
+    committed = sorted(
+        str(p.relative_to(DEMO))
+        for p in [*DEMO.rglob("*.jsonl"), *DEMO.glob("*/public/*.json")]
+        if "baselines" not in p.parts
+    )
     assert relative == committed  # nothing stale, nothing missing
     for name in relative:
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name

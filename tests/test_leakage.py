@@ -41,7 +41,7 @@ PUBLIC_ENVELOPE_KEYS = {
 }
 RESULT_FILE = re.compile(
     r"README\.md|changelog\.jsonl|rescore/[a-z]+/[0-9TZ:_.-]+\.json"
-    r"|(varm|cold|toxicn|cntp)/(leaderboard\.(json|parquet)|public/(test_inputs\.jsonl|dev\.jsonl|subsets\.json)"
+    r"|(varm|cold|toxicn|cntp)/(leaderboard\.(json|parquet)|public/(test_inputs\.jsonl|dev\.jsonl|subsets\.json|dev_subsets\.json)"
     r"|results/[0-9a-f]{16}/v[0-9]+\.json)"
 )
 
@@ -91,7 +91,7 @@ def responses(client, published) -> dict[str, bytes]:
 
     for track in TRACKS:
         get("/api/v1/leaderboard", params={"track": track})
-        for name in ("test_inputs.jsonl", "dev.jsonl", "subsets.json"):
+        for name in ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json"):
             get(f"/api/v1/public/{track}/{name}")
         for row in published[track]["rows"]:
             get(f"/api/v1/submissions/{row['submission_id']}")

@@ -254,6 +254,12 @@ def test_seed_is_idempotent(tmp_path, demo_dir):
     assert second == {"references": [], "public": [], "baselines": []}
     assert heads == {area: store.head(area) for area in heads}
     assert store.read("results", "varm/public/subsets.json") is not None
+    # Dev-split cue-subset membership is published as is; it names dev ids only, never test ids.
+    dev_subsets = Service(config, store, RecordingEnqueuer()).public_file("varm", "dev_subsets.json")
+    assert dev_subsets == (DEMO / "varm" / "public" / "dev_subsets.json").read_bytes()
+    dev_ids = {json.loads(x)["id"] for x in (DEMO / "varm" / "dev.jsonl").read_bytes().splitlines() if x}
+    assert all(set(ids) <= dev_ids for ids in json.loads(dev_subsets).values())
+    assert store.read("results", "cold/public/dev_subsets.json") is None
     baseline = record(store, first_enqueuer.sent[0][2], first_enqueuer.sent[0][1])
     assert baseline["is_baseline"] and baseline["submitter"] == "baseline"
 

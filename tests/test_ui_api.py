@@ -20,7 +20,7 @@ from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
 from scoring.tracks import get_track
-from space.ui.tables import DEFAULT_METRICS, pct
+from space.ui.tables import DEFAULT_METRICS, PAGE_SIZE, pct
 from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
 from worker.leaderboard import Entry
@@ -44,6 +44,8 @@ EXPECTED_API = {
     "/language",
     "/leaderboard",
     "/leaderboard_after_switch",
+    "/leaderboard_next",
+    "/leaderboard_prev",
     "/load_view",
     "/maint_moderate",
     "/maint_report",
@@ -104,6 +106,23 @@ def settle(app: UIApp) -> None:
 def test_api_surface_is_pinned(ui_client) -> None:
     names = set(ui_client.view_api(return_format="dict", print_info=False)["named_endpoints"])
     assert names == EXPECTED_API
+
+
+def test_leaderboard_prev_next_page_stay_in_bounds(ui_client, ui_app) -> None:
+    n = len(board(ui_app, "varm"))
+    last = -(-n // PAGE_SIZE)
+    # Next from the last page and Prev from page 1 stay put; a page past the end is clamped first.
+    for api, start, want in (
+        ("/leaderboard_next", last, last),
+        ("/leaderboard_next", last + 5, last),
+        ("/leaderboard_prev", 1, 1),
+        ("/leaderboard_prev", last + 5, last),
+    ):
+        out, caption, _, page = ui_client.predict(*VIEW[:-1], start, api_name=api)
+        assert page == want, (api, start, page)
+        first = (want - 1) * PAGE_SIZE + 1
+        assert f"Rows {first}–{min(n, want * PAGE_SIZE)} of {n}" in caption
+        assert len(table(out)["data"]) == min(n, want * PAGE_SIZE) - first + 1
 
 
 def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
@@ -331,10 +350,15 @@ def test_submission_page_unknown_and_escaped(ui_client, ui_app) -> None:
     assert plot(page[4]).layout.title.text
 
 
-def test_explorer_flow(ui_client) -> None:
+def test_explorer_flow(ui_client, ui_app) -> None:
     f = handle_file(str(DEMO / "varm/baselines/lexicon.dev.jsonl"))
-    summary, report, items, detail, _ = ui_client.predict("varm", f, api_name="/explore")
+    summary, report, items, detail, subsets = ui_client.predict("varm", f, api_name="/explore")
     assert "JREM" in summary and len(table(items)["data"]) == 200 and "varm-target" in detail
+    # The subset filter offers the cue subsets of the published dev membership and filters by it.
+    membership = json.loads(ui_app.service.public_file("varm", "dev_subsets.json"))
+    assert sorted(c[1] for c in subsets["choices"] if c[1]) == sorted(membership)
+    items, _ = ui_client.predict("", "", "", "general_abuse", False, api_name="/explore_filter")
+    assert sorted(r[1] for r in table(items)["data"]) == sorted(membership["general_abuse"])
     items, detail = ui_client.predict("stance", "", "", "", True, api_name="/explore_filter")
     rows = table(items)["data"]
     assert rows and all("stance" in r[3] for r in rows)

@@ -83,3 +83,20 @@ def test_toxitrace_breakdown_values_filter_like_subsets() -> None:
     assert names and all("=" in n for n in names)
     chosen = explorer.filter_items(exp.items, subset=names[0], only_errors=True)
     assert all(names[0] in it["subsets"] and it["wrong"] for it in chosen)
+
+
+def test_varm_subset_filter_uses_public_dev_membership() -> None:
+    membership_bytes = (DEMO / "varm" / "public" / "dev_subsets.json").read_bytes()
+    membership = json.loads(membership_bytes)
+    preds = (DEMO / "varm/baselines/lexicon.dev.jsonl").read_bytes()
+    exp = explorer.explore("varm", _dev("varm"), preds, membership_bytes)
+    assert sorted({s for it in exp.items for s in it["subsets"]}) == sorted(membership)
+    for name, ids in membership.items():
+        chosen = explorer.filter_items(exp.items, subset=name)
+        assert sorted(it["id"] for it in chosen) == sorted(ids), name
+        assert {it["gold"]["label"] for it in chosen} == {"有害", "无害"}, name
+        errors = explorer.filter_items(exp.items, subset=name, only_errors=True)
+        assert errors and all(it["id"] in ids and it["wrong"] for it in errors), name
+    # Without the membership file the dev rows carry no subset (the dev split has no subset field).
+    assert not any(it["subsets"] for it in explorer.explore("varm", _dev("varm"), preds).items)
+    assert explorer.read_dev_subsets(b"not json") == {} and explorer.read_dev_subsets(None) == {}

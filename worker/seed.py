@@ -1,7 +1,8 @@
 """First-start seeding of the embedded default from `data/demo/<track>/` (idempotent).
 
 - references area: `<track>/test.jsonl` and `<track>/subsets/*.jsonl`
-- results area: `<track>/public/test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only)
+- results area: `<track>/public/test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only),
+  `dev_subsets.json` (cue-subset membership of DEV ids, when the bundle has `public/dev_subsets.json`)
 - every demo baseline `<track>/baselines/<name>.test.jsonl`, submitted as `baseline` with is_baseline set
 A second run finds everything present (and the baselines as duplicates) and writes nothing.
 """
@@ -46,7 +47,13 @@ def public_files(track: str, bundle: Path) -> dict[str, bytes]:
         )
     files = {f"{track}/public/test_inputs.jsonl": data}
     if (bundle / "dev.jsonl").is_file():
-        files[f"{track}/public/dev.jsonl"] = (bundle / "dev.jsonl").read_bytes()
+        dev = (bundle / "dev.jsonl").read_bytes()
+        files[f"{track}/public/dev.jsonl"] = dev
+        dev_subsets = bundle / "public" / "dev_subsets.json"
+        if dev_subsets.is_file():
+            data = dev_subsets.read_bytes()
+            _check_dev_subsets(data, dev)  # refuse to publish anything but dev-id membership
+            files[f"{track}/public/dev_subsets.json"] = data
     sizes = {
         p.stem: sum(1 for line in p.read_bytes().splitlines() if line.strip())
         for p in sorted((bundle / "subsets").glob("*.jsonl"))
@@ -55,6 +62,17 @@ def public_files(track: str, bundle: Path) -> dict[str, bytes]:
         json.dumps({"subsets": sizes}, ensure_ascii=False, sort_keys=True).encode() + b"\n"
     )
     return files
+
+
+def _check_dev_subsets(data: bytes, dev: bytes) -> None:
+    """`{"<subset>": ["<dev id>", ...]}` naming only ids of the public dev split (never a test id)."""
+    membership = json.loads(data)
+    dev_ids = {json.loads(line).get("id") for line in dev.splitlines() if line.strip()}
+    if not isinstance(membership, dict) or not all(
+        isinstance(ids, list) and all(isinstance(i, str) and i in dev_ids for i in ids)
+        for ids in membership.values()
+    ):
+        raise ValueError("public/dev_subsets.json must map subset names to lists of dev ids")
 
 
 def _subsets(bundle: Path) -> Path | None:

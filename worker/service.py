@@ -40,7 +40,7 @@ from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, dumps, find_record, load_record, read_json, update_record
 
 log = logging.getLogger(__name__)
-PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json")
+PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json")
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)

@@ -100,6 +100,8 @@ def build_demo(
                         min_width=100,
                         elem_id="page",
                     )
+                    prev_btn = gr.Button("‹ Prev", scale=0, min_width=70, elem_id="lb-prev")
+                    next_btn = gr.Button("Next ›", scale=0, min_width=70, elem_id="lb-next")
                     with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
                         columns = gr.Dropdown(
                             column_choices("varm"),
@@ -417,6 +419,9 @@ def build_demo(
             api_name="leaderboard",
             trigger_mode="always_last",
         )
+        # Same render path as the page box; render_board clamps the page to the board's bounds.
+        prev_btn.click(ui.prev_page, view_inputs, board_outputs, api_name="leaderboard_prev")
+        next_btn.click(ui.next_page, view_inputs, board_outputs, api_name="leaderboard_next")
         track.input(
             ui.switch_track, track, [sort, columns, systems, cmp_a, cmp_b, page], api_name="switch_track"
         ).then(ui.render_board, view_inputs, board_outputs, api_name="leaderboard_after_switch").then(

@@ -71,9 +71,33 @@ def _target_match(pred: str, gold_record: dict) -> tuple[bool, float]:
     return f1 >= TARGET_MATCH_THRESHOLD, f1
 
 
-def explore_varm(dev_rows: Sequence[dict], predictions: bytes) -> Exploration:
-    """Join VARM dev predictions to the dev gold by id (or text) and compare every field."""
+def read_dev_subsets(data: bytes | None) -> dict[str, list[str]]:
+    """The public dev-split cue-subset membership `{"<subset>": ["<dev id>", ...]}` (malformed: empty)."""
+    try:
+        obj = json.loads(data or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    if not isinstance(obj, dict):
+        return {}
+    return {
+        str(name): [str(i) for i in ids if isinstance(i, str)]
+        for name, ids in obj.items()
+        if isinstance(ids, list)
+    }
+
+
+def explore_varm(
+    dev_rows: Sequence[dict], predictions: bytes, dev_subsets: dict[str, list[str]] | None = None
+) -> Exploration:
+    """Join VARM dev predictions to the dev gold by id (or text) and compare every field.
+
+    An item's subsets are those `dev_subsets` lists its id under (plus any `subset(s)` field of the row).
+    """
     inputs = dev_inputs(dev_rows, "varm")
+    member_of: dict[str, list[str]] = {}
+    for name, ids in (dev_subsets or {}).items():
+        for rid in ids:
+            member_of.setdefault(rid, []).append(name)
     report = get_track("varm").check_predictions(predictions, inputs).as_dict()
     by_id: dict[str, str] = {}
     by_text: dict[str, str] = {}
@@ -97,7 +121,8 @@ def explore_varm(dev_rows: Sequence[dict], predictions: bytes) -> Exploration:
         correct = {"target": parsed.schema_valid and t_ok}
         for f in FIELDS[1:]:
             correct[f] = parsed.schema_valid and pred[f] == gold[f]
-        subsets = row.get("subsets") or ([row["subset"]] if row.get("subset") else [])
+        subsets = list(row.get("subsets") or ([row["subset"]] if row.get("subset") else []))
+        subsets += [name for name in member_of.get(inp["id"], []) if name not in subsets]
         items.append(
             {
                 "n": idx,
@@ -180,9 +205,11 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
     return Exploration(track, items, report.as_dict(), summary)
 
 
-def explore(track: str, dev_bytes: bytes, predictions: bytes) -> Exploration:
+def explore(
+    track: str, dev_bytes: bytes, predictions: bytes, dev_subsets: bytes | None = None
+) -> Exploration:
     if track == "varm":
-        return explore_varm(read_lines(dev_bytes), predictions)
+        return explore_varm(read_lines(dev_bytes), predictions, read_dev_subsets(dev_subsets))
     return explore_toxitrace(track, dev_bytes, predictions)
 
 

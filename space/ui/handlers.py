@@ -212,6 +212,14 @@ class UI:
             *sub_out,
         )
 
+    def prev_page(self, track, q, types, settings, baselines, sort, columns, page):
+        """The "‹ Prev" button: render the previous page (clamped to page 1)."""
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) - 1)
+
+    def next_page(self, track, q, types, settings, baselines, sort, columns, page):
+        """The "Next ›" button: render the next page (clamped to the last page)."""
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) + 1)
+
     def refresh_if_changed(self, seen: str, track, q, types, settings, baselines, sort, columns, page):
         """Light timer: re-render only when the results area's head moved (a publish happened)."""
         changed, head = self.cache.changed(seen or "")
@@ -445,6 +453,21 @@ class UI:
             data = (DEMO_DIR / track / "dev.jsonl").read_bytes()
         return data
 
+    def dev_subsets_file(self, track: str) -> bytes | None:
+        """Public dev-split cue-subset membership (`<track>/public/dev_subsets.json`), like `dev_file`.
+
+        The demo copy is used only when the dev split itself comes from the demo (same ids).
+        """
+        try:
+            data = self.service.public_file(track, "dev_subsets.json")  # type: ignore[attr-defined]
+            published_dev = self.service.public_file(track, "dev.jsonl")  # type: ignore[attr-defined]
+        except Exception:
+            data = published_dev = None
+        demo = DEMO_DIR / track / "public" / "dev_subsets.json"
+        if not data and not published_dev and demo.is_file():
+            data = demo.read_bytes()
+        return data
+
     def explore(self, track: str, path: str | None):
         """Score dev predictions item by item against the public dev references."""
         preds = _read_upload(path)
@@ -453,7 +476,7 @@ class UI:
         dev = self.dev_file(track)
         if not dev:
             raise gr.Error(f"No public dev split for {track}. 该赛道没有公开开发集。")
-        exp = explorer.explore(track, dev, preds)
+        exp = explorer.explore(track, dev, preds, self.dev_subsets_file(track))
         items = exp.items
         return (
             items,
