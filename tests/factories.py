@@ -16,26 +16,13 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from scoring.protocol import FIELDS, FORMAT_ISSUES
 from worker.leaderboard import Entry, build_rows, metric
 from worker.records import PUBLIC_FIELDS
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 PRIMARY = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
-FIELDS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
 SUBSETS = ("body_health_disability", "demographic_identity", "general_abuse", "social_status_role")
-FORMAT_ISSUES = (
-    "anchor_sequence_or_value_invalid",
-    "anchors_not_naturally_integrated",
-    "multiple_paragraphs",
-    "missing_analysis_prefix",
-    "length_out_of_range",
-    "insufficient_reasoning_text",
-    "forbidden_wrapper",
-    "placeholder_value",
-    "label_category_inconsistent",
-    "no_target_fields_inconsistent",
-    "stance_label_inconsistent",
-)
 XSS_NAME = "<img src=x onerror=alert(1)>"
 
 
