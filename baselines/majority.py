@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from baselines.rationale import render
-
-FIELDS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
+from scoring.protocol import FIELDS
 
 
 def majority_record(train: list[dict]) -> dict[str, str]:

@@ -2,15 +2,13 @@
 
 A baseline must be scored on its fields, not lose every row to a format error, so each rationale is
 rendered from a template, padded or trimmed to 80–180 code points, and re-checked with the strict parser
-(``demo.checks``, which mirrors ``scoring.protocol``). The prose states what the system actually used
+(``scoring.protocol.parse_output``, the scorer's own). The prose states what the system actually used
 (the majority rule, the matched keywords, the strongest n-grams) rather than pretending to reason.
 """
 
 from __future__ import annotations
 
-from demo.checks import FIELDS, parse_rationale
-
-ANCHOR_NAMES = ("T", "TY", "TT", "S", "L", "C")
+from scoring.protocol import ANCHORS, FIELDS, parse_output
 
 TEMPLATES = {
     "majority": "分析：多数类基线不读取文本内容，直接输出训练集中最常见的整条记录："
@@ -27,7 +25,7 @@ PADDING = "，以上仅为基线系统的自动判断"
 
 def render(kind: str, record: dict[str, str], evidence: str = "") -> str:
     """A schema-valid rationale whose anchors parse back to ``record``; raises ValueError otherwise."""
-    anchors = {n: f"[{n}:{record[f]}]" for n, f in zip(ANCHOR_NAMES, FIELDS, strict=True)}
+    anchors = {n: f"[{n}:{record[f]}]" for n, f in zip(ANCHORS, FIELDS, strict=True)}
     ev = evidence
     while True:
         raw = TEMPLATES[kind].format(ev=ev, **anchors)
@@ -36,7 +34,7 @@ def render(kind: str, record: dict[str, str], evidence: str = "") -> str:
         ev = ev[:-1]
     if len(raw) < 80:
         raw = raw[:-1] + PADDING + "。"
-    parsed, issues = parse_rationale(raw)
-    if issues or any(parsed.get(f) != record[f] for f in FIELDS):
-        raise ValueError(f"baseline rationale invalid ({issues}) for {record}")
+    parsed = parse_output(raw)
+    if not parsed.schema_valid or any(parsed.record.get(f) != record[f] for f in FIELDS):
+        raise ValueError(f"baseline rationale invalid ({list(parsed.format_issues)}) for {record}")
     return raw

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from demo.checks import FIELDS, parse_rationale
+from scoring.protocol import FIELDS, parse_output
 
 TEMPLATES: dict[str, list[str]] = {
     "attack": [
@@ -108,7 +108,7 @@ def render(kind: str, record: dict[str, str], evidence: str, rng: random.Random)
             ev = ev[: max(4, len(ev) - 4)]
         if len(raw) < 80:
             raw = raw[:-1] + "，判断以原文语境为准。"
-        parsed, issues = parse_rationale(raw)
-        if not issues and all(parsed[f] == record[f] for f in FIELDS):
+        parsed = parse_output(raw)
+        if parsed.schema_valid and all(parsed.record[f] == record[f] for f in FIELDS):
             return raw
     raise ValueError(f"cannot render a valid {kind} rationale for {record}")

@@ -27,9 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from demo import DEMO_SEED, toxitrace
-from demo.checks import cross_split_near_duplicates, is_near_duplicate, normalise, record_problems
+from demo.checks import cross_split_near_duplicates, is_near_duplicate, record_problems
 from demo.pieces import train_view
 from demo.varm import HARMFUL_KINDS, NON_HARMFUL_KINDS, Case, harmful_case, non_harmful_case
+from scoring.references import normalise_for_dedup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "data" / "demo"
@@ -60,7 +61,7 @@ class Deduplicator:
         self.exact: dict[str, None] = {}
 
     def accept(self, text: str) -> bool:
-        norm = normalise(text)
+        norm = normalise_for_dedup(text)
         if norm in self.exact or is_near_duplicate(norm, self.pool):
             return False
         self.exact[norm] = None
@@ -182,7 +183,7 @@ def _check_varm(splits: dict[str, list[tuple[dict, str | None]]]) -> None:
 
 def _check_near_duplicates(track: str, texts: dict[str, list[str]]) -> None:
     everything = [t for ts in texts.values() for t in ts]
-    if len({normalise(t) for t in everything}) != len(everything):
+    if len({normalise_for_dedup(t) for t in everything}) != len(everything):
         raise AssertionError(f"{track}: duplicate texts")
     pairs = cross_split_near_duplicates(texts)
     if pairs:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from demo.checks import FIELDS, VALUES, cross_split_near_duplicates, record_problems
+from demo.checks import cross_split_near_duplicates, record_problems
 from demo.generate import SUBSETS, generate
-from scoring.protocol import parse_output
+from scoring.protocol import FIELDS, VALUE_SETS, parse_output
 from scoring.references import check_reference_bundle
 from scoring.toxitrace.references import load_references as load_toxitrace
 
@@ -96,7 +96,7 @@ def test_varm_sizes_and_harmful_ratio(varm: dict[str, list[dict]]) -> None:
 def test_varm_coverage(varm: dict[str, list[dict]]) -> None:
     for split, rows in varm.items():
         for field in ("target_type", "target_explicitness", "stance", "label", "category"):
-            assert set(VALUES[field]) == {r[field] for r in rows}, (split, field)
+            assert set(VALUE_SETS[field]) == {r[field] for r in rows}, (split, field)
         non_harmful = [r for r in rows if r["label"] == "无害"]
         # Hard cases: quoted/rebutted abuse, identity mentions, personal accounts, behaviour criticism.
         assert sum(r["stance"] == "引用或转述" for r in non_harmful) >= 0.1 * len(non_harmful)
