@@ -53,7 +53,9 @@ def describe_found(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true/false"
-    if isinstance(value, int | float):
+    if isinstance(value, float):
+        return "a decimal number"  # e.g. 1.0 where a whole number is expected
+    if isinstance(value, int):
         return "a number"
     if isinstance(value, str):
         return "a string"

@@ -143,7 +143,8 @@ def test_millions_of_blank_lines_are_cheap() -> None:
 
 
 def test_describe_and_quote() -> None:
-    assert describe_found({}) == "an object" and describe_found(1.5) == "a number"
+    assert describe_found({}) == "an object" and describe_found(2) == "a number"
+    assert describe_found(1.5) == "a decimal number"
     assert quote("楼主") == '"楼主"'
     assert quote("x" * 100) == '"' + "x" * 39 + '…"'
 

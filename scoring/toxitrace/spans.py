@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bootstrap import resample_counts
+from ..jsonl import describe_found
 
 Span = tuple[int, int]
 
@@ -67,7 +68,7 @@ def parse_spans(
     Messages describe the submitted value and the public text length only, never gold.
     """
     if not isinstance(value, list):
-        return (), [(field, f"must be {SPAN_FORMS}; got {_kind(value)}")]
+        return (), [(field, f"must be {SPAN_FORMS}; got {describe_found(value)}")]
     spans: list[Span] = []
     problems: list[tuple[str, str]] = []
     n = len(text)
@@ -90,7 +91,7 @@ def parse_spans(
             if not (_is_int(start) and _is_int(end)):
                 problems.append(
                     (where, "start and end must be whole numbers written without quotes or decimals, "
-                     f"got [{_kind(start)}, {_kind(end)}]")
+                     f"got [{describe_found(start)}, {describe_found(end)}]")
                 )
                 continue
             if end <= start:
@@ -104,26 +105,8 @@ def parse_spans(
                 continue
             spans.append((start, end))
         else:
-            problems.append((where, f"each span is [start, end] or a string; got {_kind(item)}"))
+            problems.append((where, f"each span is [start, end] or a string; got {describe_found(item)}"))
     return merge_spans(spans), problems
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, float):
-        return "a decimal number"
-    if isinstance(value, int):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def index_set(spans: Iterable[Span]) -> frozenset[int]:
