@@ -20,6 +20,7 @@ from .varm_metrics import (
     FIELDS,
     HEADLINE_CI_METRICS,
     RowOutcomes,
+    disclosed_subset,
     format_issue_counts,
     metric_arrays,
     metrics_for_rows,
@@ -125,10 +126,15 @@ class VarmTrack:
 
     # -- scoring ------------------------------------------------------------------------------------
 
-    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
-        """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid."""
+    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
+              disclose: bool = True) -> dict:
+        """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid.
+
+        `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
+        every cell's raw values, for conformance checks against the reference implementation."""
         outcomes = self._outcomes(refs, data)
         matrix = outcomes.indicator_matrix()
+        publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_counts(resample_indices(outcomes.n, bootstrap, seed), outcomes.n)
@@ -140,7 +146,7 @@ class VarmTrack:
             "rows": outcomes.n,
             "metrics": overall_metrics(outcomes, matrix),
             "format_issues": format_issue_counts(outcomes),
-            "subsets": {name: subset_metrics(outcomes, rows, matrix)
+            "subsets": {name: publish(subset_metrics(outcomes, rows, matrix))
                         for name, rows in sorted(refs.subsets.items())},
             "ci": ci,
             "bootstrap": {"resamples": max(bootstrap, 0), "seed": seed, "level": DEFAULT_LEVEL},

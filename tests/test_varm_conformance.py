@@ -597,7 +597,7 @@ def check_dataset(dataset: dict, *, bootstrap: int = 0, sklearn: bool = False) -
             (bundle / "subsets").mkdir()
             for name, rows in subsets.items():
                 (bundle / "subsets" / f"{name}.jsonl").write_bytes(jsonl_bytes(rows))
-        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0)
+        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0, disclose=False)
         track = get_track("varm")
         refs = track.load_references(bundle)
         outcomes = track.row_outcomes(refs, predictions)
@@ -696,7 +696,7 @@ def test_demo_baselines_match_reference(baseline: str) -> None:
     }
     expected = ref.evaluate(gold_rows, dataset["outputs"], subsets)
     predictions = jsonl_bytes(lines)
-    result = score_file("varm", DEMO, predictions, bootstrap=0)
+    result = score_file("varm", DEMO, predictions, bootstrap=0, disclose=False)
     check_result(result, expected, gold_rows, subsets, sklearn=True)
 
 

@@ -1,7 +1,8 @@
 """The three ToxiTrace tracks (ARCHITECTURE.md §1.3): cold, toxicn (classification) and cntp (+ spans).
 
 Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
-macro_f1[, spans{...}]}``, ``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1}``,
+macro_f1[, spans{...}]}``,
+``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1, withheld}``,
 ``ci.<dotted metric path>: [low, high]`` and ``bootstrap{resamples, seed, level}``. Plain Python floats,
 unrounded; the same references, predictions and seed always give the same dict.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_indices
+from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, withhold
 from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
@@ -24,6 +26,9 @@ from .references import ToxiReferences, check_reference_bundle, load_references
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
+# Breakdown fields whose groups are defined by the gold label (COLD fine_label 1/2 are offensive, 0/3 not;
+# ToxiCN toxic_type non_toxic is label 0): their cells publish accuracy only, whatever the data holds.
+LABEL_DEFINED_BREAKDOWNS = ("fine_label", "toxic_type")
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,10 @@ class ToxiTraceTrack:
 
     # --- scoring -----------------------------------------------------------------------------------
 
-    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
-        """The full result dict; InputError when the predictions are invalid."""
+    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
+              disclose: bool = True) -> dict:
+        """The full result dict; InputError when the predictions are invalid. `disclose` (the published
+        form): small and label-pure breakdown cells are withheld; False gives every cell's raw values."""
         outcomes = self.row_outcomes(refs, data)
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
@@ -99,7 +106,7 @@ class ToxiTraceTrack:
             "track": self.name,
             "rows": len(gold),
             "metrics": metrics,
-            "breakdowns": _breakdowns(refs, gold, pred),
+            "breakdowns": _breakdowns(refs, gold, pred, disclose),
             "ci": ci,
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
@@ -156,9 +163,11 @@ def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -
     return out
 
 
-def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray) -> dict[str, dict[str, dict]]:
-    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1}}}``; multi-valued fields
-    (target_groups) count a row in every group it lists."""
+def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
+                disclose: bool = True) -> dict[str, dict[str, dict]]:
+    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld}}}``; multi-valued
+    fields (target_groups) count a row in every group it lists. Small and label-pure cells are withheld
+    (``scoring.disclosure``)."""
     out: dict[str, dict[str, dict]] = {}
     for name, per_row in refs.breakdowns.items():
         members: dict[str, list[int]] = {}
@@ -168,8 +177,24 @@ def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray) -> dic
         out[name] = {}
         for value in sorted(members):
             rows = np.asarray(members[value], dtype=np.int64)
-            out[name][value] = {"rows": len(rows), **binary_metrics(gold[rows], pred[rows])}
+            cell = breakdown_cell(gold[rows], pred[rows], label_defined=name in LABEL_DEFINED_BREAKDOWNS)
+            out[name][value] = cell if disclose else raw_cell(gold[rows], pred[rows])
     return out
+
+
+def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
+    return {"rows": len(gold), **binary_metrics(gold, pred), "withheld": None}
+
+
+def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict:
+    """One published breakdown cell: every metric, accuracy only for a label-pure group (declared, or
+    one gold label in fact), nothing for a small one."""
+    cell = raw_cell(gold, pred)
+    if small_cell(len(gold)):
+        return withhold(cell, METRICS, SMALL_CELL)
+    if label_defined or len(np.unique(gold)) == 1:
+        return withhold(cell, [m for m in METRICS if m != "accuracy"], LABEL_PURE)
+    return cell
 
 
 COLD = ToxiTraceTrack(
