@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +118,18 @@ class VarmTrack:
     def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
         """Gold-independent validation against the public inputs `[{"id", "text"}]`."""
         return self._check(data, inputs).report
+
+    def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
+        """One canonical string per input row (in input order) of what the scorer reads from its output:
+        the parsed record of a schema-valid output, one constant for every invalid one (the scorer gives
+        them all the same outcome). Gold-independent; InputError for an invalid file."""
+        checked = self._check(data, inputs, advice=False)
+        if not checked.report.valid:
+            raise InputError(checked.report.errors, total=checked.report.errors_total)
+        return [
+            json.dumps(p.record, ensure_ascii=False, sort_keys=True) if p and p.schema_valid else "invalid"
+            for p in checked.parsed
+        ]
 
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
         checked = self._check(data, self.public_inputs(refs), advice=False)

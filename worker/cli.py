@@ -5,6 +5,9 @@ status ID [--api URL]                                                  (REST)
 reconcile                       re-send stuck submissions now (needs the store and the broker)
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
+held [--track T]                near-copies held for review (maintainers; names the earlier submission)
+release ID [--reason R]         score and publish a held submission
+reject ID --reason R            end a held submission unscored
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import httpx
 
 from worker.config import Config
 
-FINAL = {"published", "rejected", "failed"}
+FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 
 
 def _default_api(config: Config) -> str:
@@ -125,6 +128,33 @@ def cmd_seed(args, config: Config) -> int:
     return 0
 
 
+def _service(config: Config):
+    from worker.celery import make_app
+    from worker.enqueue import CeleryEnqueuer
+    from worker.service import Service
+    from worker.store import WEB_AREAS, open_store
+
+    return Service(config, open_store(config, areas=WEB_AREAS), CeleryEnqueuer(make_app(config)))
+
+
+def cmd_held(args, config: Config) -> int:
+    _print(_service(config).held(args.track))
+    return 0
+
+
+def cmd_review(args, config: Config) -> int:
+    from worker.service import NotHeld
+
+    service = _service(config)
+    action = service.release if args.command == "release" else service.reject
+    try:
+        _print(action(args.submission_id, actor=args.actor, reason=args.reason))
+    except (NotHeld, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def parser(config: Config) -> argparse.ArgumentParser:
     from worker.seed import DEMO_DIR
 
@@ -156,6 +186,16 @@ def parser(config: Config) -> argparse.ArgumentParser:
     rs.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
     rs.add_argument("--timeout", type=float, default=3600)
     rs.set_defaults(run=cmd_rescore)
+    hd = sub.add_parser("held", help="list near-copies held for review (maintainers)")
+    hd.add_argument("--track")
+    hd.set_defaults(run=cmd_held)
+    for name, what in (("release", "score and publish a held submission"),
+                       ("reject", "end a held submission unscored")):
+        rv = sub.add_parser(name, help=f"{what} (maintainers)")
+        rv.add_argument("submission_id")
+        rv.add_argument("--reason", required=name == "reject", default="")
+        rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+        rv.set_defaults(run=cmd_review)
     sd = sub.add_parser("seed", help="seed the store from the demo data")
     sd.add_argument("--demo-dir", default=str(DEMO_DIR))
     sd.set_defaults(run=cmd_seed)

@@ -18,14 +18,19 @@ from typing import Protocol
 from scoring.api import read_public_inputs
 from scoring.problems import Problem
 from scoring.report import Report
-from scoring.tracks import get_track
+from scoring.tracks import TRACK_NAMES, get_track
 from worker import quotas
 from worker.config import Config
+from worker.nearcopy import Fingerprint, NearCopyIndex, held_reason
 from worker.records import (
     FINAL_BAD,
+    HELD,
     PUBLISHED,
+    QUEUED,
+    REJECTED,
     check_track,
     format_report_path,
+    held_record,
     is_submission_id,
     new_record,
     now_iso,
@@ -37,7 +42,7 @@ from worker.records import (
     validate_metadata,
 )
 from worker.store import Store, commit_with_retry
-from worker.submissions import AREA, dumps, find_record, load_record, read_json, update_record
+from worker.submissions import AREA, dumps, find_record, list_records, load_record, read_json, update_record
 
 log = logging.getLogger(__name__)
 PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json")
@@ -48,6 +53,10 @@ FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protoco
 
 class NotReady(Exception):
     """The track cannot take submissions yet (its public inputs are not published)."""
+
+
+class NotHeld(ValueError):
+    """A review (release / reject) of a submission that is not held."""
 
 
 class Enqueuer(Protocol):
@@ -79,6 +88,7 @@ class Service:
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
+        self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
 
     # -- validation ------------------------------------------------------------------------------------
 
@@ -140,6 +150,8 @@ class Service:
                 "quota": self._quota_state(track, index, now, is_baseline),
             }
 
+        inputs = self.public_inputs(track)
+        fingerprint = Fingerprint.of(get_track(track).prediction_keys(data, inputs), inputs)
         submission_id = secrets.token_hex(8)
         outcome: dict = {}
 
@@ -166,11 +178,18 @@ class Service:
                 is_baseline=is_baseline,
                 at=at,
             )
-            outcome["index"] = index
+            # The probe guard, at the head we commit on (the project's own baselines are indexed, not held).
+            near, index_append = self._near_copies.find(store, track, fingerprint, head)
+            if near is not None and not is_baseline:
+                private = {"of": near.submission_id, "rows_differing": near.differing}
+                record = held_record(record, held_reason(near.differing), private)
+            outcome["index"], outcome["status"] = index, record["status"]
+            outcome["error"] = record["error"]
             files = {
                 predictions_path(track, submission_id): data,
                 record_path(track, submission_id): dumps(record),
                 index_path: dumps(index),
+                **index_append.files(submission_id),
             }
             if track in FORMAT_REPORT_TRACKS:
                 files[format_report_path(track, submission_id)] = dumps(format_report_of(report))
@@ -185,6 +204,15 @@ class Service:
                 "report": None,
                 "duplicate": True,
                 "quota": self._quota_state(track, index, now, is_baseline),
+            }
+        if outcome["status"] == HELD:  # not scored until a maintainer releases it; no score to show
+            return {
+                "submission_id": submission_id,
+                "status": HELD,
+                "reason": outcome["error"],
+                "report": report.as_dict(),
+                "duplicate": False,
+                "quota": self._quota_state(track, outcome["index"], now, is_baseline),
             }
         # The record is durable before the message exists; if sending fails, the reconciler re-sends.
         try:
@@ -407,6 +435,60 @@ class Service:
         )
         self.enqueue.publish(record["track"])
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
+
+
+    # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
+
+    def held(self, track: str | None = None) -> list[dict]:
+        """Submissions held as near-copies, oldest first, with what a reviewer needs (maintainers only:
+        `near_copy_of` names the earlier submission)."""
+        tracks = [check_track(track)] if track else list(TRACK_NAMES)
+        out = []
+        for name in tracks:
+            for record in list_records(self.store, name):
+                if record["status"] != HELD:
+                    continue
+                near = record.get("near_copy") or {}
+                out.append(public_view(record) | {
+                    "status": HELD,
+                    "reason": record["error"],
+                    "rows_differing": near.get("rows_differing"),
+                    "near_copy_of": near.get("of"),
+                })
+        return out
+
+    def release(self, submission_id: str, *, actor: str, reason: str = "") -> dict:
+        """Score and publish a held submission as usual."""
+        note = f"released by {actor}" + (f": {reason}" if reason else "")
+        record = self._review(submission_id, QUEUED, note)
+        try:
+            self.enqueue.score(record["track"], submission_id)
+        except Exception as exc:  # the record is queued in the store; the reconciler re-sends
+            log.warning("could not send %s to the broker (%s); the reconciler will", submission_id,
+                        type(exc).__name__)
+        return {**public_view(record), "status": record["status"]}
+
+    def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
+        """End a held submission: it is never scored (its quota slot is given back, as for any rejection)."""
+        if not reason.strip():
+            raise ValueError("a reason is required to reject a held submission")
+        record = self._review(submission_id, REJECTED, f"rejected by {actor} after review: {reason}",
+                              error=f"rejected after review: {reason}")
+        return {**public_view(record), "status": record["status"], "error": record["error"]}
+
+    def _review(self, submission_id: str, status: str, note: str, error: str | None = None) -> dict:
+        if not is_submission_id(submission_id):
+            raise ValueError("malformed submission id")
+        found = find_record(self.store, submission_id)
+        if found is None:
+            raise ValueError("unknown submission id")
+
+        def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
+            if rec["status"] != HELD:
+                raise NotHeld(f"submission {submission_id} is {rec['status']}, not held")
+            return transition(rec, status, note, error=error), {}
+
+        return update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
 
 
 def format_report_of(report: Report) -> dict:

@@ -9,7 +9,7 @@ import pandas as pd
 from .safe import code, md, md_link
 from .tables import METRICS, TRACK_TITLES, pct
 
-TERMINAL = ("published", "rejected", "failed")
+TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
 
 
@@ -281,6 +281,8 @@ def status_line(sub: dict | None) -> str:
     status = str(rec.get("status", ""))
     if status in ("rejected", "failed"):
         return f"**{status}** ✗ — {md(rec.get('error') or '', 500)}"
+    if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
+        return f"**held 待审** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
     parts = []
     for stage in LIFECYCLE:
         parts.append(f"**{stage}** ●" if stage == status else stage)
