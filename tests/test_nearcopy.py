@@ -220,7 +220,7 @@ def test_released_near_copy_is_scored_and_published_by_a_real_worker(tmp_path, d
     probe = post(client, flipped(COLD, [42]), "mallory").json()
     assert probe["status"] == "held"
     third = post(client, flipped(COLD, list(range(1, 200, 3))), "carol").json()["submission_id"]
-    pipeline.wait_for(lambda: status(third)["status"] == "published", 60, what="the third-different file to publish")
+    pipeline.wait_for(lambda: status(third)["status"] == "published", 60, what="the 1/3-different file")
     held = status(probe["submission_id"])
     assert held["status"] == "held" and held["result"] is None  # the worker never scored it
     board = {r["submission_id"] for r in client.get("/api/v1/leaderboard?track=cold").json()["rows"]}
