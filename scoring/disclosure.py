@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 MIN_CELL_ROWS = 30
 SMALL_CELL = f"n/a: fewer than {MIN_CELL_ROWS} rows (small groups reveal individual hidden labels)"
 LABEL_PURE = "n/a: every row of this group has the same gold label (only accuracy is published)"
@@ -34,3 +36,17 @@ def _nulled(value):
     if isinstance(value, dict):
         return {k: _nulled(v) for k, v in value.items()}
     return None
+
+
+def unlinked_rows(columns) -> np.ndarray:
+    """The row order that sorts per-row outcomes (an n × k array) by value.
+
+    The published intervals come from a seeded bootstrap over rows. Over rows in test order they depend on
+    WHICH rows a submission got right, not only on how many, so comparing two submissions' intervals tells
+    rows apart (bench/label_leak.py measures it). Resampling the outcomes in this canonical order makes an
+    interval a function of the multiset of per-row outcomes only; its distribution is unchanged. Paired
+    comparisons keep test order (they must pair the same rows)."""
+    table = np.asarray(columns)
+    if table.ndim == 1:
+        table = table[:, None]
+    return np.lexsort(table.T[::-1]) if table.size else np.arange(len(table))

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_counts, resample_indices
+from .disclosure import unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
 from .protocol import ParsedOutput, parse_output, summarise_advice
@@ -151,7 +152,8 @@ class VarmTrack:
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_counts(resample_indices(outcomes.n, bootstrap, seed), outcomes.n)
-            for name, values in resampled_metrics(outcomes, counts, matrix=matrix).items():
+            canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
+            for name, values in resampled_metrics(outcomes, counts, matrix=canonical).items():
                 ci[name] = percentile_ci(values, DEFAULT_LEVEL)
         return {
             "scorer_version": SCORER_VERSION,

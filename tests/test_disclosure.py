@@ -11,6 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from scoring.api import score_file
 from scoring.disclosure import LABEL_PURE, MIN_CELL_ROWS, SMALL_CELL
 from scoring.toxitrace.tracks import COLD
@@ -140,3 +142,33 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     heat = figures.cue_heatmap(rows, [varm])
     column = sorted(varm["subsets"]).index("general_abuse")
     assert heat.data[1].text[0][column] == "n/a" and heat.data[0].text[0][column] != "n/a"
+
+
+@pytest.mark.parametrize("track", ["varm", "cold", "cntp"])
+def test_intervals_depend_on_outcome_counts_not_on_which_rows(track: str, tmp_path: Path) -> None:
+    """The same test set in another row order gives byte-identical published intervals; resampled in test
+    order (scorer 1.0.0) they differed, so an interval told which rows a submission got right."""
+    import numpy as np
+
+    from scoring.bootstrap import percentile_ci, resample_indices
+    from scoring.toxitrace.classification import bootstrap_metrics
+
+    source = DEMO / track
+    bundle = tmp_path / track
+    shutil.copytree(source, bundle, ignore=shutil.ignore_patterns("baselines", "train.jsonl", "dev.jsonl"))
+    lines = (source / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    order = np.random.default_rng(5).permutation(len(lines))
+    (bundle / "test.jsonl").write_text("".join(lines[k] + "\n" for k in order), encoding="utf-8")
+    predictions = (source / "baselines" / "lexicon.test.jsonl").read_bytes()
+    first = score_file(track, source, predictions, bootstrap=300, seed=0)
+    again = score_file(track, bundle, predictions, bootstrap=300, seed=0)
+    assert first["ci"] and first["ci"] == again["ci"]
+    spans = first["metrics"].pop("spans", {})  # a mean of per-row floats (iou) may differ in the last bit
+    assert again["metrics"].pop("spans", {}) == pytest.approx(spans, rel=1e-12)
+    assert first["metrics"] == again["metrics"]
+    if track == "cold":  # the control: the old test-order bootstrap does tell the two orders apart
+        gold = np.array([json.loads(x)["label"] for x in lines])
+        pred = np.array([json.loads(x)["label"] for x in predictions.decode().splitlines()])
+        idx = resample_indices(len(gold), 300, 0)
+        old = percentile_ci(bootstrap_metrics(gold, pred, idx)["f1"])
+        assert old != percentile_ci(bootstrap_metrics(gold[order], pred[order], idx)["f1"])

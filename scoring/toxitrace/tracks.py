@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_indices
-from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, withhold
+from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
@@ -109,7 +109,7 @@ class ToxiTraceTrack:
         ci: dict[str, list[float]] = {}
         idx = resample_indices(len(gold), bootstrap, seed)
         if idx.size:
-            for path, values in _resampled(outcomes, idx).items():
+            for path, values in _resampled(_unlinked(outcomes), idx).items():
                 ci[path] = percentile_ci(values, DEFAULT_LEVEL)
 
         return {
@@ -148,6 +148,14 @@ class ToxiTraceTrack:
             {m: resampled_b.get(m, np.zeros(0)) for m in names},
             level=DEFAULT_LEVEL,
         )
+
+
+def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
+    """The per-row outcomes in canonical order (`scoring.disclosure.unlinked_rows`), for the published
+    intervals: they then depend on the confusion (and span) counts only, not on which rows were right."""
+    keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in outcomes]
+    order = unlinked_rows(np.column_stack([np.asarray(outcomes[k]) for k in keys]))
+    return {k: [outcomes[k][i] for i in order] for k in keys}
 
 
 def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
