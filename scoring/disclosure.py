@@ -45,7 +45,7 @@ def unlinked_rows(columns) -> np.ndarray:
     WHICH rows a submission got right, not only on how many, so comparing two submissions' intervals tells
     rows apart (bench/label_leak.py measures it). Resampling the outcomes in this canonical order makes an
     interval a function of the multiset of per-row outcomes only; its distribution is unchanged. Paired
-    comparisons keep test order (they must pair the same rows)."""
+    comparisons sort the two submissions' joint outcomes, so pairs stay pairs."""
     table = np.asarray(columns)
     if table.ndim == 1:
         table = table[:, None]

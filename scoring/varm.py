@@ -184,14 +184,15 @@ class VarmTrack:
             position = {row_id: k for k, row_id in enumerate(b["id"])}
             order = [position[row_id] for row_id in a["id"]]
             b = {key: [values[k] for k in order] for key, values in b.items()}
-        outcomes_a, outcomes_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+        in_order_a, in_order_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+        outcomes_a, outcomes_b = _unlinked_pair(in_order_a, in_order_b, a, b)  # resampled in canonical order
         names = [name for name in self.headline_metrics if name in HEADLINE_CI_METRICS]
         if metrics is not None:
             unknown = sorted(set(metrics) - set(names))
             if unknown:
                 raise ValueError(f"cannot compare on {unknown}; choose among {names}")
             names = list(dict.fromkeys(metrics))
-        point_a, point_b = metrics_for_rows(outcomes_a), metrics_for_rows(outcomes_b)
+        point_a, point_b = metrics_for_rows(in_order_a), metrics_for_rows(in_order_b)
         counts = resample_counts(resample_indices(outcomes_a.n, max(bootstrap, 0), seed), outcomes_a.n)
         if metrics is None:
             resampled_a = resampled_metrics(outcomes_a, counts, names)
@@ -201,6 +202,18 @@ class VarmTrack:
             resampled_b = _resampled_subset(outcomes_b, counts, names)
         return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
                                 resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+def _unlinked_pair(outcomes_a: RowOutcomes, outcomes_b: RowOutcomes, a: dict[str, list],
+                   b: dict[str, list]) -> tuple[RowOutcomes, RowOutcomes]:
+    """Both submissions' rows in one canonical order of their joint outcomes (`unlinked_rows`): pairs stay
+    pairs, and the published comparison depends on the joint counts only, not on which rows."""
+    order = unlinked_rows(np.hstack([outcomes_a.indicator_matrix(), outcomes_b.indicator_matrix()]))
+
+    def reordered(data: dict[str, list]) -> RowOutcomes:
+        return RowOutcomes.from_lists({key: [values[k] for k in order] for key, values in data.items()})
+
+    return reordered(a), reordered(b)
 
 
 def _needed_columns(names: Sequence[str]) -> list[int]:

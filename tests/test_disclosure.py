@@ -172,3 +172,26 @@ def test_intervals_depend_on_outcome_counts_not_on_which_rows(track: str, tmp_pa
         idx = resample_indices(len(gold), 300, 0)
         old = percentile_ci(bootstrap_metrics(gold, pred, idx)["f1"])
         assert old != percentile_ci(bootstrap_metrics(gold[order], pred[order], idx)["f1"])
+
+
+@pytest.mark.parametrize("track", ["varm", "cold"])
+def test_paired_comparisons_do_not_depend_on_which_rows(track: str) -> None:
+    """The public Compare tab and the tie groups use a paired bootstrap: the same two submissions over the
+    same test set in another row order give the same comparison (pairs kept, row identity dropped)."""
+    import numpy as np
+
+    from scoring.tracks import get_track
+
+    scorer = get_track(track)
+    refs = scorer.load_references(DEMO / track)
+    a = scorer.row_outcomes(refs, (DEMO / track / "baselines" / "lexicon.test.jsonl").read_bytes())
+    b = scorer.row_outcomes(refs, (DEMO / track / "baselines" / "char-ngram.test.jsonl").read_bytes())
+    order = np.random.default_rng(3).permutation(len(a["id"]))
+
+    def permuted(side: dict) -> dict:
+        return {key: [values[k] for k in order] for key, values in side.items()}
+
+    first = scorer.paired_compare(a, b, bootstrap=300, seed=0)
+    again = scorer.paired_compare(permuted(a), permuted(b), bootstrap=300, seed=0)
+    assert first and first == again
+    assert any(entry["ci"] and entry["ci"][0] != entry["ci"][1] for entry in first.values())

@@ -136,10 +136,11 @@ class ToxiTraceTrack:
                 raise ValueError(f"cannot compare on {unknown}; choose among {list(self.headline_metrics)}")
         wanted = self.headline_metrics if metrics is None else tuple(dict.fromkeys(metrics))
         spans = any(m.startswith("spans.") for m in wanted)
-        idx = resample_indices(len(a["id"]), bootstrap, seed)
+        idx = resample_indices(len(a["gold"]), bootstrap, seed)
         values_a, values_b = _flat_metrics(a, spans), _flat_metrics(b, spans)
-        resampled_a = _resampled(a, idx, spans) if idx.size else {}
-        resampled_b = _resampled(b, idx, spans) if idx.size else {}
+        unlinked_a, unlinked_b = _unlinked_pair(a, b)
+        resampled_a = _resampled(unlinked_a, idx, spans) if idx.size else {}
+        resampled_b = _resampled(unlinked_b, idx, spans) if idx.size else {}
         names = [m for m in wanted if m in values_a and m in values_b]
         return paired_bootstrap(
             {m: values_a[m] for m in names},
@@ -156,6 +157,16 @@ def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
     keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in outcomes]
     order = unlinked_rows(np.column_stack([np.asarray(outcomes[k]) for k in keys]))
     return {k: [outcomes[k][i] for i in order] for k in keys}
+
+
+def _unlinked_pair(a: dict[str, list], b: dict[str, list]) -> tuple[dict[str, list], dict[str, list]]:
+    """Two submissions' outcomes in one canonical order of their joint per-row outcomes: pairs stay pairs,
+    and a paired comparison depends on the joint counts only, not on which rows."""
+    keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in a and k in b]
+    joint = np.column_stack([np.asarray(side[k]) for side in (a, b) for k in keys])
+    order = unlinked_rows(joint)
+    first, second = ({k: [side[k][i] for i in order] for k in keys} for side in (a, b))
+    return first, second
 
 
 def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
