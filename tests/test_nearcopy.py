@@ -241,3 +241,20 @@ def test_submit_tab_and_submission_page_show_held_with_its_reason() -> None:
     assert line.startswith("**held 待审**") and "differs from an earlier submission in only 3 rows" in line
     assert status_line({"status": "held", "reason": reason}) == line  # the submit answer carries "reason"
     assert "held" in TERMINAL  # the status timer stops: a maintainer, not a worker, moves it on
+
+
+def test_reindex_covers_submissions_stored_before_the_guard(service, client):
+    """An upgraded store: a submission written without a fingerprint is invisible to the guard until
+    `index_earlier_submissions` (python -m worker reindex) adds it; then its near-copies are held."""
+    service.submit(identity="bob", track="cold", data=COLD, metadata={"model_name": "m"})
+    guard_files = [p for p in service.store.list("submissions")
+                   if p.endswith("/fingerprint.bin") or p.startswith("nearcopy/")]
+    service.store.commit("submissions", {}, guard_files, "as stored before the near-copy guard")
+    service = Service(service.config, service.store, service.enqueue)  # a fresh process: no cached index
+    assert service.submit(identity="eve", track="cold", data=flipped(COLD, [11]),
+                          metadata={"model_name": "m"})["status"] == "queued"  # the control: unseen
+    assert service.index_earlier_submissions("cold") == 1  # bob's; eve's upload indexed itself
+    assert service.index_earlier_submissions("cold") == 0  # idempotent
+    held = service.submit(identity="mallory", track="cold", data=flipped(COLD, [22]),
+                          metadata={"model_name": "m"})
+    assert held["status"] == "held" and "in only 1 row" in held["reason"]

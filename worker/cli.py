@@ -8,6 +8,7 @@ seed [--demo-dir D]             seed references, public files and baselines from
 held [--track T]                near-copies held for review (maintainers; names the earlier submission)
 release ID [--reason R]         score and publish a held submission
 reject ID --reason R            end a held submission unscored
+reindex [--track T]             index submissions stored before the near-copy guard existed (once, on upgrade)
 """
 
 from __future__ import annotations
@@ -142,6 +143,15 @@ def cmd_held(args, config: Config) -> int:
     return 0
 
 
+def cmd_reindex(args, config: Config) -> int:
+    from scoring.tracks import TRACK_NAMES
+
+    service = _service(config)
+    _print({track: service.index_earlier_submissions(track) for track in ([args.track] if args.track
+                                                                            else TRACK_NAMES)})
+    return 0
+
+
 def cmd_review(args, config: Config) -> int:
     from worker.service import NotHeld
 
@@ -196,6 +206,9 @@ def parser(config: Config) -> argparse.ArgumentParser:
         rv.add_argument("--reason", required=name == "reject", default="")
         rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
         rv.set_defaults(run=cmd_review)
+    ri = sub.add_parser("reindex", help="add submissions stored before the near-copy guard to its index")
+    ri.add_argument("--track")
+    ri.set_defaults(run=cmd_reindex)
     sd = sub.add_parser("seed", help="seed the store from the demo data")
     sd.add_argument("--demo-dir", default=str(DEMO_DIR))
     sd.set_defaults(run=cmd_seed)

@@ -16,12 +16,12 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from scoring.api import read_public_inputs
-from scoring.problems import Problem
+from scoring.problems import InputError, Problem
 from scoring.report import Report
 from scoring.tracks import TRACK_NAMES, get_track
 from worker import quotas
 from worker.config import Config
-from worker.nearcopy import Fingerprint, NearCopyIndex, held_reason
+from worker.nearcopy import Fingerprint, NearCopyIndex, fingerprint_path, held_reason
 from worker.records import (
     FINAL_BAD,
     HELD,
@@ -438,6 +438,36 @@ class Service:
 
 
     # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
+
+    def index_earlier_submissions(self, track: str) -> int:
+        """Add submissions stored before the near-copy guard existed to its index, so later uploads are
+        compared with them too. Idempotent; returns how many were added (`python -m worker reindex`)."""
+        check_track(track)
+        inputs = self.public_inputs(track)
+        scorer = get_track(track)
+        stored = set(self.store.list(AREA, f"{track}/"))
+        added = 0
+        for record in list_records(self.store, track):
+            sid = record["submission_id"]
+            if fingerprint_path(track, sid) in stored:
+                continue
+            data = self.store.read(AREA, predictions_path(track, sid)) or b""
+            try:
+                keys = scorer.prediction_keys(data, inputs)
+            except InputError:  # refused by the scorer, or made for other public inputs: nothing to compare
+                continue
+            fingerprint = Fingerprint.of(keys, inputs)
+
+            def build(store: Store, head: str, sid: str = sid, fingerprint: Fingerprint = fingerprint):
+                if store.read(AREA, fingerprint_path(track, sid), head) is not None:
+                    return {}, []
+                _, append = self._near_copies.find(store, track, fingerprint, head)
+                return append.files(sid), []
+
+            commit_with_retry(self.store, AREA, build, f"index {track}/{sid} for the near-copy guard",
+                              attempts=20)
+            added += 1
+        return added
 
     def held(self, track: str | None = None) -> list[dict]:
         """Submissions held as near-copies, oldest first, with what a reviewer needs (maintainers only:
