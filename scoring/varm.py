@@ -26,6 +26,7 @@ from .varm_metrics import (
     format_issue_counts,
     metric_arrays,
     metrics_for_rows,
+    normalise_target,
     overall_metrics,
     resampled_metrics,
     row_outcomes,
@@ -122,15 +123,14 @@ class VarmTrack:
 
     def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
         """One canonical string per input row (in input order) of what the scorer reads from its output:
-        the parsed record of a schema-valid output, one constant for every invalid one (the scorer gives
-        them all the same outcome). Gold-independent; InputError for an invalid file."""
+        the parsed record of a schema-valid output with its target as the multiset of its normalised
+        characters (all target F1 sees), one constant for every invalid output (the scorer gives them all
+        the same outcome). So edits that cannot change a score cannot make two files differ.
+        Gold-independent; InputError for an invalid file."""
         checked = self._check(data, inputs, advice=False)
         if not checked.report.valid:
             raise InputError(checked.report.errors, total=checked.report.errors_total)
-        return [
-            json.dumps(p.record, ensure_ascii=False, sort_keys=True) if p and p.schema_valid else "invalid"
-            for p in checked.parsed
-        ]
+        return [_scored_part(p) if p and p.schema_valid else "invalid" for p in checked.parsed]
 
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
         checked = self._check(data, self.public_inputs(refs), advice=False)
@@ -202,6 +202,12 @@ class VarmTrack:
             resampled_b = _resampled_subset(outcomes_b, counts, names)
         return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
                                 resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+def _scored_part(parsed: ParsedOutput) -> str:
+    record = dict(parsed.record)
+    record["target"] = "".join(sorted(normalise_target(record.get("target", ""))))
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 
 def _unlinked_pair(outcomes_a: RowOutcomes, outcomes_b: RowOutcomes, a: dict[str, list],

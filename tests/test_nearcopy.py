@@ -258,3 +258,29 @@ def test_reindex_covers_submissions_stored_before_the_guard(service, client):
     held = service.submit(identity="mallory", track="cold", data=flipped(COLD, [22]),
                           metadata={"model_name": "m"})
     assert held["status"] == "held" and "in only 1 row" in held["reason"]
+
+
+def test_score_neutral_edits_do_not_make_a_probe_look_new(client):
+    """Padding a one-row probe with edits that change no score (target spelling that target F1 cannot see,
+    spans on a track whose references have none) must not get it past the guard."""
+    post(client, VARM, "bob", track="varm")
+    lines = [json.loads(line) for line in VARM.decode().splitlines() if line.strip()]
+    lines[5]["output"] = lines[5]["output"].replace("[L:有害]", "[L:无害]")  # the probe: one label
+    padded = 0
+    for obj in lines[20:80]:
+        target = obj["output"].split("[T:", 1)[1].split("]", 1)[0] if "[T:" in obj["output"] else ""
+        if len(target) >= 2 and target != "无明确对象":  # same characters, another order: same target F1
+            swapped = f"[T:{target[1]} {target[0]}{target[2:]}]"  # also a space: normalised away
+            obj["output"] = obj["output"].replace(f"[T:{target}]", swapped, 1)
+            padded += 1
+    assert padded > 16
+    probe = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines).encode()
+    body = post(client, probe, "mallory", track="varm").json()
+    assert body["status"] == "held" and "in only 1 row" in body["reason"]
+
+    post(client, COLD, "bob")
+    rows = [json.loads(line) for line in flipped(COLD, [9]).decode().splitlines()]
+    for obj in rows[100:180]:
+        obj["spans"] = [[0, 1]]  # COLD scores no spans
+    spanned = "".join(json.dumps(o) + "\n" for o in rows).encode()
+    assert post(client, spanned, "mallory").json()["status"] == "held"

@@ -58,12 +58,14 @@ class ToxiTraceTrack:
         return parse_predictions(data, inputs, spans=self._span_mode)[1]
 
     def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
-        """One canonical string per input row (input order): the label, plus the merged spans when the
-        file gives spans on every line. Gold-independent; InputError for an invalid file."""
+        """One canonical string per input row (input order): the label, plus the merged spans on a span
+        track (cntp). The classification tracks' references carry no spans (COLD, ToxiCN), so spans there
+        change no score and are left out: they cannot make two files differ. Gold-independent; InputError
+        for an invalid file."""
         preds, report = parse_predictions(data, inputs, spans=self._span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
-        if preds.spans is None:
+        if preds.spans is None or not self.spans:
             return [str(int(label)) for label in preds.labels]
         pairs = zip(preds.labels, preds.spans, strict=True)
         return [f"{int(label)}|{sorted(spans)}" for label, spans in pairs]
