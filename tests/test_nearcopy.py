@@ -178,9 +178,11 @@ def test_held_submissions_use_a_quota_slot(tmp_path, demo_dir):
     seed_store(config, demo_dir)
     service = Service(config, open_store(config, areas=WEB_AREAS), RecordingEnqueuer())
     service.submit(identity="eve", track="cold", data=COLD, metadata={"model_name": "m"})
-    assert service.submit(identity="eve", track="cold", data=flipped(COLD, [0]),
-                          metadata={"model_name": "m"})["status"] == "held"
+    held = service.submit(identity="eve", track="cold", data=flipped(COLD, [0]), metadata={"model_name": "m"})
+    assert held["status"] == "held"
     assert service.quota("eve", "cold")["remaining"] == 0
+    service.reject(held["submission_id"], actor="boss", reason="label probe")
+    assert service.quota("eve", "cold")["remaining"] == 0  # a rejected probe still cost its slot
 
 
 def test_index_candidates_and_band_rule() -> None:

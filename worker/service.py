@@ -237,14 +237,15 @@ class Service:
         return None
 
     def _counted(self, track: str, index: dict, revision: str | None = None) -> list[str]:
-        """Times of accepted uploads that use the scored quota (failed ones give the slot back)."""
+        """Times of accepted uploads that use the scored quota (failed ones give the slot back; a held
+        near-copy keeps it even when rejected, or probing would cost nothing)."""
         now = datetime.now(UTC)
         times = []
         for entry in index["accepted"]:
             if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
                 continue
             record = load_record(self.store, track, entry["submission_id"], revision)
-            if record is not None and record["status"] not in FINAL_BAD:
+            if record is not None and (record["status"] not in FINAL_BAD or record.get("near_copy")):
                 times.append(entry["at"])
         return times
 
@@ -499,7 +500,7 @@ class Service:
         return {**public_view(record), "status": record["status"]}
 
     def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
-        """End a held submission: it is never scored (its quota slot is given back, as for any rejection)."""
+        """End a held submission: it is never scored, and it keeps using its quota slot."""
         if not reason.strip():
             raise ValueError("a reason is required to reject a held submission")
         record = self._review(submission_id, REJECTED, f"rejected by {actor} after review: {reason}",
