@@ -146,6 +146,8 @@ def _check_references(args: argparse.Namespace) -> int:
     else:
         track = get_track(args.track)
         checker = getattr(track, "check_reference_bundle", None)
+        for warning in getattr(track, "bundle_warnings", lambda _: [])(directory):
+            print(f"warning: {warning}", file=sys.stderr)
         if checker is not None:
             problems = list(checker(directory))
             total = len(problems)
