@@ -171,8 +171,8 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
     manifest = manifest_bytes(track, kind, sha, rows)
     if not same:
         def build_refs(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            stale = [p for p in s.list(REFERENCES, f"{track}/", head) if p not in refs]
-            return {**refs, f"{track}/{MANIFEST}": manifest}, stale
+            add = {**refs, f"{track}/{MANIFEST}": manifest}
+            return add, [p for p in s.list(REFERENCES, f"{track}/", head) if p not in add]
         commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
     elif read_json(store, REFERENCES, f"{track}/{MANIFEST}") is None:  # a legacy store: record it
         commit_with_retry(store, REFERENCES, lambda s, h: ({f"{track}/{MANIFEST}": manifest}, []),
