@@ -22,7 +22,6 @@ from pathlib import Path
 import uvicorn
 
 from space.auth import auth_mode, ensure_token_file
-from space.server import create_app
 from worker.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Configuration is by environment variable only: see README.md (Configuration).",
     ).parse_args(argv)  # --help prints this and exits; there are no options
+    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     config = Config.from_env()
     data_dir = Path(config.data_dir).resolve()
