@@ -25,7 +25,9 @@ from pathlib import Path
 from scoring.api import references_sha256
 from scoring.problems import InputError, Problem
 from scoring.tracks import get_track
+from worker.publish import Publisher
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
+from worker.seed import public_files, reference_files  # the files seed writes for the demo, for any bundle
 from worker.store import Store, commit_with_retry
 from worker.submissions import AREA as SUBMISSIONS
 from worker.submissions import dumps, list_records, read_json
@@ -147,8 +149,6 @@ def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int]) -> byt
 def install(store: Store, track: str, bundle: Path, *, replace: bool = False, kind: str = REAL,
             demo_dir: Path | None = None) -> Installed:
     """Install `bundle` as the reference set of `track` (see the module docstring)."""
-    from worker.seed import public_files, reference_files  # seed builds the same files for the demo
-
     check_track(track)
     bundle = Path(bundle)
     if not (bundle / "test.jsonl").is_file():
@@ -197,8 +197,6 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
 
     commit_with_retry(store, RESULTS, build_public, f"publish {kind} reference set {track} {sha[:12]}")
     if not same:
-        from worker.publish import Publisher
-
         Publisher(store).publish(track, note=f"{kind} reference set {sha[:12]} installed")
     return Installed(track, sha, rows, changed=not same, replaced=None if same else current, retired=retired,
                      needs_rescore=needs_rescore, public=sorted(public))
