@@ -292,3 +292,14 @@ def test_done_when_real_cold_on_a_fresh_embedded_service_without_the_demo(tmp_pa
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
     assert "SEED_DEMO=0: no demo seeded" in log_path.read_text()
+
+
+def test_cli_install_on_hub_repos(hub_env: dict[str, str], hub_store: Store, cold_bundle: Path,
+                                  cli_env) -> None:
+    """`python -m worker install` with STORE=hub: the real huggingface_hub client against the fake Hub."""
+    done = run_cli(cli_env(**hub_env), "install", "--track", "cold", str(cold_bundle))
+    assert done.returncode == 0, done.stderr
+    sha = done.stdout.split("sha256 ")[1].split()[0]
+    assert json.loads(hub_store.read("references", "cold/reference_set.json"))["sha256"] == sha
+    assert len(lines(hub_store.read("results", "cold/public/test_inputs.jsonl"))) == COLD_TEST_ROWS
+    assert hub_store.read("results", "cold/leaderboard.json") is not None

@@ -5,15 +5,18 @@
 of ``{"id", "text", "label", <breakdown fields>}``. Nothing is written unless every row is valid; errors
 name the file, the physical line and the column.
 
-- COLD (``thu-coai/COLDataset``): CSV ``,split,topic,label[,fine-grained-label],TEXT`` (the first column
-  an unnamed index, ignored). Split from the ``split`` column. Breakdowns: ``topic``; ``fine_label`` from
-  the test split's fine-grained label (0 other non-offensive, 1 attack individual, 2 attack group,
-  3 anti-bias).
-- ToxiCN (``DUT-lujunyu/ToxiCN``): ``ToxiCN_1.0.csv`` (``content, toxic, toxic_type, expression, target``
-  with ``target`` a six-place multi-hot string) or the JSON split files (an array of objects, ``target`` a
-  five-place list without the non-hate place). Also JSONL. Split from a ``split`` field, else from the file
-  name (``test.json`` -> test), else ``all``. Breakdowns: ``toxic_type``, ``expression``,
-  ``target_groups`` and ``topic``.
+- COLD (``thu-coai/COLDataset``, files in its ``COLDataset/`` sub-folder): CSV
+  ``,split,topic,label[,fine-grained-label],TEXT`` (the first column an unnamed index, ignored). Split from
+  the ``split`` column. Breakdowns: ``topic``; ``fine_label`` from the test split's fine-grained label
+  (0 other non-offensive, 1 attack individual, 2 attack group, 3 anti-bias).
+- ToxiCN (``DUT-lujunyu/ToxiCN``): ``ToxiCN_1.0.csv`` at the repository root (``content, toxic,
+  toxic_type, expression, target`` with ``target`` a six-place multi-hot string) or the JSON split files in
+  ``ToxiCN_ex/ToxiCN/data/`` (an array of objects on one line, ``target`` a five-place list without the
+  non-hate place). Also JSONL. Split from a ``split`` field, else from the file name (``test.json`` ->
+  test), else ``all``. Breakdowns: ``toxic_type``, ``expression``, ``target_groups`` and ``topic``.
+
+The summary lists ``warnings`` (not failures): rows whose split column disagrees with their file's name, no
+test split, texts repeated within a split, test texts also in train/dev (``quality.split_warnings``).
 
 Published files are CSV text, so codes there are read from digit strings ("1", also "1.0" as pandas writes
 them); the strict number-only label policy applies to our own JSONL, not to these sources.
