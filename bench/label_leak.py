@@ -3,7 +3,7 @@
     .venv/bin/python bench/label_leak.py [--quota 5] [--trials 3]
 
 The figures of docs/SECURITY.md ("Label probing"), per track at the real test sizes (COLD 5,323; ToxiCN
-2,411; CNTP 2,533; VARM-Bench 1,600), with the disclosure rules of scorer 2.0.0 and the near-copy guard.
+2,411; CNTP 2,533; VARM-Bench 1,600), with the disclosure rules of scorer 3.0.0 and the near-copy guard.
 
 Method (printed again with the figures):
 1. Bits per submission. Given their own predictions, a submitter learns from a published number only the
