@@ -104,7 +104,7 @@ def _score(args: argparse.Namespace) -> int:
         if subsets is not None and subsets.is_file():
             subsets = _membership_subsets(subsets, Path(tmp))
         result = score_file(args.track, references, predictions, subsets_dir=subsets,
-                            bootstrap=args.bootstrap, seed=args.seed)
+                            bootstrap=args.bootstrap, seed=args.seed, disclose=not args.all_cells)
     data = dumps_result(result)
     if args.output:
         _write_atomically(Path(args.output), data)
@@ -216,6 +216,9 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (0: none)")
     score.add_argument("--seed", type=int, default=0)
     score.add_argument("--output", help="write the result here (atomically) instead of stdout")
+    score.add_argument("--all-cells", action="store_true",
+                       help="keep breakdown/subset cells the leaderboard withholds (small or label-pure "
+                            "groups); for public data such as the dev split")
     score.set_defaults(run=_score)
 
     check = commands.add_parser("check-references", help="maintainer check of a reference bundle folder")

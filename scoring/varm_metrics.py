@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .disclosure import SMALL_CELL, small_cell, withhold
 from .protocol import DISCRETE_FIELDS, FIELDS, FORMAT_ISSUES, HARMFUL, NO_TARGET, VALUE_SETS, ParsedOutput
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "overall_metrics",
     "resampled_metrics",
     "row_outcomes",
+    "disclosed_subset",
     "subset_metrics",
     "target_f1",
 ]
@@ -281,6 +283,24 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
         "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
     })
     return out
+
+
+# Counts that do not depend on the gold labels' values per row (sizes, format issues of the outputs).
+_SUBSET_COUNTS = ("rows", "rows_harmful", "rows_non_harmful", "format_issues", "withheld")
+
+
+def disclosed_subset(cell: dict) -> dict:
+    """The publishable form of a subset cell (`scoring.disclosure`): a subset under MIN_CELL_ROWS rows
+    shows no metric; the gold-有害 / gold-无害 JREM (groups defined by the label) and their gap are shown
+    only when their own group reaches MIN_CELL_ROWS rows. `withheld` names what was left out and why."""
+    if small_cell(cell["rows"]):
+        return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], SMALL_CELL)
+    small = [key for key, n in (("jrem_harmful", "rows_harmful"), ("jrem_non_harmful", "rows_non_harmful"))
+             if small_cell(cell[n])]
+    if not small:
+        return {**cell, "withheld": None}
+    names = " and ".join(k.removeprefix("jrem_").replace("_", "-") for k in small)
+    return withhold(cell, [*small, "jrem_gap"], f"{names} JREM {SMALL_CELL}")
 
 
 def resampled_metrics(outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str] = HEADLINE_CI_METRICS,

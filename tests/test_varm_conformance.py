@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import f1_score
 
 from scoring.api import score_file
+from scoring.disclosure import MIN_CELL_ROWS, SMALL_CELL
 from scoring.protocol import parse_output
 from scoring.tracks import get_track
 from scoring.varm_metrics import target_f1 as scorer_target_f1
@@ -597,7 +598,7 @@ def check_dataset(dataset: dict, *, bootstrap: int = 0, sklearn: bool = False) -
             (bundle / "subsets").mkdir()
             for name, rows in subsets.items():
                 (bundle / "subsets" / f"{name}.jsonl").write_bytes(jsonl_bytes(rows))
-        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0)
+        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0, disclose=False)
         track = get_track("varm")
         refs = track.load_references(bundle)
         outcomes = track.row_outcomes(refs, predictions)
@@ -696,7 +697,7 @@ def test_demo_baselines_match_reference(baseline: str) -> None:
     }
     expected = ref.evaluate(gold_rows, dataset["outputs"], subsets)
     predictions = jsonl_bytes(lines)
-    result = score_file("varm", DEMO, predictions, bootstrap=0)
+    result = score_file("varm", DEMO, predictions, bootstrap=0, disclose=False)
     check_result(result, expected, gold_rows, subsets, sklearn=True)
 
 
@@ -1045,4 +1046,15 @@ def test_golden_expected_result_agrees_with_reference() -> None:
     subsets = {p.stem: read(p) for p in sorted((GOLDEN / "subsets").glob("*.jsonl"))}
     expected = ref.evaluate(gold_rows, outputs, subsets)
     golden = json.loads((GOLDEN / "expected_result.json").read_text(encoding="utf-8"))
-    check_result(golden, expected, gold_rows, subsets, sklearn=True)
+    # Its cue subsets are under 30 rows, so the published form withholds their metrics (scorer 3.0.0):
+    # sizes and format-issue counts must still agree with the oracle, and every metric must be null.
+    published = golden.pop("subsets")
+    check_result({**golden, "subsets": {}}, expected, gold_rows, {}, sklearn=True)
+    assert set(published) == set(subsets)
+    counts = {"rows", "rows_harmful", "rows_non_harmful", "withheld"}
+    for name, block in published.items():
+        assert block["rows"] == expected["subsets"][name]["rows"] < MIN_CELL_ROWS, name
+        assert block["format_issues"] == expected["subsets"][name]["format_issues"], name
+        assert block["withheld"] == SMALL_CELL, name
+        metrics = {k: v for k, v in flatten(block).items() if k not in counts and not k.startswith("format_")}
+        assert metrics and all(v is None for v in metrics.values()), name

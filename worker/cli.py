@@ -6,6 +6,10 @@ reconcile                       re-send stuck submissions now (needs the store a
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
 install --track T DIR [--replace]  install a real reference set (a bundle from `python -m scoring import`)
+held [--track T]                near-copies held for review (maintainers; names the earlier submission)
+release ID [--reason R]         score and publish a held submission
+reject ID --reason R            end a held submission unscored
+reindex [--track T]             index submissions stored before the near-copy guard existed (once, on upgrade)
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import httpx
 
 from worker.config import Config
 
-FINAL = {"published", "rejected", "failed"}
+FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 
 
 def _default_api(config: Config) -> str:
@@ -148,6 +152,42 @@ def cmd_install(args, config: Config) -> int:
     return 0
 
 
+def _service(config: Config):
+    from worker.celery import make_app
+    from worker.enqueue import CeleryEnqueuer
+    from worker.service import Service
+    from worker.store import WEB_AREAS, open_store
+
+    return Service(config, open_store(config, areas=WEB_AREAS), CeleryEnqueuer(make_app(config)))
+
+
+def cmd_held(args, config: Config) -> int:
+    _print(_service(config).held(args.track))
+    return 0
+
+
+def cmd_reindex(args, config: Config) -> int:
+    from scoring.tracks import TRACK_NAMES
+
+    service = _service(config)
+    _print({track: service.index_earlier_submissions(track) for track in ([args.track] if args.track
+                                                                            else TRACK_NAMES)})
+    return 0
+
+
+def cmd_review(args, config: Config) -> int:
+    from worker.service import NotHeld
+
+    service = _service(config)
+    action = service.release if args.command == "release" else service.reject
+    try:
+        _print(action(args.submission_id, actor=args.actor, reason=args.reason))
+    except (NotHeld, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def parser(config: Config) -> argparse.ArgumentParser:
     from worker.seed import DEMO_DIR
 
@@ -179,6 +219,19 @@ def parser(config: Config) -> argparse.ArgumentParser:
     rs.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
     rs.add_argument("--timeout", type=float, default=3600)
     rs.set_defaults(run=cmd_rescore)
+    hd = sub.add_parser("held", help="list near-copies held for review (maintainers)")
+    hd.add_argument("--track")
+    hd.set_defaults(run=cmd_held)
+    for name, what in (("release", "score and publish a held submission"),
+                       ("reject", "end a held submission unscored")):
+        rv = sub.add_parser(name, help=f"{what} (maintainers)")
+        rv.add_argument("submission_id")
+        rv.add_argument("--reason", required=name == "reject", default="")
+        rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+        rv.set_defaults(run=cmd_review)
+    ri = sub.add_parser("reindex", help="add submissions stored before the near-copy guard to its index")
+    ri.add_argument("--track")
+    ri.set_defaults(run=cmd_reindex)
     sd = sub.add_parser("seed", help="seed the store from the demo data")
     sd.add_argument("--demo-dir", default=str(DEMO_DIR))
     sd.set_defaults(run=cmd_seed)
