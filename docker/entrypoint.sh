@@ -18,6 +18,7 @@ DATA_DIR=${DATA_DIR:-/home/user/data}
 REDIS_PORT=${REDIS_PORT:-6379}
 WORKER_QUEUES=${WORKER_QUEUES:-submissions,publish,rescore}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-1}
+WORKER_NODE_FILE=/tmp/celery-worker-node
 export DATA_DIR
 mkdir -p "$DATA_DIR"
 
@@ -67,11 +68,15 @@ start_redis() {
 }
 
 start_worker() {
-  local beat=()
+  local beat=() node
   if [ "${WORKER_BEAT:-1}" = 1 ]; then
     beat=(--beat --schedule "$DATA_DIR/celerybeat-schedule")
   fi
-  celery -A worker worker --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
+  # A node name no other container shares (containers in one pod share the host name), kept where only
+  # this container looks: the HEALTHCHECK pings exactly this node (docker/healthcheck.py).
+  node=worker-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')@${HOSTNAME:-localhost}
+  echo "$node" > "$WORKER_NODE_FILE"
+  celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
     --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}" &
   started "celery worker"
 }

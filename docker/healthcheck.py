@@ -2,9 +2,10 @@
 
 - web:    GET http://127.0.0.1:$PORT/api/v1/health answers 200 (the web process is up and reaches the store
           and the broker).
-- worker: this container's own Celery node answers a ping sent through the broker: the worker process is alive,
-          consuming, and connected to the broker. A worker cut off from Redis, or hung, does not answer; another
-          container's worker cannot answer for it (the ping names this node).
+- worker: this container's own Celery node answers a ping sent through the broker: the worker process is
+          alive, consuming, and connected to the broker. A worker cut off from Redis, or hung, is silent;
+          another container's worker cannot answer for it (the ping names this node, whose name is random per
+          start).
 - all:    both (the web's check alone would pass with a hung worker).
 Exit 0 when healthy; else 1 with the reason on stderr, which the engine keeps in the container's health log.
 """
@@ -12,17 +13,23 @@ Exit 0 when healthy; else 1 with the reason on stderr, which the engine keeps in
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the app, for `worker`
 
 
-def worker_node() -> str:
-    """Celery's default node name, which docker/entrypoint.sh leaves in place."""
-    return f"celery@{socket.gethostname()}"
+WORKER_NODE_FILE = Path("/tmp/celery-worker-node")  # written by docker/entrypoint.sh's start_worker
+
+
+def worker_node() -> str | None:
+    """This container's Celery node name: unique per start, so no other worker can answer in its place."""
+    try:
+        return WORKER_NODE_FILE.read_text().strip() or None
+    except OSError:
+        return None
 
 
 def check_web() -> str | None:
@@ -44,6 +51,8 @@ def check_worker() -> str | None:
     from worker.config import Config
 
     node = worker_node()
+    if node is None:
+        return f"worker: no worker was started in this container ({WORKER_NODE_FILE} is missing)"
     try:
         replies = make_app(Config.from_env()).control.ping(destination=[node], timeout=4, limit=1)
     except Exception as exc:  # the broker itself is unreachable
