@@ -111,11 +111,12 @@ case "$ROLE" in
 esac
 
 # Exit as soon as one child does; say which and why; take the others down with it.
-status=0
+status=0 exited=""
 wait -n -p exited "${pids[@]}" || status=$?
-why="exit status $status"
+why="exit status $status" name="a child"
 if [ "$status" -gt 128 ]; then why="killed by SIG$(kill -l "$((status - 128))")"; fi
-log "${names[$exited]:-a child} (pid $exited) stopped: $why; stopping the others"
+if [ -n "$exited" ]; then name=${names[$exited]:-a child}; fi
+log "$name (pid ${exited:-?}) stopped: $why; stopping the others"
 stop_all
 [ "$status" = 0 ] && status=1  # a service that ends on its own is a failure too
 exit "$status"
