@@ -14,6 +14,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import uvicorn
@@ -53,28 +55,120 @@ def _die_with_parent() -> None:
         pass
 
 
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def stop(process: subprocess.Popen, timeout: float = 15) -> None:
     """Stop a subprocess started in its own session, with everything it forked.
 
     SIGTERM goes to the Celery main process only: its warm shutdown lets the pool child finish the task
     in hand (signalling the whole group would kill that child mid-task and force a redelivery). Whatever
-    is left after `timeout` is killed as a group."""
+    is left after `timeout` is killed as a group (the task's record stays in the store, and the next start
+    re-sends it)."""
     if process.poll() is None:
         process.terminate()
         try:
             process.wait(timeout)
         except subprocess.TimeoutExpired:
             pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    _kill_group(process.pid)
     process.wait()
+
+
+class EmbeddedWorker:
+    """The embedded Celery worker (with beat), restarted with back-off whenever it dies.
+
+    Before each (re)start, submissions left in flight by a dead worker are re-sent at once
+    (`python -m worker reconcile --stuck-after 0`): in the embedded mode this is the only worker, so
+    nothing else can be working on them."""
+
+    def __init__(self, env: dict[str, str], max_delay: float) -> None:
+        self.env, self.max_delay = env, max_delay
+        self.process: subprocess.Popen | None = None
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # start vs. stop
+        self._thread = threading.Thread(target=self._supervise, name="embedded-worker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _spawn(self) -> float:
+        subprocess.run(
+            [sys.executable, "-m", "worker", "reconcile", "--stuck-after", "0"],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, check=False, timeout=120,
+        )
+        with self._lock:
+            if self._stopping.is_set():
+                return time.monotonic()
+            self.process = subprocess.Popen(
+                WORKER_COMMAND, cwd=ROOT, env=self.env, start_new_session=True, preexec_fn=_die_with_parent
+            )
+            log.info("embedded Celery worker started (pid %d)", self.process.pid)
+        return time.monotonic()
+
+    def _supervise(self) -> None:
+        delay = 1.0
+        while not self._stopping.is_set():
+            started = self._spawn()
+            process = self.process
+            if process is None:
+                return
+            code = process.wait()
+            if self._stopping.is_set():
+                return
+            _kill_group(process.pid)  # a pool child or beat left behind by the dead main process
+            if time.monotonic() - started > 60:
+                delay = 1.0  # it had been running fine: a fresh failure, not a crash loop
+            log.warning(
+                "embedded Celery worker (pid %d) exited with code %s; restarting in %.0f s",
+                process.pid, code, delay,
+            )
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, self.max_delay)
+
+    def begin_stop(self) -> None:
+        """Start a warm shutdown now (it runs while the web server drains)."""
+        with self._lock:
+            self._stopping.set()
+            if self.process is not None and self.process.poll() is None:
+                self.process.terminate()
+
+    def stop(self, timeout: float) -> None:
+        self.begin_stop()
+        with self._lock:
+            process = self.process
+        if process is not None:
+            stop(process, timeout)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, telling the embedded worker to stop as soon as the signal arrives (in parallel)."""
+
+    on_exit: list = []
+
+    def handle_exit(self, sig: int, frame) -> None:
+        for callback in self.on_exit:
+            callback()
+        super().handle_exit(sig, frame)
+
+
+# SIGTERM to gone: the platform's grace period is 10 s (Docker); we aim for under 5 s in all.
+GRACEFUL_WEB_SECONDS = 2
+SHUTDOWN_SECONDS = 4.0
 
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    config = Config.from_env()
+    try:
+        config = Config.from_env()
+    except ValueError as exc:  # a bad variable stops start-up with one line naming it
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -88,22 +182,32 @@ def main() -> int:
     worker = None
     if config.celery_broker_url is None:
         subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
-        worker = subprocess.Popen(
-            WORKER_COMMAND, cwd=ROOT, env=env, start_new_session=True, preexec_fn=_die_with_parent
-        )
-        log.info("embedded Celery worker started (pid %d)", worker.pid)
+        worker = EmbeddedWorker(env, config.worker_restart_max_delay)
+        worker.start()
+    stopping_at: list[float] = []
+
+    def on_exit() -> None:
+        stopping_at.append(time.monotonic())
+        if worker is not None:
+            worker.begin_stop()
+
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        uvicorn.run(
-            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info",
-            # Open Gradio connections (a browser tab, a client) must not hold a shutdown forever.
-            timeout_graceful_shutdown=5,
+    server = _Server(
+        uvicorn.Config(
+            create_app(config), host=config.host, port=config.port, log_level="info",
+            # Open Gradio connections (a browser tab, a client) must not hold a shutdown.
+            timeout_graceful_shutdown=GRACEFUL_WEB_SECONDS,
         )
+    )
+    server.on_exit = [on_exit]
+    try:
+        server.run()
     finally:
         if worker is not None:
-            stop(worker)
+            began = stopping_at[0] if stopping_at else time.monotonic()
+            worker.stop(max(0.5, SHUTDOWN_SECONDS - (time.monotonic() - began)))
     return 0
 
 

@@ -15,10 +15,12 @@ from scoring.limits import MAX_FILE_BYTES
 from space.auth import Auth
 from worker.quotas import QuotaExceeded, parse_iso
 from worker.records import check_track
-from worker.service import NotReady, Service
+from worker.service import DiskFull, NotReady, Service
+from worker.slots import Busy
 
 UPLOAD_PATHS = ("/api/v1/submissions", "/api/v1/validate")
 FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundaries
+BUSY_DOC = "Busy (every upload slot taken; see Retry-After) or track not ready"
 
 
 class BodyLimit:
@@ -54,6 +56,18 @@ def _too_large_text(limit: int) -> str:
 
 def _too_large(limit: int) -> JSONResponse:
     return JSONResponse({"detail": _too_large_text(limit)}, status_code=413)
+
+
+def _busy(exc: Busy) -> JSONResponse:
+    return JSONResponse(
+        {"detail": str(exc), "retry_after": exc.retry_after},
+        status_code=503,
+        headers={"Retry-After": str(exc.retry_after)},
+    )
+
+
+def _disk_full(exc: DiskFull) -> JSONResponse:
+    return JSONResponse({"detail": str(exc), "problem": "disk_full"}, status_code=507)
 
 
 def _rejected(report: dict) -> JSONResponse:
@@ -115,6 +129,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             413: {"description": "File too large"},
             422: {"description": "Invalid file or metadata: line-numbered errors"},
             429: {"description": "Over quota; see next_slot_at and Retry-After"},
+            503: {"description": BUSY_DOC},
+            507: {"description": "The server's disk is full; nothing was stored"},
         },
     )
     async def submit(
@@ -135,18 +151,26 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             check_track(track)
         except ValueError as exc:
             return _field_error("track", str(exc))
+        try:
+            async with service.slots.hold_async():  # bounded: the bytes are in memory only inside
+                return await _store_upload(user, track, file, {
+                    "model_name": model_name,
+                    "organisation": organisation,
+                    "model_type": model_type,
+                    "setting": setting,
+                    "paper_url": paper_url,
+                    "code_url": code_url,
+                    "description": description,
+                })
+        except Busy as exc:
+            return _busy(exc)
+        except DiskFull as exc:
+            return _disk_full(exc)
+
+    async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict) -> JSONResponse:
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
-        metadata = {
-            "model_name": model_name,
-            "organisation": organisation,
-            "model_type": model_type,
-            "setting": setting,
-            "paper_url": paper_url,
-            "code_url": code_url,
-            "description": description,
-        }
         try:
             # Validation and the store commit block: keep them off the event loop.
             out = await run_in_threadpool(
@@ -197,17 +221,24 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         status = service.health()
         return JSONResponse(status, status_code=200 if status["ok"] else 503)
 
-    @router.post("/validate", summary="Validate a predictions file against the public test inputs")
+    @router.post(
+        "/validate",
+        summary="Validate a predictions file against the public test inputs",
+        responses={503: {"description": BUSY_DOC}},
+    )
     async def validate(file: Annotated[UploadFile, File()], track: Annotated[str, Form()]):
         try:
             check_track(track)
         except ValueError as exc:
             return _field_error("track", str(exc))
-        data = await _read_capped(file, max_file_bytes)
-        if data is None:
-            return _too_large(max_file_bytes)
         try:
-            return await run_in_threadpool(service.validate, track, data)
+            async with service.slots.hold_async():  # bounded: the bytes are in memory only inside
+                data = await _read_capped(file, max_file_bytes)
+                if data is None:
+                    return _too_large(max_file_bytes)
+                return await run_in_threadpool(service.validate, track, data)
+        except Busy as exc:
+            return _busy(exc)
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 
