@@ -23,6 +23,7 @@ import uvicorn
 from space.auth import auth_mode, ensure_token_file
 from space.server import create_app
 from worker.config import Config
+from worker.heartbeat import Heartbeats, heartbeat_name
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("space")
@@ -86,8 +87,8 @@ class EmbeddedWorker:
     (`python -m worker reconcile --stuck-after 0`): in the embedded mode this is the only worker, so
     nothing else can be working on them."""
 
-    def __init__(self, env: dict[str, str], max_delay: float) -> None:
-        self.env, self.max_delay = env, max_delay
+    def __init__(self, env: dict[str, str], max_delay: float, heartbeats: Heartbeats) -> None:
+        self.env, self.max_delay, self.heartbeats = env, max_delay, heartbeats
         self.process: subprocess.Popen | None = None
         self._stopping = threading.Event()
         self._lock = threading.Lock()  # start vs. stop
@@ -121,6 +122,8 @@ class EmbeddedWorker:
             if self._stopping.is_set():
                 return
             _kill_group(process.pid)  # a pool child or beat left behind by the dead main process
+            # Health turns red now, not when the dead worker's last heartbeat goes stale.
+            self.heartbeats.forget(heartbeat_name("worker", process.pid))
             if time.monotonic() - started > 60:
                 delay = 1.0  # it had been running fine: a fresh failure, not a crash loop
             log.warning(
@@ -182,7 +185,7 @@ def main() -> int:
     worker = None
     if config.celery_broker_url is None:
         subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
-        worker = EmbeddedWorker(env, config.worker_restart_max_delay)
+        worker = EmbeddedWorker(env, config.worker_restart_max_delay, Heartbeats(config))
         worker.start()
     stopping_at: list[float] = []
 
@@ -208,8 +211,18 @@ def main() -> int:
         if worker is not None:
             began = stopping_at[0] if stopping_at else time.monotonic()
             worker.stop(max(0.5, SHUTDOWN_SECONDS - (time.monotonic() - began)))
+            log.info("embedded Celery worker stopped")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+    except SystemExit as exc:  # SIGTERM, after the `finally` in main() stopped the worker
+        code = exc.code if isinstance(exc.code, int) else 0
+    # Everything that matters is durable in the store by now; library threads (Gradio, Celery's pools)
+    # winding down at interpreter exit took seconds more than the platform's grace period allows.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

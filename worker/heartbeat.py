@@ -25,6 +25,10 @@ HEARTBEAT_STALE = 10.0
 log = logging.getLogger(__name__)
 
 
+def heartbeat_name(kind: str, pid: int) -> str:
+    return f"{kind}:{socket.gethostname()}:{pid}"
+
+
 class Heartbeats:
     """Writes and reads the heartbeats of one deployment."""
 
@@ -79,7 +83,7 @@ class Heartbeats:
     def start(self, kind: str) -> Callable[[], None]:
         """Beat as `<kind>:<host>:<pid>` from a daemon thread; returns the function that stops it (and
         removes the heartbeat)."""
-        name = f"{kind}:{socket.gethostname()}:{os.getpid()}"
+        name = heartbeat_name(kind, os.getpid())
         stop = threading.Event()
 
         def loop() -> None:
