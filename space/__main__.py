@@ -162,7 +162,7 @@ class _Server(uvicorn.Server):
 
 # SIGTERM to gone: the platform's grace period is 10 s (Docker); we aim for under 5 s in all.
 GRACEFUL_WEB_SECONDS = 2
-SHUTDOWN_SECONDS = 4.0
+SHUTDOWN_SECONDS = 3.0
 
 
 def main() -> int:

@@ -88,6 +88,16 @@ def _field_error(field: str, message: str) -> JSONResponse:
     )
 
 
+def _size(upload: UploadFile) -> int:
+    """The upload's size as spooled (to a temporary file, not memory, past 1 MB) by the form parser."""
+    if upload.size is not None:
+        return upload.size
+    upload.file.seek(0, 2)
+    size = upload.file.tell()
+    upload.file.seek(0)
+    return size
+
+
 async def _read_capped(upload: UploadFile, limit: int) -> bytes | None:
     """The upload's bytes, or None when it is larger than `limit` (reading stops at limit + 1)."""
     chunks, size = [], 0
@@ -152,7 +162,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except ValueError as exc:
             return _field_error("track", str(exc))
         try:
-            async with service.slots.hold_async():  # bounded: the bytes are in memory only inside
+            async with service.slots.hold_async(_size(file)):  # the bytes are in memory only inside
                 return await _store_upload(user, track, file, {
                     "model_name": model_name,
                     "organisation": organisation,
@@ -232,7 +242,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except ValueError as exc:
             return _field_error("track", str(exc))
         try:
-            async with service.slots.hold_async():  # bounded: the bytes are in memory only inside
+            async with service.slots.hold_async(_size(file)):  # the bytes are in memory only inside
                 data = await _read_capped(file, max_file_bytes)
                 if data is None:
                     return _too_large(max_file_bytes)

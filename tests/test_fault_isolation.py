@@ -104,13 +104,13 @@ def test_disk_full_answers_507_json_and_health_is_degraded(config: Config, monke
 
 
 def test_work_slots_bound_concurrency_and_refuse_the_excess() -> None:
-    slots = WorkSlots(2, queue_seconds=0.5)
+    slots = WorkSlots(2, queue_seconds=0.5, budget_bytes=10**9)
     inside, peak, refused = [0], [0], []
     lock = threading.Lock()
 
     def work() -> None:
         try:
-            with slots.hold():
+            with slots.hold(1000):
                 with lock:
                     inside[0] += 1
                     peak[0] = max(peak[0], inside[0])
@@ -128,7 +128,17 @@ def test_work_slots_bound_concurrency_and_refuse_the_excess() -> None:
     assert peak[0] == 2
     assert refused and all(r >= 1 for r in refused)  # more than 2 + 8 waiters, or waited too long
     assert len(refused) < 16  # positive control: the slots did let work through
-    with slots.hold():  # and are all free again
+    with slots.hold(1000):  # and are all free again
+        pass
+    # The memory budget: two large uploads take turns, a small one runs beside a large one.
+    budget = WorkSlots(4, queue_seconds=0.1, budget_bytes=600)
+    with budget.hold(60):  # costs 360
+        with pytest.raises(Busy):
+            with budget.hold(60):
+                pass
+        with budget.hold(10):
+            pass
+    with budget.hold(200):  # alone, even over the budget
         pass
 
 
@@ -139,7 +149,7 @@ def test_rest_upload_gets_503_with_retry_after_when_every_slot_is_taken(config: 
         RecordingEnqueuer(),
     )
     client = _client(config, service)
-    with service.slots.hold():  # someone else is validating
+    with service.slots.hold(len(VALID)):  # someone else is validating
         busy = client.post("/api/v1/validate", data={"track": "varm"}, files={"file": ("p", VALID)})
         assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
         assert _submit(client).status_code == 503

@@ -80,7 +80,8 @@ class Config:
     task_time_limit: int | None = None  # None: soft + 60
     celery_key_prefix: str = ""
     celery_visibility_timeout: int | None = None  # None: twice the hard time limit
-    work_slots: int = 2  # uploads/validations processed at once by one web process
+    work_slots: int = 4  # uploads/validations processed at once by one web process
+    work_memory_mb: int = 400  # ...whose estimated memory (worker/slots.py) may not exceed this together
     work_queue_seconds: float = 10.0  # how long a request waits for a slot before a 503
     worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
     min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
@@ -107,6 +108,7 @@ class Config:
             ("TASK_TIME_LIMIT", self.hard_time_limit, self.task_soft_time_limit),
             ("CELERY_VISIBILITY_TIMEOUT", self.celery_visibility_timeout or self.hard_time_limit, 1),
             ("WORK_SLOTS", self.work_slots, 1),
+            ("WORK_MEMORY_MB", self.work_memory_mb, 1),
             ("WORK_QUEUE_SECONDS", self.work_queue_seconds, 0),
             ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
             ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
@@ -150,7 +152,8 @@ class Config:
             task_time_limit=_opt_int(env, "TASK_TIME_LIMIT"),
             celery_key_prefix=env.get("CELERY_KEY_PREFIX", "").strip(),
             celery_visibility_timeout=_opt_int(env, "CELERY_VISIBILITY_TIMEOUT"),
-            work_slots=_int(env, "WORK_SLOTS", 2),
+            work_slots=_int(env, "WORK_SLOTS", 4),
+            work_memory_mb=_int(env, "WORK_MEMORY_MB", 400),
             work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),

@@ -104,7 +104,7 @@ class Service:
         self.head_ttl = head_ttl
         self.liveness = liveness  # None: health does not ask about workers (in-process tests)
         self.stale_after = stale_after
-        self.slots = WorkSlots(config.work_slots, config.work_queue_seconds)
+        self.slots = WorkSlots(config.work_slots, config.work_queue_seconds, config.work_memory_mb << 20)
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
         self._lock = threading.Lock()  # guards the fields below
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)

@@ -57,10 +57,10 @@ def refused(message: str) -> gr.Error:
     return gr.Error(message, print_exception=False)
 
 
-def _slot(service: object):
+def _slot(service: object, path: str):
     """The web process's work slot for reading and validating an upload (see worker/slots.py)."""
     slots = getattr(service, "slots", None)
-    return slots.hold() if slots is not None else contextlib.nullcontext()
+    return slots.hold(Path(path).stat().st_size) if slots is not None else contextlib.nullcontext()
 
 
 def _read_upload(path: str | None) -> bytes | None:
@@ -320,7 +320,7 @@ class UI:
         if not path:
             return t("need_file", lang), report_frame(None)
         try:
-            with _slot(self.service):  # the same bound as POST /api/v1/validate
+            with _slot(self.service, path):  # the same bound as POST /api/v1/validate
                 report = self.service.validate(track, _read_upload(path))  # type: ignore[attr-defined]
         except gr.Error:
             raise
@@ -374,7 +374,7 @@ class UI:
             "description": description or "",
         }
         try:
-            with _slot(self.service):  # the same bound as POST /api/v1/submissions
+            with _slot(self.service, path):  # the same bound as POST /api/v1/submissions
                 out = self.service.submit(
                     identity=who.name,
                     track=track,
