@@ -230,3 +230,30 @@ def test_hide_while_broker_down_is_republished_by_the_reconciler(config: Config)
     service.moderate(sid, actor="boss", hidden=True, reason="spam")  # the publish is lost
     assert time.monotonic() - started < 5
     assert reconcile(store, seen, stuck_after=0)["publish"] == ["varm"]  # the board disagrees: re-sent
+
+
+def test_refused_ui_call_logs_one_line_and_the_maintainer_report_lists_quarantine(
+    config: Config, caplog, tmp_path: Path
+) -> None:
+    import gradio as gr
+
+    from space.ui.handlers import UI, quarantine_markdown
+
+    service = Service(config, open_store(config), RecordingEnqueuer())
+    ui = UI(service, auth_mode="open")
+    upload = tmp_path / "p.jsonl"
+    upload.write_bytes(VALID)
+    caplog.set_level("WARNING")
+    with pytest.raises(gr.Error) as refused:
+        ui.validate("no-such-track", str(upload), "en")
+    assert refused.value.print_exception is False  # Gradio prints no traceback for it
+    lines = [r.getMessage() for r in caplog.records if "refused UI call" in r.getMessage()]
+    assert len(lines) == 1 and "\n" not in lines[0] and not any(r.exc_info for r in caplog.records)
+    text, _ = ui.validate("varm", str(upload), "en")  # positive control: the same file on a real track
+    assert "✓" in text
+
+    sid = _submit(_client(config, service)).json()["submission_id"]
+    assert quarantine_markdown(service.quarantined("varm")) == ""
+    _corrupt(service.store, f"varm/{sid}/submission.json")
+    listed = quarantine_markdown(service.quarantined("varm"))
+    assert f"varm/{sid}/submission.json" in listed and "not JSON" in listed

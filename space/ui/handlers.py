@@ -623,9 +623,12 @@ class UI:
         return f"{started}\n\nLatest report 最新报告: {summary}", table
 
     def maint_report(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None):
-        """The latest diff report (dry-run reports are private: maintainers only)."""
+        """The latest diff report (dry-run reports are private: maintainers only), and the track's
+        quarantined (unreadable, skipped) submission records."""
         self._maintainer(token, profile)
-        return self.rescore_report(track)
+        summary, table = self.rescore_report(track)
+        listed = getattr(self.service, "quarantined", None)
+        return summary + quarantine_markdown(listed(track) if callable(listed) else []), table
 
     def rescore_report(self, track: str) -> tuple[str, pd.DataFrame]:
         """The newest re-score diff report of a track as (summary, table).
@@ -692,6 +695,18 @@ class UI:
         except ValueError as exc:
             raise refused(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+
+
+def quarantine_markdown(items: list[dict]) -> str:
+    """The maintainer report's list of unreadable submission records ("" when there are none)."""
+    if not items:
+        return ""
+    lines = [f"- {code(i['path'])}: {md(i['problem'])}" for i in items[:50]]
+    more = f"\n- … and {len(items) - 50} more" if len(items) > 50 else ""
+    return (
+        f"\n\n**Quarantined records 隔离的记录** ({len(items)}; skipped by the pipeline, "
+        "`python -m worker quarantine`):\n" + "\n".join(lines) + more
+    )
 
 
 def link_markdown(query: str) -> str:
