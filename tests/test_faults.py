@@ -112,10 +112,14 @@ def assert_published_exactly_once(store: Store, track: str, sids: set[str]) -> N
 def stack(tmp_path: Path):
     """Private redis-server, seeded LocalStore (varm, cold), in-process Service; tests add workers."""
     redis = procs.RedisServer(tmp_path / "redis").start()
-    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis.url, stuck_after_seconds=3)
+    env = procs.base_env(tmp_path / "data", redis.url, STUCK_AFTER_SECONDS="3")
+    config = Config(
+        data_dir=tmp_path / "data",
+        celery_broker_url=redis.url,
+        celery_key_prefix=env["CELERY_KEY_PREFIX"],  # the in-process Service's app sends there too
+        stuck_after_seconds=3,
+    )
     seed(config, small_demo(tmp_path))
-    env = procs.base_env(config.data_dir, redis.url, STUCK_AFTER_SECONDS="3")
-    os.environ["CELERY_KEY_PREFIX"] = env["CELERY_KEY_PREFIX"]  # the in-process Service's app uses it
     service = Service(config, open_store(config), CeleryEnqueuer(make_app(config)))
     workers: list[procs.Worker] = []
     ctx = {
@@ -130,7 +134,6 @@ def stack(tmp_path: Path):
     for worker in workers:
         worker.stop()
     redis.stop()
-    os.environ.pop("CELERY_KEY_PREFIX", None)
 
 
 def submit(service: Service, data: bytes, user: str, track: str = "varm") -> str:
@@ -340,15 +343,19 @@ def test_hub_faults_publish_once_and_never_half_written(
 
     redis = procs.RedisServer(tmp_path / "redis").start()
     try:
-        config = dataclasses.replace(hub_config, celery_broker_url=redis.url, stuck_after_seconds=5)
-        seed(config, small_demo(tmp_path, ("varm",)), cache_dir=tmp_path / "seed-cache", **HUB_TEST_OPTIONS)
         env = {
-            **procs.base_env(config.data_dir, redis.url, STUCK_AFTER_SECONDS="5"),
+            **procs.base_env(hub_config.data_dir, redis.url, STUCK_AFTER_SECONDS="5"),
             **hub_env,
             "STORE": "hub",
             "HF_HOME": str(tmp_path / "hf-home"),
         }
-        os.environ["CELERY_KEY_PREFIX"] = env["CELERY_KEY_PREFIX"]
+        config = dataclasses.replace(
+            hub_config,
+            celery_broker_url=redis.url,
+            celery_key_prefix=env["CELERY_KEY_PREFIX"],
+            stuck_after_seconds=5,
+        )
+        seed(config, small_demo(tmp_path, ("varm",)), cache_dir=tmp_path / "seed-cache", **HUB_TEST_OPTIONS)
         store = open_store(config, cache_dir=tmp_path / "test-cache", **HUB_TEST_OPTIONS)
         service = Service(config, store, CeleryEnqueuer(make_app(config)))
         results_commit = config.hf_results_repo.split("/")[1] + r"/commit/"
@@ -384,7 +391,6 @@ def test_hub_faults_publish_once_and_never_half_written(
         )
     finally:
         redis.stop()
-        os.environ.pop("CELERY_KEY_PREFIX", None)
 
 
 def _pids_mentioning(text: str) -> list[int]:
