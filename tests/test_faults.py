@@ -730,6 +730,7 @@ def test_redis_outage_uploads_answer_fast_and_publish_after_it(tmp_path: Path) -
         hidden_id = first.json()["submission_id"]
         wait_for(lambda: _status(dep.url, hidden_id) == "published", 90, "the first publish")
         assert hidden_id in _on_board(dep.url, "varm")
+        wait_for(lambda: _health(dep.url)[1].get("worker") == "ok", 30, "the worker's heartbeat (Redis mode)")
         config = Config(
             data_dir=dep.data_dir,
             celery_broker_url=dep.redis.url,
