@@ -825,3 +825,11 @@ def test_corrupt_record_leaves_other_submissions_and_tracks_publishing(tmp_path:
             quarantine_listed=True,
         )
         print(f"\ncorrupt record: {len(others)} others published in {seconds:.1f} s; logged {mentions}x")
+        # Redis mode too: health turns red once no worker heartbeat is fresh (the worker is SIGKILLed, so it
+        # cannot say goodbye; its last heartbeat goes stale).
+        assert _health(dep.url)[1]["worker"] == "ok"
+        dep.workers[0].proc.kill()
+        killed = time.monotonic()
+        wait_for(lambda: _health(dep.url)[0] == 503, 40, "health to go red without a worker")
+        assert _health(dep.url)[1]["worker"] != "ok"
+        print(f"Redis mode: health red {time.monotonic() - killed:.1f} s after the worker's SIGKILL")
