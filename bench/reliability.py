@@ -392,8 +392,8 @@ def render(codes: dict[str, int] | None) -> str:
     lines += [
         "",
         "Figures depend on the machine and its load (2 cores, shared with other test runs, when "
-        "generated); bounds asserted by the tests are in `tests/hostile/runner.py` and "
-        "`tests/hostile/rest.py`.",
+        "generated); bounds asserted by the tests are in `tests/hostile/runner.py`, "
+        "`tests/hostile/rest.py` and `tests/test_faults.py`.",
         "",
     ]
     return "\n".join(lines)
