@@ -180,14 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Configuration is by environment variable only: see README.md (Configuration).",
     ).parse_args(argv)  # --help prints this and exits; there are no options
-    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
-
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = Config.from_env()
     except ValueError as exc:  # a bad variable stops start-up with one line naming it
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
+    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
+
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -237,8 +237,10 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     try:
         code = main()
-    except SystemExit as exc:  # SIGTERM, after the `finally` in main() stopped the worker
-        code = exc.code if isinstance(exc.code, int) else 0
+    except SystemExit as exc:  # SIGTERM (after the `finally` in main() stopped the worker), or --help
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     # Everything that matters is durable in the store by now; library threads (Gradio, Celery's pools)
     # winding down at interpreter exit took seconds more than the platform's grace period allows.
     logging.shutdown()
