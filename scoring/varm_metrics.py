@@ -77,7 +77,11 @@ def target_f1(predicted: str, gold: str) -> float:
 
 
 def gold_target(record: dict) -> str:
-    """The gold target, with the validator's rule: blank target + no-target type reads as 无明确对象."""
+    """The authors' VALIDATOR's reading of a gold target (blank target + no-target type reads as 无明确对象).
+
+    Only the reference checker uses it (to accept such rows and their cot); the official metrics compare
+    with the gold target as written, as the authors' evaluate.py does (spec §1), so a blank gold target
+    is never correct."""
     target = record.get("target") or ""
     if not target.strip() and record.get("target_type") == NO_TARGET:
         return NO_TARGET
@@ -165,7 +169,7 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOut
             continue  # every field of an invalid output counts as wrong
         valid[i] = True
         record = out.record
-        t_f1[i] = target_f1(record["target"], gold_target(ref))
+        t_f1[i] = target_f1(record["target"], ref["target"])
         correct[i, 0] = t_f1[i] >= TARGET_MATCH_THRESHOLD
         pred_codes[i] = [code[record[name]] for name, code in codes]
         correct[i, 1:] = [record[name] == ref[name] for name in DISCRETE_FIELDS]

@@ -1,13 +1,16 @@
 """`python -m space`: run the leaderboard service on $PORT (default 7860), data under $DATA_DIR (./data).
 
-Embedded default (no CELERY_BROKER_URL): seeds the store from data/demo on first start, then runs the
-web process plus one Celery worker subprocess (with beat, for the reconciler) on a SQLite broker.
+Embedded default (no CELERY_BROKER_URL): seeds the store from data/demo on first start (SEED_DEMO=0
+skips it: tracks without a reference set then say so; install real ones with `python -m worker install`),
+then runs the web process plus one Celery worker subprocess (with beat, for the reconciler) on a SQLite
+broker.
 With CELERY_BROKER_URL set, only the web process starts; run workers separately, e.g.
 `celery -A worker worker -Q submissions,publish,rescore` (and `celery -A worker beat` once).
 """
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import logging
 import os
@@ -21,7 +24,6 @@ from pathlib import Path
 import uvicorn
 
 from space.auth import auth_mode, ensure_token_file
-from space.server import create_app
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name
 
@@ -165,13 +167,27 @@ GRACEFUL_WEB_SECONDS = 2
 SHUTDOWN_SECONDS = 3.0
 
 
-def main() -> int:
+def seed_demo_enabled() -> bool:
+    """SEED_DEMO (default 1): 0 starts without the synthetic demo, as the Docker entrypoint does."""
+    value = os.environ.get("SEED_DEMO", "1").strip()
+    if value not in ("0", "1"):
+        raise SystemExit(f"SEED_DEMO must be 0 or 1 (got {value!r})")
+    return value == "1"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Configuration is by environment variable only: see README.md (Configuration).",
+    ).parse_args(argv)  # --help prints this and exits; there are no options
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = Config.from_env()
     except ValueError as exc:  # a bad variable stops start-up with one line naming it
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
+    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
+
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -184,7 +200,10 @@ def main() -> int:
             )
     worker = None
     if config.celery_broker_url is None:
-        subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
+        if seed_demo_enabled():
+            subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
+        else:
+            log.info("SEED_DEMO=0: no demo seeded; tracks without a reference set take no submissions")
         worker = EmbeddedWorker(env, config.worker_restart_max_delay, Heartbeats(config))
         worker.start()
     stopping_at: list[float] = []
@@ -218,8 +237,10 @@ def main() -> int:
 if __name__ == "__main__":
     try:
         code = main()
-    except SystemExit as exc:  # SIGTERM, after the `finally` in main() stopped the worker
-        code = exc.code if isinstance(exc.code, int) else 0
+    except SystemExit as exc:  # SIGTERM (after the `finally` in main() stopped the worker), or --help
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     # Everything that matters is durable in the store by now; library threads (Gradio, Celery's pools)
     # winding down at interpreter exit took seconds more than the platform's grace period allows.
     logging.shutdown()

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
+from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
 from worker.quotas import QuotaExceeded, parse_iso
 from worker.records import check_track
@@ -216,7 +217,12 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
 
     @router.get("/leaderboard", summary="Leaderboard rows with headline metrics and confidence intervals")
     def leaderboard(track: Annotated[str, Query()] = "varm"):
-        return service.leaderboard(track_or_404(track))
+        track = track_or_404(track)
+        return {**service.leaderboard(track), "reference_set": service.reference_set(track)}
+
+    @router.get("/tracks", summary="Each track and what it is scored on: a real set, the demo, or none")
+    def tracks():
+        return {"tracks": [service.reference_set(t) for t in TRACK_NAMES]}
 
     @router.get("/quota", summary="The caller's quota on a track")
     def quota(
@@ -254,7 +260,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
 
     @router.get(
         "/public/{track}/{name}",
-        summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json, dev_subsets.json",
+        summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json, dev_subsets.json, "
+        "reference_set.json",
     )
     def public(track: str, name: str):
         data = service.public_file(track_or_404(track), name)

@@ -90,15 +90,16 @@ def test_golden_result_bytes_via_api_and_stdout() -> None:
 
 
 def test_golden_result_hand_checked_values() -> None:
-    """The committed golden numbers, worked out by hand (6 rows; g3 and g6 invalid; g1 and g4 JREM)."""
+    """The committed golden numbers, worked out by hand (6 rows; g3 and g6 invalid; g1 JREM; g4's gold
+    target is blank, so its [T:无明确对象] is target-wrong since 2.0.0: spec §1)."""
     result = json.loads((GOLDEN / "expected_result.json").read_text(encoding="utf-8"))
     m = result["metrics"]
     assert result["rows"] == 6 and result["track"] == "varm" and result["scorer_version"] == SCORER_VERSION
-    assert m["jrem"] == 2 / 6 and m["parse_success"] == 4 / 6 and m["anchor_schema_valid"] == 5 / 6
-    assert m["field_accuracy"]["target"] == 3 / 6 and m["field_accuracy"]["target_explicitness"] == 3 / 6
-    assert m["her_c"] == (4 - 2) / 4 and m["her_l"] == (4 - 2) / 4
+    assert m["jrem"] == 1 / 6 and m["parse_success"] == 4 / 6 and m["anchor_schema_valid"] == 5 / 6
+    assert m["field_accuracy"]["target"] == 2 / 6 and m["field_accuracy"]["target_explicitness"] == 3 / 6
+    assert m["her_c"] == (4 - 1) / 4 and m["her_l"] == (4 - 1) / 4
     assert m["macro_f1"]["label"] == (1.0 + 0.5) / 2  # 无害: TP 1, P 1, G 3
-    assert m["t_f1"] == pytest.approx((1 + 2 / 3 + 1) / 6)
+    assert m["t_f1"] == pytest.approx((1 + 2 / 3) / 6)
     assert result["format_issues"]["anchor_sequence_or_value_invalid"] == 1
     assert result["format_issues"]["stance_label_inconsistent"] == 1
     abuse = result["subsets"]["abuse"]

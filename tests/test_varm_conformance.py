@@ -775,6 +775,7 @@ HAND_OUTPUTS = {
     "wrapper_dash_only": "-" + rationale(GOOD),
     "wrapper_after_strip": "  \n{" + rationale(GOOD),
     "placeholder_in_overwritten_repeat": rationale(GOOD).replace("[T:外地人]", "[T:对象文本][T:外地人]"),
+    "placeholder_is_the_final_repeat": rationale(GOOD).replace("[T:外地人]", "[T:外地人][T:对象文本]"),
     "repeat_later_wins": rationale(GOOD).replace("[C:地域族群攻击]", "[C:地域族群攻击]又[C:性别攻击]"),
     "ty_tt_t_confusion": rationale(GOOD).replace("[TY:", "[T:"),
     "empty_T_brackets": rationale(GOOD).replace("[T:外地人]", "[T:]"),
@@ -814,7 +815,9 @@ def test_hand_written_outputs_expected_issues() -> None:
     assert issues("T_is_placeholder") == [
         "placeholder_value"
     ]  # T is free text: anchor-valid, then placeholder
-    assert issues("placeholder_in_overwritten_repeat") == [
+    # §2.3: only each anchor name's final value counts; an overwritten placeholder is not one
+    assert issues("placeholder_in_overwritten_repeat") == ["anchor_sequence_or_value_invalid"]
+    assert issues("placeholder_is_the_final_repeat") == [
         "anchor_sequence_or_value_invalid",
         "placeholder_value",
     ]
@@ -879,11 +882,16 @@ def one_row_result(gold: dict, output: str, **kwargs) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("blank", ["", " ", "\u3000", "\t\n"])
-def test_empty_gold_target_rule(blank: str) -> None:
+def test_blank_gold_target_is_never_correct(blank: str) -> None:
+    """§1 (2026-12): the gold target as written, as the authors' evaluate.py: a blank gold target can never
+    be target-correct, even against [T:无明确对象]; the other fields still count."""
     gold = {**NONE_ROW, "target": blank}
     result, _ = one_row_result(gold, rationale(NONE_ROW))
-    assert result["metrics"]["field_accuracy"]["target"] == 1.0
-    assert result["metrics"]["jrem"] == 1.0 and result["metrics"]["t_f1"] == 1.0
+    assert result["metrics"]["field_accuracy"]["target"] == 0.0
+    assert result["metrics"]["jrem"] == 0.0 and result["metrics"]["t_f1"] == 0.0
+    assert result["metrics"]["field_accuracy"]["category"] == 1.0
+    filled, _ = one_row_result({**NONE_ROW, "target": NO_TARGET}, rationale(NONE_ROW))  # positive control
+    assert filled["metrics"]["field_accuracy"]["target"] == 1.0 and filled["metrics"]["jrem"] == 1.0
 
 
 @pytest.mark.parametrize(("gold", "pred", "correct"), [

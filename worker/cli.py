@@ -6,6 +6,7 @@ reconcile [--stuck-after S]     re-send stuck submissions now (needs the store a
 quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
+install --track T DIR [--replace]  install a real reference set (a bundle from `python -m scoring import`)
 """
 
 from __future__ import annotations
@@ -129,12 +130,34 @@ def cmd_rescore(args, config: Config) -> int:
 def cmd_seed(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.seed import seed
+    from worker.seed import SeedError, seed
     from worker.service import Service
     from worker.store import open_store
 
     store = open_store(config)
-    _print(seed(store, Service(config, store, CeleryEnqueuer(make_app(config))), Path(args.demo_dir)))
+    try:
+        done = seed(store, Service(config, store, CeleryEnqueuer(make_app(config))), Path(args.demo_dir))
+    except SeedError as error:
+        print(f"seed failed: {error}", file=sys.stderr)
+        return 1
+    for track, what in done["tracks"].items():
+        print(f"{track}: {what}")
+    print(f"baselines submitted: {', '.join(done['baselines']) or 'none (all already present)'}")
+    return 0
+
+
+def cmd_install(args, config: Config) -> int:
+    from worker.install import InstallRefused, install
+    from worker.seed import DEMO_DIR
+    from worker.store import open_store
+
+    try:
+        installed = install(open_store(config), args.track, Path(args.bundle), replace=args.replace,
+                            demo_dir=DEMO_DIR)
+    except (InstallRefused, ValueError) as error:
+        print(f"install failed: {error}", file=sys.stderr)
+        return 1
+    print("\n".join(installed.lines()))
     return 0
 
 
@@ -174,6 +197,12 @@ def parser(config: Config) -> argparse.ArgumentParser:
     sd = sub.add_parser("seed", help="seed the store from the demo data")
     sd.add_argument("--demo-dir", default=str(DEMO_DIR))
     sd.set_defaults(run=cmd_seed)
+    ins = sub.add_parser("install", help="install a reference set (bundle folder) as a track's test set")
+    ins.add_argument("--track", required=True)
+    ins.add_argument("bundle", help="a reference bundle folder as `python -m scoring import` writes it")
+    ins.add_argument("--replace", action="store_true",
+                     help="replace a real set that submissions were scored on (they then need a re-score)")
+    ins.set_defaults(run=cmd_install)
     return p
 
 

@@ -44,7 +44,7 @@ from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, dumps, find_record, load_record, quarantined, read_json, update_record
 
 log = logging.getLogger(__name__)
-PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json")
+PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json", "reference_set.json")
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
@@ -110,6 +110,7 @@ class Service:
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
+        self._reference_sets: dict[str, tuple[str, dict]] = {}  # track -> (results head, reference_set())
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
 
     # -- validation ------------------------------------------------------------------------------------
@@ -118,7 +119,9 @@ class Service:
         """The public test inputs of `track`, re-parsed only when the published file changes."""
         raw = self.public_file(track, "test_inputs.jsonl")
         if raw is None:
-            raise NotReady(f"track {track!r} has no published test inputs yet")
+            raise NotReady(f"track {track!r} has no reference set installed yet, so it cannot take "
+                           "submissions (a maintainer installs one: "
+                           f"`python -m worker install --track {track} DIR`)")
         digest = hashlib.sha256(raw).hexdigest()
         cached = self._inputs.get(track)
         if cached is None or cached[0] != digest:
@@ -253,10 +256,11 @@ class Service:
             raise DiskFull()
 
     def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
-        """The submitter's live submission of this exact file; a failed or rejected one may be retried."""
+        """The submitter's live submission of this exact file; a failed, rejected or retired (scored on a
+        replaced demo set) one may be sent again."""
         for submission_id in quotas.submissions_of(index, sha):
             record = load_record(self.store, track, submission_id, revision)
-            if record is not None and record["status"] not in FINAL_BAD:
+            if record is not None and record["status"] not in FINAL_BAD and not record.get("retired"):
                 return record
         return None
 
@@ -268,7 +272,7 @@ class Service:
             if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
                 continue
             record = load_record(self.store, track, entry["submission_id"], revision)
-            if record is not None and record["status"] not in FINAL_BAD:
+            if record is not None and record["status"] not in FINAL_BAD and not record.get("retired"):
                 times.append(entry["at"])
         return times
 
@@ -385,6 +389,31 @@ class Service:
                 "rows": [],
             }
         return board
+
+    def reference_set(self, track: str) -> dict:
+        """What the track is scored on, from the published manifest (cached per results head):
+        `{"track", "kind": "real"|"demo"|None, "ready": bool, "rows", "sha256", "installed_at"}`.
+        `kind` None with `ready` False: no reference set installed; None with `ready` True: a set
+        published before manifests existed."""
+        check_track(track)
+        head = self.results_head()
+        with self._lock:
+            cached = self._reference_sets.get(track)
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        manifest = read_json(self.store, "results", f"{track}/public/reference_set.json", head) or {}
+        ready = self.store.read("results", f"{track}/public/test_inputs.jsonl", head) is not None
+        info = {
+            "track": track,
+            "kind": manifest.get("kind") if ready else None,
+            "ready": ready,
+            "rows": manifest.get("rows", {}) if ready else {},
+            "sha256": manifest.get("sha256") if ready else None,
+            "installed_at": manifest.get("installed_at") if ready else None,
+        }
+        with self._lock:
+            self._reference_sets[track] = (head, info)
+        return info
 
     def public_file(self, track: str, name: str) -> bytes | None:
         check_track(track)

@@ -20,7 +20,7 @@ from ..report import Report
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics
 from .predictions import ToxiPredictions, parse_predictions
-from .references import ToxiReferences, check_reference_bundle, load_references
+from .references import ToxiReferences, bundle_warnings, check_reference_bundle, load_references
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
@@ -43,6 +43,10 @@ class ToxiTraceTrack:
     def check_reference_bundle(self, directory: Path) -> list:
         """Every problem in a bundle folder (train/dev/test.jsonl); used by ``check-references``."""
         return check_reference_bundle(directory, require_spans=self.spans)
+
+    def bundle_warnings(self, directory: Path) -> list[str]:
+        """Duplicate texts within a split, test texts also in train/dev, no test split (not failures)."""
+        return bundle_warnings(directory)
 
     def public_inputs(self, refs: ToxiReferences) -> list[dict]:
         return refs.public_inputs()

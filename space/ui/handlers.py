@@ -168,6 +168,9 @@ class UI:
             f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
             "statistically tied 并列（配对自助法）"
         )
+        banner = self.reference_banner(view.track)
+        if banner:
+            caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return (
             gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
@@ -176,6 +179,18 @@ class UI:
             page_no,
             board.head,
         )
+
+    def reference_banner(self, track: str) -> str:
+        """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
+        try:
+            kind = self.service.reference_set(track)  # type: ignore[attr-defined]
+        except Exception:  # a store hiccup must not blank the board
+            return ""
+        if kind["kind"] == "demo":
+            return f"> ⚠ **{t('demo_banner', 'zh')}** · **{t('demo_banner', 'en')}**"
+        if not kind["ready"]:
+            return f"> **{t('no_reference_set', 'zh')}** · **{t('no_reference_set', 'en')}**"
+        return ""
 
     def switch_track(self, track: str):
         """New choices for the per-track controls (sort keys, columns, pickers) after a track switch."""
