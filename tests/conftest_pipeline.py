@@ -202,7 +202,7 @@ class RecordingEnqueuer:
 
 def seed_store(config: Config, demo: Path, **store_options) -> None:
     """Seed references and public files (as the embedded start-up does), from a maintainer process."""
-    from worker.seed import seed
+    from worker.gold.seed import seed
     from worker.service import Service
     from worker.store import open_store
 

@@ -61,7 +61,7 @@ ORGS = ("THU", "NUAA", "DUT", "Acme AI", "OpenLab", "")
 
 def seed_public(store, track: str) -> None:
     """References and public files of a demo track, with the seeder's own file builders."""
-    from worker.seed import public_files, reference_files
+    from worker.gold.seed import public_files, reference_files
 
     bundle = DEMO / track
     for area, files in (
@@ -82,10 +82,10 @@ def publish_demo_board(store, track: str, n_models: int, *, xss: bool = False) -
     with `xss`, the first system's model name is factories.XSS_NAME.
     """
     from tests.factories import XSS_NAME, mixed_predictions
-    from worker.publish import Publisher
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
     from worker.records import new_record, predictions_path, record_path
-    from worker.references import ReferenceCache
-    from worker.scoring_job import score_submission
     from worker.submissions import dumps
 
     seed_public(store, track)

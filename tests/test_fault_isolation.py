@@ -18,7 +18,7 @@ from space.auth import Auth
 from space.server import create_app
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
 from worker.config import Config
-from worker.reconcile import reconcile
+from worker.gold.reconcile import reconcile
 from worker.service import Service
 from worker.slots import Busy, WorkSlots
 from worker.store import WEB_AREAS, open_store

@@ -59,7 +59,7 @@ def baseline(track: str, name: str, n: int = 0) -> bytes:
 
 
 def seed(config: Config, demo: Path, **options) -> None:
-    from worker.seed import seed as run_seed
+    from worker.gold.seed import seed as run_seed
 
     store = open_store(config, **options)
     run_seed(store, Service(config, store, _NoSend()), demo)

@@ -249,7 +249,7 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
 def test_seed_is_idempotent(tmp_path, demo_dir):
     config = Config(data_dir=tmp_path / "data")
     store = open_store(config)
-    from worker.seed import seed
+    from worker.gold.seed import seed
 
     first_enqueuer = RecordingEnqueuer()
     first = seed(store, Service(config, store, first_enqueuer), DEMO)

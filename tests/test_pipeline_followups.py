@@ -251,10 +251,10 @@ def test_paired_compare_metrics_subset_matches_the_full_comparison(track: str):
 
 
 def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path, demo_dir: Path):
-    from worker.publish import Publisher
-    from worker.references import ReferenceCache
-    from worker.rescore import chunks_done, finalize, plan, score_chunk, stamp
-    from worker.scoring_job import score_submission
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+    from worker.gold.scoring_job import score_submission
 
     config = Config(data_dir=tmp_path / "data")
     seed_store(config, demo_dir)
@@ -294,7 +294,7 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     }, [], "test: flags left behind by a crash")
     assert all(record(sid)["versions"][-1]["pending_rescore"] == run for sid in sids)
 
-    from worker.publish import version_for
+    from worker.gold.publish import version_for
 
     assert version_for(record(sids[0]))["version"] == 1  # what publish used to show: a roll-back
     summary = Publisher(store).publish("varm")  # the next ordinary publish, in a fresh worker

@@ -71,7 +71,7 @@ def make_app(config: Config) -> Celery:
         if prefix:
             transport_options["global_keyprefix"] = prefix
             backend_options["global_keyprefix"] = prefix
-    app = Celery("worker", broker=broker, backend=backend, include=["worker.tasks"])
+    app = Celery("worker", broker=broker, backend=backend, include=["worker.gold.tasks"])
     app.conf.update(
         task_serializer="json",
         result_serializer="json",

@@ -99,7 +99,7 @@ def cmd_status(args, config: Config) -> int:
 def cmd_reconcile(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.reconcile import reconcile
+    from worker.gold.reconcile import reconcile
     from worker.store import open_store
 
     store = open_store(config, areas=("submissions", "results"))
@@ -134,7 +134,7 @@ def cmd_rescore(args, config: Config) -> int:
 def cmd_seed(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.seed import SeedError, seed
+    from worker.gold.seed import SeedError, seed
     from worker.service import Service
     from worker.store import open_store
 
@@ -151,8 +151,8 @@ def cmd_seed(args, config: Config) -> int:
 
 
 def cmd_install(args, config: Config) -> int:
-    from worker.install import InstallRefused, install
-    from worker.seed import DEMO_DIR
+    from worker.gold.install import InstallRefused, install
+    from worker.gold.seed import DEMO_DIR
     from worker.store import open_store
 
     try:
@@ -202,7 +202,7 @@ def cmd_review(args, config: Config) -> int:
 
 
 def parser(config: Config) -> argparse.ArgumentParser:
-    from worker.seed import DEMO_DIR
+    from worker.gold.seed import DEMO_DIR
 
     p = argparse.ArgumentParser(
         prog="python -m worker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

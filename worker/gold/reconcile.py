@@ -12,7 +12,7 @@ import logging
 from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
-from worker.publish import RESULTS, published_runs, version_for
+from worker.gold.publish import RESULTS, published_runs, version_for
 from worker.records import (
     FAILED,
     MAX_ATTEMPTS,

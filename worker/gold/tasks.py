@@ -13,13 +13,13 @@ from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
+from worker.gold.publish import Publisher
+from worker.gold.reconcile import reconcile as run_reconcile
+from worker.gold.references import ReferenceCache
+from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+from worker.gold.scoring_job import score_submission as run_scoring
 from worker.heartbeat import Heartbeats
-from worker.publish import Publisher
-from worker.reconcile import reconcile as run_reconcile
 from worker.records import check_track, rows_path
-from worker.references import ReferenceCache
-from worker.rescore import chunks_done, finalize, plan, score_chunk, stamp
-from worker.scoring_job import score_submission as run_scoring
 from worker.store import WORKER_AREAS, Store, StoreError, open_store
 from worker.submissions import AREA, find_record, read_json
 
