@@ -136,10 +136,7 @@ def build_demo(
 
             # ---- Analysis ---------------------------------------------------------------------------
             with gr.Tab(both("tab_analysis"), id="analysis", elem_id="tab-analysis") as analysis_tab:
-                gr.Markdown(
-                    "Where systems really fail: a high label score can hide wrong targets, stances "
-                    "and categories. 系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。"
-                )
+                analysis_intro = gr.Markdown(analysis_intro_text("varm"), elem_id="analysis-intro")
                 systems = gr.Dropdown(
                     [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems"
                 )
@@ -445,6 +442,8 @@ def build_demo(
             show_progress="hidden",
         )
         export_btn.click(ui.export, view_inputs, export_files, api_name="export")
+        # .change: follows the track however it is set (the selector, or a link opened by load_view).
+        track.change(analysis_intro_text, track, analysis_intro, api_name=False, show_progress="hidden")
 
         gr.on(
             [analysis_tab.select, analyse_btn.click, systems.input],
@@ -524,6 +523,24 @@ def build_demo(
 
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
     return demo
+
+
+ANALYSIS_INTRO = {
+    "varm": "Where systems really fail: a high label score can hide wrong targets, stances and categories. "
+            "系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。",
+    "toxitrace": "Where systems really fail: accuracy and F1 per group of the test set (topic, target group, "
+                 "expression) show whom a detector misses. 系统究竟错在哪里：按测试集分组（话题、目标群体、"
+                 "表达方式）的准确率和 F1 显示检测器漏掉了谁。",
+    "cntp": "Where systems really fail: a right label with the wrong toxic span is still wrong; the span "
+            "overlap scores show it. 系统究竟错在哪里：标签正确但有害片段错误仍然是错的；"
+            "片段重合度会显示出来。",
+}
+
+
+def analysis_intro_text(track: str) -> str:
+    """The Analysis subtitle of a track: VARM's speaks of targets, stances and categories; the ToxiTrace
+    tracks have none of those fields."""
+    return ANALYSIS_INTRO.get(track) or ANALYSIS_INTRO["toxitrace"]
 
 
 def _language(lang: str):
