@@ -461,8 +461,12 @@ class UI:
         sub_tables = (
             submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result)
         )
+        rank = ""
+        if sub and track in TRACKS and rec.get("status") == "published":
+            board = self.cache.board(track)
+            rank = submission.rank_markdown(board.row(sid), len(board.df), track)
         return (
-            submission.header_markdown(sub),
+            submission.header_markdown(sub, rank),
             submission.status_line(sub) if sub else "",
             submission.metrics_table(result, track),
             sub_tables,
