@@ -27,6 +27,28 @@ CSS = """
 .explorer-fields td, .explorer-fields th { padding: 2px 10px; border-bottom: 1px solid #ddd; }
 .explorer-fields tr.wrong td { color: #b00020; font-weight: 600; }
 .explorer-text { font-size: 1.1em; line-height: 1.8; }
+/* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
+   (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
+@media (max-width: 640px) {
+  #site-title { min-width: 100% !important; }
+  #site-title h1 { font-size: 1.5rem; }
+  #site-title h2 { font-size: 1.1rem; }
+  #board table, #board table *, #board .body-cell, #board .body-cell * { font-size: 12px !important; }
+  #board th, #board td { padding: 0 !important; }
+  #board .cell-wrap { padding: 4px 3px !important; }
+  #board th .header { white-space: normal; }
+  #board th:nth-child(1), #board td:nth-child(1) { width: 38px !important; min-width: 38px !important;
+    max-width: 38px !important; }
+  #board th:nth-child(2), #board td:nth-child(2) { width: 100px !important; min-width: 100px !important;
+    max-width: 100px !important; }
+  #board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+    margin: 0; }
+  #board th:nth-child(3), #board td:nth-child(3) { width: 46px !important; min-width: 46px !important;
+    max-width: 46px !important; }
+  #board th:nth-child(4), #board td:nth-child(4) { width: 112px !important; min-width: 112px !important;
+    max-width: 112px !important; }
+  #board .cell-menu-button { display: none; }
+}
 """
 STANCES = ("攻击或认同", "反对攻击", "引用或转述", "中性提及")
 CATEGORIES = ("非攻击", "一般辱骂", "地域族群攻击", "性别攻击", "性少数攻击", "阶层职业攻击", "身心疾病攻击")
@@ -62,7 +84,7 @@ def build_demo(
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard") as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
-            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}")
+            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}", elem_id="site-title")
             lang = gr.Radio(
                 [("中文", "zh"), ("English", "en")],
                 value="zh",

@@ -347,21 +347,21 @@ def display_frame(
         types.append(kind)
         data[header] = values
 
-    def add_text(keys: tuple[str, ...]) -> None:
-        for key, header in TEXT_COLUMNS:
-            if key in keys and f"text:{key}" in chosen:
+    def add_text() -> None:
+        for key, header in TEXT_COLUMNS:  # in TEXT_COLUMNS order
+            if f"text:{key}" in chosen:
                 kind = "markdown" if key in MARKDOWN_TEXT else "str"
                 add(header, kind, [_text_cell(r, key) for r in records])
 
-    # Who (mark, organisation, type, setting), then the metrics, then provenance (date, scorer, id).
-    add_text(("mark", "organisation", "model_type", "setting"))
+    # The metrics right after the model (the headline ones fit a 1440 px screen without scrolling sideways),
+    # then who (mark, organisation, type, setting, links), then provenance (date, scorer, id).
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
         add(m.header, "number", [pct(r.get(m.key)) for r in records])
         if m.ci and m.header in data:
             add(f"{m.header} 95% CI", "str", [ci_label(r, m.key) for r in records])
-    add_text(("links", "date", "scorer_version", "submission_id"))
+    add_text()
     return pd.DataFrame(data, columns=headers), types
 
 
