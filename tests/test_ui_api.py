@@ -21,7 +21,15 @@ from gradio_client.exceptions import AppError
 
 from scoring.tracks import get_track
 from space.ui.safe import md
-from space.ui.tables import DEFAULT_METRICS, PAGE_SIZE, model_cell, pct
+from space.ui.tables import (
+    DEFAULT_METRICS,
+    PAGE_SIZE,
+    better_arrow,
+    better_side,
+    metric_header,
+    model_cell,
+    pct,
+)
 from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
 from worker.leaderboard import Entry
@@ -378,9 +386,13 @@ def test_compare(ui_client, ui_app) -> None:
     expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
     title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
     rows = table(comp)["data"]
-    assert [r[0] for r in rows] == list(expected) and rows[0][0] == "jrem"
-    for metric, va, vb, diff, ci, significant in rows:
+    names = [f"{metric_header('varm', k)} {better_arrow(k).split()[0]}" for k in expected]
+    assert [r[0] for r in rows] == names
+    assert rows[0][0] == "JREM ↑" and "HER-C ↓" in [r[0] for r in rows]
+    for (_, va, vb, diff, ci, significant, better), metric in zip(rows, expected, strict=True):
         want = expected[metric]
+        side = better_side(metric, want["diff"], want["significant"])
+        assert better == {"A": "A", "B": "B", "": "—"}[side]
         assert (va, vb, diff) == (pct(want["a"], 2), pct(want["b"], 2), pct(want["diff"], 2))
         assert ci == f"[{pct(want['ci'][0], 2)}, {pct(want['ci'][1], 2)}]"
         assert significant == ("yes 是" if want["significant"] else "no 否")

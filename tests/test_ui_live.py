@@ -62,7 +62,7 @@ def test_compare_two_baselines_via_worker(client) -> None:
     ids = systems["value"]
     title, comp, fig, deltas = client.predict("varm", ids[0], ids[1], api_name="/compare")
     rows = value(comp)["data"]
-    assert rows and rows[0][0] == "jrem" and rows[0][4].startswith("[")
+    assert rows and rows[0][0] == "JREM ↑" and rows[0][4].startswith("[")
     assert len(value(deltas)["data"]) == 6
 
 

@@ -144,6 +144,15 @@ def better_arrow(key: str) -> str:
     return "↓ better 越低越好" if key in LOWER_BETTER else "↑ better 越高越好"
 
 
+def better_side(key: str, diff: float | None, significant: bool) -> str:
+    """Which of A and B a significant difference A − B favours, given the metric's direction; "" when the
+    difference is not significant (a tie) or unknown."""
+    if not significant or diff is None or diff == 0:
+        return ""
+    a_higher = diff > 0
+    return "A" if a_higher != (key in LOWER_BETTER) else "B"
+
+
 def column_choices(track: str) -> list[tuple[str, str]]:
     """(label, value) pairs for the column chooser: text columns, then every metric of the track."""
     text = [(header, f"text:{key}") for key, header in TEXT_COLUMNS]
