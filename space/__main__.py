@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,8 +19,9 @@ from pathlib import Path
 
 import uvicorn
 
-from space.auth import auth_mode, ensure_token_file
+from space.auth import auth_mode, ensure_token_file, open_auth_problem
 from space.server import create_app
+from space.uploads import make_private_folder
 from worker.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +77,11 @@ def stop(process: subprocess.Popen, timeout: float = 15) -> None:
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     config = Config.from_env()
+    host = os.environ.get("HOST", "0.0.0.0")
+    problem = open_auth_problem(auth_mode(config), host, config)
+    if problem:
+        print(problem, file=sys.stderr, flush=True)
+        return 2
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -95,13 +102,16 @@ def main() -> int:
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    uploads = make_private_folder()
+    log.info("Gradio upload folder: %s", uploads)
     try:
         uvicorn.run(
-            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info",
+            create_app(config), host=host, port=config.port, log_level="info",
             # Open Gradio connections (a browser tab, a client) must not hold a shutdown forever.
             timeout_graceful_shutdown=5,
         )
     finally:
+        shutil.rmtree(uploads, ignore_errors=True)
         if worker is not None:
             stop(worker)
     return 0

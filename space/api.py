@@ -24,12 +24,13 @@ FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundari
 class BodyLimit:
     """ASGI middleware: refuse upload bodies beyond the cap while they stream in, not after buffering."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, paths: tuple[str, ...] = UPLOAD_PATHS) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.paths = paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] not in UPLOAD_PATHS:
+        if scope["type"] != "http" or scope["path"] not in self.paths:
             return await self.app(scope, receive, send)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:

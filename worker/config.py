@@ -68,6 +68,10 @@ class Config:
     attempts_per_day: int = 30
     maintainers: tuple[str, ...] = ()
     stuck_after_seconds: int = 300
+    # Web process: Gradio upload and export files are deleted once older than this, and new uploads are
+    # refused while the upload folder holds more than `ui_files_max_bytes`.
+    ui_file_ttl_seconds: int = 900
+    ui_files_max_bytes: int = 2 * 1024**3
 
     def __post_init__(self) -> None:
         if self.store not in STORE_KINDS:
@@ -78,6 +82,10 @@ class Config:
             raise ValueError(f"HF_RETRY_ATTEMPTS must be >= 1, got {self.hf_retry_attempts!r}")
         if not self.hf_retry_base_delay >= 0:
             raise ValueError(f"HF_RETRY_BASE_DELAY must be >= 0, got {self.hf_retry_base_delay!r}")
+        if self.ui_file_ttl_seconds < 1:
+            raise ValueError(f"UI_FILE_TTL_SECONDS must be >= 1, got {self.ui_file_ttl_seconds!r}")
+        if self.ui_files_max_bytes < 1:
+            raise ValueError(f"UI_FILES_MAX_BYTES must be >= 1, got {self.ui_files_max_bytes!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -105,6 +113,8 @@ class Config:
             attempts_per_day=_int(env, "ATTEMPTS_PER_DAY", 30),
             maintainers=maintainers,
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 300),
+            ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
+            ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
         )
 
     def for_web(self) -> Config:

@@ -109,6 +109,9 @@ class Service:
         line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded.
         """
         check_track(track)
+        identity = quotas.normalise_identity(identity)
+        if not identity:
+            raise ValueError("an identity is required")
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -125,7 +128,7 @@ class Service:
         if not is_baseline:
             quotas.check(index["attempts"], self.config.attempts_per_day, now, "attempts")
 
-        meta, meta_problems = validate_metadata(metadata)
+        meta, meta_problems = validate_metadata(metadata, baseline=is_baseline)
         report = get_track(track).check_predictions(data, self.public_inputs(track))
         if meta_problems:
             report = _with_problems(report, meta_problems)

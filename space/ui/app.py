@@ -6,6 +6,8 @@ import threading
 
 import gradio as gr
 
+from space.uploads import delete_cache
+
 from . import i18n
 from .handlers import UI
 from .i18n import both
@@ -57,7 +59,8 @@ def build_demo(
     threading.Thread(target=ui.warm, name="ui-warm", daemon=True).start()
     track_choices = [(TRACK_TITLES[t], t) for t in TRACKS]
 
-    with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard") as demo:
+    ttl = int(getattr(getattr(service, "config", None), "ui_file_ttl_seconds", 900))
+    with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
             gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}")
@@ -511,6 +514,7 @@ def build_demo(
         m_report_btn.click(ui.maint_report, [m_track, token], [m_out, m_diff], api_name="maint_report")
         m_go.click(ui.moderate, [m_id, m_action, m_reason, token], m_mod_out, api_name="maint_moderate")
 
+    ui.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
     return demo
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 import gradio as gr
 import pandas as pd
+
+from space.uploads import UploadRefused, output_dir, read_upload
 
 from . import explorer, figures, submission
 from .i18n import both, t
@@ -39,21 +41,11 @@ from .tables import (
     top_systems,
 )
 
-MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 PAGE_OUTPUTS = 12  # what show_submission returns (app.py `page_outputs`)
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
 REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
 _FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
-
-
-def _read_upload(path: str | None) -> bytes | None:
-    if not path:
-        return None
-    p = Path(path)
-    if p.stat().st_size > MAX_UPLOAD_BYTES:
-        raise gr.Error(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB.")
-    return p.read_bytes()
 
 
 def report_frame(report: dict | None) -> pd.DataFrame:
@@ -96,7 +88,15 @@ class UI:
         self.auth_mode = auth_mode
         self.resolve = Resolver(service, auth_mode)
         self.cache = BoardCache(service)
-        self.tmp = Path(tempfile.mkdtemp(prefix="varm-ui-"))
+        # Paths that came through /gradio_api/upload (the Blocks' upload_file_set, bound by build_demo):
+        # the only files a file input may name.
+        self.uploaded: Collection[str] | None = None
+
+    def read_upload(self, path: str | None) -> bytes | None:
+        try:
+            return read_upload(path, self.uploaded)
+        except UploadRefused as exc:
+            raise gr.Error(str(exc)) from None
 
     def warm(self) -> None:
         """One-off start-up work: every published board, and plotly's template (0.5 s+ on first use)."""
@@ -231,7 +231,7 @@ class UI:
         """CSV and JSON of every filtered row (all fields, unrounded)."""
         view = self.view(track, q, types, settings, baselines, sort, columns, page)
         df = filter_rows(self.cache.board(view.track).df, view)
-        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        out = output_dir()
         csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
         csv_path.write_bytes(to_csv(df))
         json_path.write_bytes(to_json(df, view.track))
@@ -301,7 +301,7 @@ class UI:
 
     def validate(self, track: str, path: str | None, lang: str):
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
-        data = _read_upload(path)
+        data = self.read_upload(path)
         if data is None:
             return t("need_file", lang), report_frame(None)
         try:
@@ -335,7 +335,7 @@ class UI:
                 "",
                 *stay,
             )
-        data = _read_upload(path)
+        data = self.read_upload(path)
         if data is None:
             return t("need_file", lang), report_frame(None), "", *stay
         problems = []
@@ -470,7 +470,7 @@ class UI:
 
     def explore(self, track: str, path: str | None):
         """Score dev predictions item by item against the public dev references."""
-        preds = _read_upload(path)
+        preds = self.read_upload(path)
         if preds is None:
             raise gr.Error("Please upload dev predictions first. 请先上传开发集预测。")
         dev = self.dev_file(track)
@@ -572,7 +572,7 @@ class UI:
 
     def downloads(self, track: str) -> list[str]:
         """Public test inputs and dev split of a track, as files."""
-        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        out = output_dir()
         files = []
         for name in ("test_inputs.jsonl", "dev.jsonl"):
             data = self.service.public_file(track, name)  # type: ignore[attr-defined]
