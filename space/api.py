@@ -174,9 +174,19 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             body["advice"] = out["report"]["advice"]
         return JSONResponse(body, status_code=200 if out["duplicate"] else 202)
 
-    @router.get("/submissions/{submission_id}", summary="Status, error and (once scored) the result")
-    def submission(submission_id: str):
-        found = service.submission(submission_id)
+    @router.get(
+        "/submissions/{submission_id}",
+        summary="Status, error and (once scored) the result",
+        description="A hidden submission answers 404 except to its submitter and the maintainers "
+        "(send your token to see your own).",
+    )
+    def submission(
+        submission_id: str,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        viewer = auth.identify(authorization, x_user) if authorization or x_user else None
+        found = service.submission(submission_id, viewer)
         if found is None:
             raise HTTPException(404, "unknown submission id")
         return found

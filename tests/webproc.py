@@ -50,14 +50,14 @@ class WebProcess:
         return path
 
 
-def start_web(tmp: Path, **env_extra: str) -> WebProcess:
+def start_web(tmp: Path, tokens: dict[str, str] | None = None, **env_extra: str) -> WebProcess:
     from worker.config import Config
     from worker.store.local import LocalStore
 
     data_dir = tmp / "data"
     upload_dir = tmp / "gradio-uploads"
     data_dir.mkdir(parents=True)
-    (data_dir / "tokens.json").write_text(json.dumps(TOKENS))
+    (data_dir / "tokens.json").write_text(json.dumps({**TOKENS, **(tokens or {})}))
     store = LocalStore(Config(data_dir=data_dir).data_dir)
     for track in TRACKS:
         seed_public(store, track)
@@ -109,6 +109,17 @@ def start_web(tmp: Path, **env_extra: str) -> WebProcess:
         time.sleep(0.3)
 
 
+def distinct_predictions(track: str, n: int) -> list[bytes]:
+    """n valid, byte-distinct prediction files for `track` (the majority baseline, an unknown key added
+    to the first row)."""
+    lines = (ROOT / "data" / "demo" / track / "baselines" / "majority.test.jsonl").read_bytes().splitlines()
+    out = []
+    for i in range(n):
+        first = {**json.loads(lines[0]), "run": i}
+        out.append(b"\n".join([json.dumps(first).encode(), *lines[1:]]) + b"\n")
+    return out
+
+
 def stop_web(web: WebProcess) -> None:
     if web.process.poll() is None:
         os.killpg(web.process.pid, signal.SIGTERM)
@@ -125,9 +136,9 @@ def stop_web(web: WebProcess) -> None:
         client.delete(*keys)
 
 
-def web_process(tmp: Path, **env_extra: str) -> Iterator[WebProcess]:
+def web_process(tmp: Path, tokens: dict[str, str] | None = None, **env_extra: str) -> Iterator[WebProcess]:
     """Generator body for a fixture: start, yield, stop."""
-    web = start_web(tmp, **env_extra)
+    web = start_web(tmp, tokens, **env_extra)
     try:
         yield web
     finally:

@@ -41,6 +41,13 @@ def normalise_identity(identity: str) -> str:
     return unicodedata.normalize("NFKC", text.casefold()).strip()
 
 
+def owned_by(record: dict, identity: str | None) -> bool:
+    """Is `identity` the submitter of `record` (both in their normalised form)?"""
+    if not identity:
+        return False
+    return normalise_identity(record.get("submitter") or "") == normalise_identity(identity)
+
+
 def index_path(identity: str, track: str) -> str:
     key = hashlib.sha256(normalise_identity(identity).encode()).hexdigest()
     return f"identities/{key}/{check_track(track)}.json"

@@ -153,6 +153,15 @@ def public_view(record: dict) -> dict:
     return {key: record.get(key) for key in PUBLIC_FIELDS}
 
 
+# What a result version may show outside the workers. Not `references_revision`: the revision of the
+# private references area is a path component on the store's disk; `references_sha256` names the set.
+PUBLIC_VERSION_FIELDS = ("version", "scorer_version", "references_sha256", "scored_at")
+
+
+def public_version(version: dict) -> dict:
+    return {key: version.get(key) for key in PUBLIC_VERSION_FIELDS}
+
+
 def version_key(version: dict) -> tuple[str, str]:
     """What makes a result version unique for one submission (its file sha is fixed)."""
     return version["scorer_version"], version["references_sha256"]

@@ -478,11 +478,16 @@ def build_demo(
             concurrency_limit=4,
         )
         status_timer.tick(
-            ui.poll_status, sub_id, [status, status_timer], api_name="poll_status", show_progress="hidden"
+            ui.poll_status,
+            [sub_id, token],
+            [status, status_timer],
+            api_name="poll_status",
+            show_progress="hidden",
         )
 
-        page_btn.click(ui.show_submission, page_id, page_outputs, api_name="submission")
-        page_id.submit(ui.show_submission, page_id, page_outputs, api_name=False)
+        # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
+        page_btn.click(ui.show_submission, [page_id, token], page_outputs, api_name="submission")
+        page_id.submit(ui.show_submission, [page_id, token], page_outputs, api_name=False)
 
         ex_btn.click(
             ui.explore,

@@ -176,7 +176,7 @@ class UI:
             1,
         )
 
-    def load_view(self, request: gr.Request | None):
+    def load_view(self, request: gr.Request | None, profile: gr.OAuthProfile | None = None):
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
         view = View.from_query(params)
@@ -194,7 +194,11 @@ class UI:
         switch = self.switch_track(view.track)
         columns = list(view.columns) or default_columns(view.track)
         tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
-        sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
+        sub_out = (
+            self.show_submission(sub_id, None, profile)
+            if sub_id
+            else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
+        )
         return (
             view.track,
             view.q,
@@ -394,11 +398,15 @@ class UI:
             link,
         )
 
-    def poll_status(self, sid: str):
+    def viewer(self, token: str | None, profile: object | None) -> str | None:
+        """The signed-in identity looking at a submission (None: anonymous), for hidden submissions."""
+        return self.identity(token, profile).name if (token or profile) else None
+
+    def poll_status(self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None):
         """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
         if not SUBMISSION_ID.fullmatch(sid or ""):
             return gr.skip(), gr.Timer(active=False)
-        sub = self.service.submission(sid)  # type: ignore[attr-defined]
+        sub = self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
         if sub is None:
             return t("not_found", "en"), gr.Timer(active=False)
         status = str(submission.record_of(sub).get("status", ""))
@@ -406,11 +414,18 @@ class UI:
 
     # -- submission page ------------------------------------------------------------------------------
 
-    def show_submission(self, sid: str):
-        """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order)."""
+    def show_submission(
+        self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None
+    ):
+        """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order).
+        A hidden one shows only to its submitter and the maintainers (signed in), like "not found" else."""
         sid = (sid or "").strip().lower()
         # Ids are 16 hex characters; anything else is not looked up at all.
-        sub = self.service.submission(sid) if SUBMISSION_ID.fullmatch(sid) else None  # type: ignore[attr-defined]
+        sub = (
+            self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
+            if SUBMISSION_ID.fullmatch(sid)
+            else None
+        )
         rec = submission.record_of(sub)
         track = str(rec.get("track", "varm"))
         result = submission.result_of(sub)
