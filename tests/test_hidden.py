@@ -143,3 +143,28 @@ def test_no_references_revision_in_public_view(tmp_path: Path) -> None:
     assert view["versions"] and all("references_revision" not in v for v in view["versions"])
     assert view["versions"][0]["references_sha256"] == private["versions"][0]["references_sha256"]
     assert revision not in json.dumps(view)
+
+
+def test_cli_status_sends_the_token(web, hidden_sid, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest_ui import ROOT
+
+    def status(*extra: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "DATA_DIR": str(tmp_path)}  # no tokens.json there: no default token
+        env.pop("VARM_TOKEN", None)
+        return subprocess.run(
+            [sys.executable, "-m", "worker", "status", hidden_sid, "--api", web.url, *extra],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    public = status()
+    assert public.returncode == 1 and "carolsmodel" not in public.stdout
+    owner = status("--token", CAROL)
+    assert owner.returncode == 0 and "carolsmodel" in owner.stdout, owner.stdout + owner.stderr
