@@ -56,7 +56,7 @@ def main() -> None:
         while usage(web.upload_dir)[0] and time.monotonic() - done < 20 * args.ttl:
             time.sleep(0.5)
         left = usage(web.upload_dir)
-        print(f"{args.exports} exports + {args.uploads} uploads in {burst:.1f} s (UI_FILE_TTL_SECONDS={args.ttl})")
+        print(f"{args.exports} exports + {args.uploads} uploads in {burst:.1f} s (TTL {args.ttl} s)")
         print(f"upload folder peak: {peak[0]} files, {peak[1] / 1e6:.1f} MB")
         print(f"empty again after {time.monotonic() - done:.1f} s: {left[0]} files, {left[1]} bytes left")
     finally:
