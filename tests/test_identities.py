@@ -20,7 +20,7 @@ import pytest
 
 from space.auth import Auth, open_auth_problem
 from space.ui.identity import Identity, Resolver
-from tests.conftest_ui import ROOT, web_service
+from tests.conftest_ui import ROOT, free_port, web_service
 from tests.webproc import WebProcess, distinct_predictions, web_process
 from worker.config import Config
 from worker.quotas import normalise_identity
@@ -118,7 +118,7 @@ def test_open_auth_refused_at_start(env: dict[str, str], tmp_path: Path) -> None
     run = subprocess.run(
         [sys.executable, "-m", "space"],
         cwd=ROOT,
-        env={**clean, "AUTH": "open", "DATA_DIR": str(tmp_path), "PORT": "1", **env},
+        env={**clean, "AUTH": "open", "DATA_DIR": str(tmp_path), "PORT": str(free_port()), **env},
         capture_output=True,
         text=True,
         timeout=120,
