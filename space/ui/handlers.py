@@ -95,8 +95,8 @@ class UI:
     def read_upload(self, path: str | None) -> bytes | None:
         try:
             return read_upload(path, self.uploaded)
-        except UploadRefused as exc:
-            raise gr.Error(str(exc)) from None
+        except UploadRefused as exc:  # a user error, not a server fault: no traceback in the log
+            raise gr.Error(str(exc), print_exception=False) from None
 
     def warm(self) -> None:
         """One-off start-up work: every published board, and plotly's template (0.5 s+ on first use)."""
