@@ -14,6 +14,7 @@ import argparse
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import uvicorn
 
-from space.auth import auth_mode, ensure_token_file, local_token
+from space.auth import auth_mode, ensure_token_file, local_token, open_auth_problem
+from space.uploads import make_private_folder
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name
 
@@ -174,14 +176,6 @@ GRACEFUL_WEB_SECONDS = 2
 SHUTDOWN_SECONDS = 3.0
 
 
-def seed_demo_enabled() -> bool:
-    """SEED_DEMO (default 1): 0 starts without the synthetic demo, as the Docker entrypoint does."""
-    value = os.environ.get("SEED_DEMO", "1").strip()
-    if value not in ("0", "1"):
-        raise SystemExit(f"SEED_DEMO must be 0 or 1 (got {value!r})")
-    return value == "1"
-
-
 def banner(config: Config, data_dir: Path, show_token: bool) -> str:
     """What a person needs once the service listens: the address to open and how to sign in."""
     host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
@@ -210,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
 
+    problem = open_auth_problem(auth_mode(config), config.host, config)
+    if problem:
+        print(problem, file=sys.stderr, flush=True)
+        return 2
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -222,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     worker = None
     if config.celery_broker_url is None:
-        if seed_demo_enabled():
+        if config.seed_demo:  # SEED_DEMO=0 starts without the synthetic demo, as the Docker entrypoint does
             subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
         else:
             log.info("SEED_DEMO=0: no demo seeded; tracks without a reference set take no submissions")
@@ -238,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    uploads = make_private_folder()
+    log.info("Gradio upload folder: %s", uploads)
     server = _Server(
         uvicorn.Config(
             create_app(config), host=config.host, port=config.port, log_level="info",
@@ -250,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server.run()
     finally:
+        shutil.rmtree(uploads, ignore_errors=True)
         if worker is not None:
             began = stopping_at[0] if stopping_at else time.monotonic()
             worker.stop(max(0.5, SHUTDOWN_SECONDS - (time.monotonic() - began)))

@@ -1,7 +1,7 @@
 """`python -m worker ...`: a REST client for submitters and in-process commands for maintainers.
 
 submit FILE --track T --model-name N [--wait [--json]] [--api URL] [--token T]   (REST)
-status ID [--json] [--api URL]                                                  (REST)
+status ID [--json] [--api URL] [--token T]                                      (REST)
   --api defaults to $VARM_API, else http://127.0.0.1:$PORT; --token to $VARM_TOKEN, else the local
   token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
@@ -165,7 +165,10 @@ def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: boo
 
 
 def cmd_status(args, config: Config) -> int:
-    with httpx.Client(base_url=args.api, timeout=30) as client:
+    # With a token, the submitter (and the maintainers) also see a hidden submission; without, it is 404.
+    token = args.token or _default_token(config)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
         response = _request(client, "GET", f"/api/v1/submissions/{args.submission_id}")
     body = response.json()
     if response.status_code != 200:
@@ -304,6 +307,7 @@ def parser(config: Config) -> argparse.ArgumentParser:
     st = sub.add_parser("status", help="show a submission")
     st.add_argument("submission_id")
     st.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
+    st.add_argument("--token", help="bearer token (default $VARM_TOKEN): also shows your hidden submissions")
     st.add_argument("--json", action="store_true", help="print the full record and result as JSON")
     st.set_defaults(run=cmd_status)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
