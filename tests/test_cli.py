@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,40 @@ def test_runtime_setup_on_a_fresh_venv_installs_no_test_package(tmp_path: Path) 
     again = subprocess.run([str(ROOT / "scripts" / "setup"), "--runtime"], cwd=ROOT, capture_output=True,
                            text=True, env={**os.environ, "VENV": str(venv)}, timeout=120)
     assert again.returncode == 0 and again.stderr == "", again.stderr[-2000:]  # up to date: pip not run
+
+
+@pytest.mark.slow
+def test_private_submission_is_scored_off_the_board_until_made_public(live_space, tmp_path: Path) -> None:
+    import httpx
+
+    api = live_space.url.rstrip("/")
+    carol = next(t for t, u in TOKENS.items() if u == "carol")
+    quota_before = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
+                             headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
+    done = cli("submit", str(cold_file(tmp_path, 5)), "--track", "cold", "--model-name", "carol-private",
+               "--private", "--wait", "--timeout", "150", "--api", api, "--token", carol)
+    assert done.returncode == 0, done.stderr
+    sid = done.stdout.split()[0]
+    assert "(cold): scored (private" in done.stdout and " f1 " in done.stdout  # scored; its owner sees it
+
+    def on_board() -> set[str]:
+        rows = httpx.get(f"{api}/api/v1/leaderboard", params={"track": "cold"}, timeout=30).json()["rows"]
+        return {r["submission_id"] for r in rows}
+
+    assert sid not in on_board() and len(on_board()) >= 3  # off the board; the board itself is there
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 404  # to everyone else
+    alice = {"Authorization": f"Bearer {ALICE}"}
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", headers=alice, timeout=30).status_code == 404
+    quota_after = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
+                            headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
+    assert quota_after != quota_before, (quota_before, quota_after)  # counted in the quota
+
+    refused = cli("make-public", sid, "--api", api, "--token", ALICE)  # not hers
+    assert refused.returncode == 1 and "404" in refused.stderr and "Traceback" not in refused.stderr
+    made = cli("make-public", sid, "--api", api, "--token", carol)
+    assert made.returncode == 0, made.stderr
+    deadline = time.monotonic() + 60
+    while sid not in on_board() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert sid in on_board()
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 200

@@ -2,6 +2,7 @@
 
 submit FILE --track T --model-name N [--wait [--json]] [--api URL] [--token T]   (REST)
 status ID [--json] [--api URL] [--token T]                                      (REST)
+make-public ID [--api URL] [--token T]   put your private submission (submit --private) on the board (REST)
   --api defaults to $VARM_API, else http://127.0.0.1:$PORT; --token to $VARM_TOKEN, else the local
   token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
@@ -100,7 +101,9 @@ def summary_line(body: dict) -> str:
     """One line for a submission: id, status, and once scored the primary metric with its CI."""
     from scoring.tracks import get_track
 
-    line = f"{body.get('submission_id')} ({body.get('track')}): {body.get('status')}"
+    hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
+    model = str((body.get("metadata") or {}).get("model_name") or "")
+    line = f"{body.get('submission_id')} · {model} ({body.get('track')}): {body.get('status')}{hidden}"
     scored = (body.get("result") or {}).get("result")
     if scored:
         primary = get_track(body["track"]).primary_metric
@@ -128,6 +131,7 @@ def cmd_submit(args, config: Config) -> int:
         "paper_url": args.paper_url,
         "code_url": args.code_url,
         "description": args.description,
+        "private": "true" if args.private else "false",
     }
     with httpx.Client(base_url=args.api, headers=headers, timeout=120) as client:
         try:
@@ -155,9 +159,10 @@ def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: boo
         if body["status"] != status:
             status = body["status"]
             print(f"{submission_id}: {status}", file=sys.stderr)
-        if status in FINAL:
+        private_done = status == "scored" and body.get("hidden")  # a hidden result is never published
+        if status in FINAL or private_done:
             _print(body) if as_json else print(summary_line(body))
-            return 0 if status == "published" else 1
+            return 0 if status == "published" or private_done else 1
         time.sleep(0.5)
     print(f"{submission_id}: timed out after {timeout:g} s (still {status}); "
           f"check later with `python -m worker status {submission_id}`", file=sys.stderr)
@@ -175,6 +180,18 @@ def cmd_status(args, config: Config) -> int:
         print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
         return 1
     _print(body) if args.json else print(summary_line(body))
+    return 0
+
+
+def cmd_make_public(args, config: Config) -> int:
+    token = args.token or _default_token(config)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
+        response = _request(client, "POST", f"/api/v1/submissions/{args.submission_id}/make-public")
+    if response.status_code != 200:
+        print("\n".join(_error_lines(response.status_code, response.json())), file=sys.stderr)
+        return 1
+    print(f"{args.submission_id}: public; it joins the board at the next publish")
     return 0
 
 
@@ -303,6 +320,8 @@ def parser(config: Config) -> argparse.ArgumentParser:
                    "http://127.0.0.1:$PORT)")
     s.add_argument("--token", help="bearer token (default $VARM_TOKEN, else the local token file's)")
     s.add_argument("--json", action="store_true", help="print the full answer as JSON instead of one line")
+    s.add_argument("--private", action="store_true", help="scored, but off the board and visible to you only "
+                   "until `make-public ID`")
     s.set_defaults(run=cmd_submit)
     st = sub.add_parser("status", help="show a submission")
     st.add_argument("submission_id")
@@ -310,6 +329,11 @@ def parser(config: Config) -> argparse.ArgumentParser:
     st.add_argument("--token", help="bearer token (default $VARM_TOKEN): also shows your hidden submissions")
     st.add_argument("--json", action="store_true", help="print the full record and result as JSON")
     st.set_defaults(run=cmd_status)
+    mp = sub.add_parser("make-public", help="put your private submission on the board")
+    mp.add_argument("submission_id")
+    mp.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
+    mp.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
+    mp.set_defaults(run=cmd_make_public)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)
