@@ -2,7 +2,8 @@
 
 Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
 macro_f1[, spans{...}]}``, ``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1}``,
-``ci.<dotted metric path>: [low, high]`` and ``bootstrap{resamples, seed, level}``. Plain Python floats,
+``ci.<dotted metric path>: [low, high]``, ``bootstrap{resamples, seed, level}`` and, only for predictions
+with ``char_scores``, ``explanations{...}`` (§3, see ``explanations.py``). Plain Python floats,
 unrounded; the same references, predictions and seed always give the same dict.
 """
 
@@ -19,6 +20,7 @@ from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics
+from .explanations import derive_spans, explanation_result
 from .predictions import ToxiPredictions, parse_predictions
 from .references import ToxiReferences, check_reference_bundle, load_references
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
@@ -64,14 +66,24 @@ class ToxiTraceTrack:
 
     def row_outcomes(self, refs: ToxiReferences, data: bytes) -> dict[str, list]:
         """PRIVATE per-row gold-joined arrays in reference order; never publish."""
-        preds = self._parse(refs, data)
+        return self._outcomes(refs, self._parse(refs, data))
+
+    @staticmethod
+    def _predicted_spans(preds: ToxiPredictions) -> list | None:
+        """The submitted spans; else, when only scores were given, the spans derived from them (§3)."""
+        if preds.spans is None and preds.char_scores is not None:
+            return [derive_spans(scores) for scores in preds.char_scores]
+        return preds.spans
+
+    def _outcomes(self, refs: ToxiReferences, preds: ToxiPredictions) -> dict[str, list]:
         out: dict[str, list] = {
             "id": list(refs.ids),
             "gold": [int(x) for x in refs.labels],
             "pred": [int(x) for x in preds.labels],
         }
-        if refs.spans is not None and preds.spans is not None:
-            counts = SpanCounts.from_spans(refs.spans, preds.spans)
+        pred_spans = self._predicted_spans(preds)
+        if refs.spans is not None and pred_spans is not None:
+            counts = SpanCounts.from_spans(refs.spans, pred_spans)
             for key, arr in zip(SPAN_KEYS, (counts.gold, counts.pred, counts.inter), strict=True):
                 out[key] = [int(x) for x in arr]
         return out
@@ -79,8 +91,11 @@ class ToxiTraceTrack:
     # --- scoring -----------------------------------------------------------------------------------
 
     def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
-        """The full result dict; InputError when the predictions are invalid."""
-        outcomes = self.row_outcomes(refs, data)
+        """The full result dict; InputError when the predictions are invalid.
+
+        ``explanations`` is added only when the predictions carry ``char_scores`` (spec §3)."""
+        preds = self._parse(refs, data)
+        outcomes = self._outcomes(refs, preds)
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
@@ -94,7 +109,7 @@ class ToxiTraceTrack:
             for path, values in _resampled(outcomes, idx).items():
                 ci[path] = percentile_ci(values, DEFAULT_LEVEL)
 
-        return {
+        result = {
             "scorer_version": SCORER_VERSION,
             "track": self.name,
             "rows": len(gold),
@@ -103,6 +118,12 @@ class ToxiTraceTrack:
             "ci": ci,
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
+        if preds.char_scores is not None:
+            result["explanations"], explanation_ci = explanation_result(
+                pred, preds.char_scores, preds.probs, self._predicted_spans(preds),
+                "given" if preds.spans is not None else "derived", refs.spans, idx)
+            ci.update(explanation_ci)
+        return result
 
     def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
                        metrics: Sequence[str] | None = None) -> dict:
