@@ -44,7 +44,8 @@ def derive_spans(scores: Sequence[float], tau: float = DEFAULT_TAU) -> tuple[Spa
     return tuple((int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= MIN_SPAN_LENGTH)
 
 
-def average_precision(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+def average_precision(y_true: np.ndarray, y_score: np.ndarray,
+                      sample_weight: np.ndarray | None = None) -> float:
     """Average precision, the step-function integral of the precision-recall curve.
 
     ``AP = Σ_n (R_n − R_{n−1}) · P_n`` over the distinct score thresholds taken from high to low, where
@@ -87,7 +88,8 @@ class AttributionChars:
     item: np.ndarray  # int64 row index, for bootstrap weights
 
     @classmethod
-    def build(cls, char_scores: Sequence[np.ndarray], gold_spans: Sequence[Sequence[Span]]) -> AttributionChars:
+    def build(cls, char_scores: Sequence[np.ndarray],
+              gold_spans: Sequence[Sequence[Span]]) -> AttributionChars:
         parts_s, parts_g, parts_i = [], [], []
         for row, (scores, spans) in enumerate(zip(char_scores, gold_spans, strict=True)):
             gold = index_set(spans)
@@ -103,7 +105,8 @@ class AttributionChars:
         return cls(np.concatenate(parts_s), np.concatenate(parts_g), np.concatenate(parts_i))
 
 
-def attribution_auprc(char_scores: Sequence[np.ndarray], gold_spans: Sequence[Sequence[Span]]) -> float | None:
+def attribution_auprc(char_scores: Sequence[np.ndarray],
+                      gold_spans: Sequence[Sequence[Span]]) -> float | None:
     """Micro average precision of the character scores against the gold character set.
 
     Over the concatenation of every character of every item whose gold span set is non-empty:
@@ -256,5 +259,6 @@ def explanation_result(
             resampled["auprc"] = bootstrap_auprc(chars, idx)
         if faith is not None:
             resampled.update(faithfulness(faith, weights))
-        ci = {f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL) for name, values in resampled.items()}
+        ci = {f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL)
+              for name, values in resampled.items()}
     return {"tau": float(tau), "spans_source": spans_source, **nest(point)}, ci

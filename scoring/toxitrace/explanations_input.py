@@ -64,7 +64,8 @@ class ExplanationRows:
 def _scores_problem(value: object, text: str | None) -> tuple[np.ndarray | None, str | None, str]:
     """Parsed scores, or None with (field, message)."""
     if not isinstance(value, list):
-        return None, "char_scores", f"char_scores must be a list of numbers, {SCORES_HINT}; got {describe_found(value)}"
+        found = describe_found(value)
+        return None, "char_scores", f"char_scores must be a list of numbers, {SCORES_HINT}; got {found}"
     for k, item in enumerate(value):
         if not _is_number(item):
             return None, f"char_scores[{k}]", f"must be a number; got {describe_found(item)}"
@@ -87,7 +88,7 @@ def _prob_problem(key: str, value: object) -> str | None:
 
 def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | None,
                              rows: ExplanationRows) -> list[Problem]:
-    """Check ``char_scores``, the probabilities and the hashes of one line; record the valid parts in ``rows``.
+    """Check ``char_scores``, the probabilities and the hashes of one line; record valid parts in ``rows``.
 
     ``text`` is the row's public text (None for an unknown or invalid id: the coverage check reports it,
     and the length and hash checks are skipped). Returns the problems of this line.
@@ -130,7 +131,8 @@ def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | 
                                                f"got {describe_found(value)}"))
             continue
         if "char_scores" not in obj:
-            problems.append(Problem(line, key, f"{key} needs 'char_scores': the masked text is defined by them"))
+            message = f"{key} needs 'char_scores': the masked text is defined by them"
+            problems.append(Problem(line, key, message))
             continue
         if scores is None or text is None:
             continue  # the scores (or the id) are already reported; no text to hash

@@ -52,14 +52,14 @@ class ToxiTraceTrack:
     # --- predictions -------------------------------------------------------------------------------
 
     def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
-        return parse_predictions(data, inputs, spans=self._span_mode)[1]
+        return parse_predictions(data, inputs, spans=self.span_mode)[1]
 
     @property
-    def _span_mode(self) -> str:
+    def span_mode(self) -> str:
         return "required" if self.spans else "optional"
 
     def _parse(self, refs: ToxiReferences, data: bytes) -> ToxiPredictions:
-        preds, report = parse_predictions(data, refs.public_inputs(), spans=self._span_mode)
+        preds, report = parse_predictions(data, refs.public_inputs(), spans=self.span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
         return preds
