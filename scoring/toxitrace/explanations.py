@@ -64,12 +64,14 @@ def average_precision(y_true: np.ndarray, y_score: np.ndarray,
     y_true = np.asarray(y_true, dtype=np.float64)
     y_score = np.asarray(y_score, dtype=np.float64)
     weight = np.ones_like(y_true) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if y_true.size == 0:
+        return 0.0
     order = np.argsort(y_score, kind="stable")[::-1]
     y_score, y_true, weight = y_score[order], y_true[order], weight[order]
     last_of_tie = np.r_[np.flatnonzero(np.diff(y_score)), y_true.size - 1]
     tps = np.cumsum(y_true * weight)[last_of_tie]
     fps = np.cumsum((1 - y_true) * weight)[last_of_tie]
-    if y_true.size == 0 or tps[-1] == 0:
+    if tps[-1] == 0:
         return 0.0
     predicted = tps + fps
     precision = np.divide(tps, predicted, out=np.zeros_like(tps), where=predicted != 0)
