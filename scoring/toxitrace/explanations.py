@@ -66,9 +66,18 @@ def average_precision(y_true: np.ndarray, y_score: np.ndarray,
     weight = np.ones_like(y_true) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if y_true.size == 0:
         return 0.0
+    order, last_of_tie = _descending(y_score)
+    return _ap_sorted(y_true[order], weight[order], last_of_tie)
+
+
+def _descending(y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's order (a stable ascending sort, reversed) and the last index of each tie group."""
     order = np.argsort(y_score, kind="stable")[::-1]
-    y_score, y_true, weight = y_score[order], y_true[order], weight[order]
-    last_of_tie = np.r_[np.flatnonzero(np.diff(y_score)), y_true.size - 1]
+    return order, np.r_[np.flatnonzero(np.diff(y_score[order])), y_score.size - 1]
+
+
+def _ap_sorted(y_true: np.ndarray, weight: np.ndarray, last_of_tie: np.ndarray) -> float:
+    """AP from labels and weights already in descending score order (zero weights allowed)."""
     tps = np.cumsum(y_true * weight)[last_of_tie]
     fps = np.cumsum((1 - y_true) * weight)[last_of_tie]
     if tps[-1] == 0:
@@ -119,14 +128,15 @@ def attribution_auprc(char_scores: Sequence[np.ndarray],
 
 
 def bootstrap_auprc(chars: AttributionChars, idx: np.ndarray) -> np.ndarray:
-    """AUPRC per resample: each character weighted by how often its item was drawn (zero weights dropped)."""
+    """AUPRC per resample: each character weighted by how often its item was drawn.
+
+    The characters are sorted once; an undrawn item's characters get weight 0, which adds only points of
+    zero recall change, so each value is the AP of the resample (up to float summation order)."""
     counts = resample_counts(idx, int(idx.shape[1]))
-    out = np.zeros(idx.shape[0], dtype=np.float64)
-    for b in range(idx.shape[0]):
-        weight = counts[b, chars.item]
-        drawn = weight > 0
-        out[b] = average_precision(chars.gold[drawn], chars.scores[drawn], weight[drawn])
-    return out
+    order, last_of_tie = _descending(chars.scores)
+    gold, item = chars.gold[order].astype(np.float64), chars.item[order]
+    return np.array([_ap_sorted(gold, counts[b, item], last_of_tie) for b in range(idx.shape[0])],
+                    dtype=np.float64)
 
 
 @dataclass(frozen=True)
