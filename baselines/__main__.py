@@ -1,26 +1,34 @@
-"""``python -m baselines [--data DIR] [--out DIR]``: write every baseline's dev/test predictions."""
+"""``python -m baselines [--data DIR] [--out DIR] [--tracks T ...] [--splits S ...]``: write every
+baseline's predictions (fitted on each track's train split) for the dev and test splits."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from baselines import TRACKS
-from baselines.run import DEFAULT_DATA, run
+from baselines import SPLITS, TRACKS
+from baselines.run import DEFAULT_DATA, BaselineError, run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m baselines", description="Run the demo baselines on every demo track (dev and test)."
+        prog="python -m baselines",
+        description="Run the baselines on reference bundles (the demo by default, or real ones via --data).",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="demo data root (default: data/demo)")
     parser.add_argument("--out", type=Path, default=None, help="output root (default: the data root)")
-    parser.add_argument("--track", action="append", choices=TRACKS, dest="tracks",
-                        help="run only this track (repeatable; default: every track). A real bundle "
-                        "imported with `python -m scoring import` into DIR/<track>/ runs as "
-                        "--data DIR --track <track>")
+    parser.add_argument("--tracks", nargs="+", choices=TRACKS, default=list(TRACKS),
+                        help="tracks to run: folders <data>/<track>/ holding train.jsonl (default: all)")
+    parser.add_argument("--splits", nargs="+", choices=SPLITS, default=None,
+                        help="splits to predict (default: each of dev, test that the bundle has)")
     args = parser.parse_args(argv)
-    for path in run(args.data, args.out, tuple(args.tracks or TRACKS)):
+    try:
+        paths = run(args.data, args.out, tuple(args.tracks), tuple(args.splits) if args.splits else None)
+    except BaselineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path in paths:
         print(path)
     return 0
 

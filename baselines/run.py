@@ -41,17 +41,28 @@ def _toxitrace(track: str, train: list[dict], rows: list[dict], model: ToxiNgram
     }
 
 
-def run(data: Path = DEFAULT_DATA, out: Path | None = None, tracks: tuple[str, ...] = TRACKS) -> list[Path]:
-    """Fit on ``<data>/<track>/train.jsonl``, predict dev and test, write under ``out`` (default ``data``).
+class BaselineError(Exception):
+    """A requested track or split is not in the data (the message says which file is missing)."""
 
-    ``tracks``: a subset to run, e.g. ``("cold",)`` on an imported real bundle. ``baselines.json`` (which
-    describes the demo baselines) is written only by a run over every track."""
+
+def run(data: Path = DEFAULT_DATA, out: Path | None = None, tracks: tuple[str, ...] = TRACKS,
+        splits: tuple[str, ...] | None = None) -> list[Path]:
+    """Fit on ``<data>/<track>/train.jsonl``, predict each split, write under ``out`` (default ``data``).
+
+    ``splits`` None: every split of SPLITS the track's bundle has (a real bundle may have no dev split);
+    given: each must exist."""
     out = out or data
     written = []
     for track in tracks:
+        if not (data / track / "train.jsonl").is_file():
+            raise BaselineError(f"{data / track / 'train.jsonl'} is missing: the baselines are fitted on it")
+        wanted = splits or tuple(s for s in SPLITS if (data / track / f"{s}.jsonl").is_file())
+        missing = [s for s in wanted if not (data / track / f"{s}.jsonl").is_file()]
+        if missing or not wanted:
+            raise BaselineError(f"{data / track} has no {', '.join(missing or SPLITS)} split file")
         train = read_jsonl(data / track / "train.jsonl")
-        model = VarmNgram(train) if track == "varm" else ToxiNgram(train)  # fitted once, used for both splits
-        for split in SPLITS:
+        model = VarmNgram(train) if track == "varm" else ToxiNgram(train)  # fitted once, used for each split
+        for split in wanted:
             rows = inputs(read_jsonl(data / track / f"{split}.jsonl"))
             if track == "varm":
                 predictions = _varm(train, rows, model)
@@ -61,8 +72,8 @@ def run(data: Path = DEFAULT_DATA, out: Path | None = None, tracks: tuple[str, .
                 path = prediction_path(out, track, name, split)
                 write_jsonl(path, preds)
                 written.append(path)
-    if tuple(tracks) != TRACKS:
-        return written
+    if data.resolve() != DEFAULT_DATA.resolve():
+        return written  # baselines.json describes the demo's baselines only
     meta = {
         "note": "Baselines for the SYNTHETIC DEMO benchmark (data/demo), "
         "not for VARM-Bench, COLD, ToxiCN or CNTP.",

@@ -59,8 +59,8 @@ def collect(data: Path = DEFAULT_DATA, scorer: Scorer = cli_scorer) -> dict[tupl
     return results
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}"
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}"  # None: a cell the leaderboard withholds
 
 
 def markdown(results: dict[tuple[str, str, str], dict]) -> str:

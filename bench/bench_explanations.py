@@ -72,7 +72,7 @@ def main() -> int:
             print(f"real COLD ({COLD}):")
             step("import", "-m", "scoring", "import", "--dataset", "cold", str(COLD), str(data / "cold"))
             step("baselines (fit on train, dev+test, 4 systems)", "-m", "baselines", "--data", str(data),
-                 "--track", "cold")
+                 "--tracks", "cold")
             report("cold", data, args.bootstrap)
         else:
             print(f"real COLD absent ({COLD}); skipped")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scoring.bootstrap import percentile_ci, resample_indices  # noqa: E402
 from scoring.protocol import DISCRETE_FIELDS, FIELDS, parse_output  # noqa: E402
 from scoring.varm import VARM_TRACK  # noqa: E402
-from scoring.varm_metrics import HEADLINE_CI_METRICS, gold_target, target_f1  # noqa: E402
+from scoring.varm_metrics import HEADLINE_CI_METRICS, target_f1  # noqa: E402
 
 N_ROWS = 1600
 SUBSETS = ("identity", "status", "body_health", "general_abuse")
@@ -107,7 +107,7 @@ def naive_metrics(gold: list[dict], parsed: list, rows: list[int]) -> dict[str, 
         ok = out.schema_valid
         valid += ok
         anchor_valid += out.anchor_schema_valid
-        f1 = target_f1(out.record["target"], gold_target(ref)) if ok else 0.0
+        f1 = target_f1(out.record["target"], ref["target"]) if ok else 0.0
         t_f1_sum += f1
         row_correct = {"target": ok and f1 >= 0.5}
         for name in DISCRETE_FIELDS:

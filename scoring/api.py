@@ -48,14 +48,15 @@ def references_sha256(path: Path, subsets_dir: Path | None = None) -> str:
 
 
 def score_file(track: str, references: Path, predictions: bytes, *, subsets_dir: Path | None = None,
-               bootstrap: int = 1000, seed: int = 0) -> dict:
+               bootstrap: int = 1000, seed: int = 0, disclose: bool = True) -> dict:
     """Score a predictions file; the result dict (ARCHITECTURE.md §2) with `provenance` added.
+    `disclose=False` keeps small and label-pure cells (`scoring.disclosure`): for public data only.
 
     Raises InputError when the references or the predictions cannot be used, ValueError for a bad track.
     """
     scorer = get_track(track)
     refs = scorer.load_references(Path(references), subsets_dir)
-    result = scorer.score(refs, predictions, bootstrap=bootstrap, seed=seed)
+    result = scorer.score(refs, predictions, bootstrap=bootstrap, seed=seed, disclose=disclose)
     result["provenance"] = {
         "scorer_version": SCORER_VERSION,
         "references_sha256": references_sha256(Path(references), subsets_dir),

@@ -81,6 +81,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file 0600; a result file is an ordinary file, readable as the umask allows.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -96,9 +100,12 @@ def _score(args: argparse.Namespace) -> int:
         raise UsageError("--bootstrap must be 0 or more")
     predictions = _read(args.predictions, "predictions file")
     references = _existing(args.references, "references")
-    subsets = _existing(args.subsets, "subsets folder") if args.subsets else None
-    result = score_file(args.track, references, predictions, subsets_dir=subsets,
-                        bootstrap=args.bootstrap, seed=args.seed)
+    subsets = _existing(args.subsets, "subsets folder or dev_subsets.json") if args.subsets else None
+    with tempfile.TemporaryDirectory() as tmp:
+        if subsets is not None and subsets.is_file():
+            subsets = _membership_subsets(subsets, Path(tmp))
+        result = score_file(args.track, references, predictions, subsets_dir=subsets,
+                            bootstrap=args.bootstrap, seed=args.seed, disclose=not args.all_cells)
     data = dumps_result(result)
     if args.output:
         _write_atomically(Path(args.output), data)
@@ -108,16 +115,40 @@ def _score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _membership_subsets(path: Path, folder: Path) -> Path:
+    """A subsets folder built from a membership file such as the public `dev_subsets.json`
+    (`{"<subset>": ["<id>", ...]}`): one `<subset>.jsonl` of `{"id"}` rows, matched to the references
+    by id."""
+    try:
+        membership = json.loads(path.read_bytes())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read {path} as JSON: {error}") from None
+    if not isinstance(membership, dict) or not all(
+        isinstance(name, str) and name and "/" not in name and not name.startswith(".")
+        and isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+        for name, ids in membership.items()
+    ):
+        raise UsageError(f"{path}: expected a subsets folder, or a JSON object mapping subset names to lists "
+                         "of ids (like dev_subsets.json)")
+    for name, ids in membership.items():
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+    return folder
+
+
 def _check_references(args: argparse.Namespace) -> int:
     directory = _existing(args.directory, "reference bundle")
     if args.track == "varm":
-        from .references import check_reference_bundle
+        from .references import bundle_warnings, check_reference_bundle
 
         problems = check_reference_bundle(directory)
         total = len(problems)
+        for warning in bundle_warnings(directory):
+            print(f"warning: {warning}", file=sys.stderr)
     else:
         track = get_track(args.track)
         checker = getattr(track, "check_reference_bundle", None)
+        for warning in getattr(track, "bundle_warnings", lambda _: [])(directory):
+            print(f"warning: {warning}", file=sys.stderr)
         if checker is not None:
             problems = list(checker(directory))
             total = len(problems)
@@ -128,7 +159,8 @@ def _check_references(args: argparse.Namespace) -> int:
             except InputError as error:
                 problems, total = error.problems, error.total
     if not problems:
-        print(f"ok: {directory} is a valid {args.track} reference bundle")
+        what = "gold file" if directory.is_file() else "reference bundle"
+        print(f"ok: {directory} is a valid {args.track} {what}")
         return EXIT_OK
     print(f"{total:,} problem(s) in {directory}:", file=sys.stderr)
     _print_problems(problems, total)
@@ -136,6 +168,14 @@ def _check_references(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    if args.dataset == "varm":
+        from .varm_import import import_varm
+
+        summary = import_varm(_existing(args.path, "dataset path"), Path(args.out_dir),
+                              fill_blank_targets=args.fill_blank_targets)
+        return _print_summary(summary)
+    if args.fill_blank_targets:
+        raise UsageError("--fill-blank-targets applies to --dataset varm only")
     try:
         from .toxitrace.importers import import_dataset
     except ModuleNotFoundError as error:
@@ -143,7 +183,14 @@ def _import(args: argparse.Namespace) -> int:
             raise
         raise UsageError("the ToxiTrace importer (scoring.toxitrace) is not installed") from None
     summary = import_dataset(args.dataset, _existing(args.path, "dataset path"), Path(args.out_dir))
+    return _print_summary(summary)
+
+
+def _print_summary(summary: dict) -> int:
+    """The summary as JSON on stdout; each warning also as a line on stderr, where a person looks."""
     print(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True))
+    for warning in summary.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -177,22 +224,28 @@ def _parser() -> argparse.ArgumentParser:
     score = commands.add_parser("score", help="score a predictions file; result JSON to stdout or --output")
     score.add_argument("--track", required=True, choices=TRACK_NAMES)
     score.add_argument("--references", required=True, help="test.jsonl or a reference bundle folder")
-    score.add_argument("--subsets", help="folder of subset files (default: <bundle>/subsets)")
+    score.add_argument("--subsets", help="folder of subset files (default: <bundle>/subsets), or a "
+                                         "membership JSON such as the public dev_subsets.json")
     score.add_argument("--predictions", required=True)
     score.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (0: none)")
     score.add_argument("--seed", type=int, default=0)
     score.add_argument("--output", help="write the result here (atomically) instead of stdout")
+    score.add_argument("--all-cells", action="store_true",
+                       help="keep breakdown/subset cells the leaderboard withholds (small or label-pure "
+                            "groups); for public data such as the dev split")
     score.set_defaults(run=_score)
 
     check = commands.add_parser("check-references", help="maintainer check of a reference bundle folder")
     check.add_argument("--track", required=True, choices=TRACK_NAMES)
-    check.add_argument("directory")
+    check.add_argument("directory", help="a bundle folder, or (varm) a single gold JSONL file")
     check.set_defaults(run=_check_references)
 
-    imp = commands.add_parser("import", help="convert a ToxiTrace source dataset to a reference bundle")
-    imp.add_argument("--dataset", required=True, choices=("cold", "toxicn"))
-    imp.add_argument("path")
+    imp = commands.add_parser("import", help="convert a published release (VARM, COLD, ToxiCN) to a bundle")
+    imp.add_argument("--dataset", required=True, choices=("varm", "cold", "toxicn"))
+    imp.add_argument("path", help="a release file, or the folder holding its split files")
     imp.add_argument("out_dir")
+    imp.add_argument("--fill-blank-targets", action="store_true",
+                     help="varm: write 无明确对象 for blank gold targets whose target_type is 无明确对象")
     imp.set_defaults(run=_import)
 
     masked = commands.add_parser(

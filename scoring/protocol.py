@@ -125,7 +125,6 @@ def parse_output(raw: str) -> ParsedOutput:
     text = raw.strip()
     matches = list(ANCHOR_RE.finditer(text))
     record: dict[str, str] = {}
-    values: list[str] = []
     names: list[str] = []
     prose: list[str] = []  # the text with every anchor match deleted
     end = 0
@@ -133,7 +132,6 @@ def parse_output(raw: str) -> ParsedOutput:
         name, value = match.group(1, 2)
         value = value.strip()
         names.append(name)
-        values.append(value)
         record[ANCHOR_FIELD[name]] = value
         prose.append(text[end:match.start()])
         end = match.end()
@@ -163,7 +161,7 @@ def parse_output(raw: str) -> ParsedOutput:
         issues.append("insufficient_reasoning_text")
     if text.startswith(FORBIDDEN_PREFIXES):
         issues.append("forbidden_wrapper")
-    if not PLACEHOLDER_VALUES.isdisjoint(values):
+    if not PLACEHOLDER_VALUES.isdisjoint(record.values()):  # each anchor name's final value (spec §2.3)
         issues.append("placeholder_value")
     if anchor_valid:
         issues.extend(consistency_issues(record))

@@ -30,6 +30,7 @@ __all__ = [
     "SPLITS",
     "BundleProblem",
     "VarmReferences",
+    "bundle_warnings",
     "check_reference_bundle",
     "load_references",
     "near_duplicate_pairs",
@@ -206,6 +207,8 @@ def _match_subset(records: list[tuple[int, dict]], refs_ids: dict[str, int], ref
 def load_references(path: Path, subsets_dir: Path | None = None) -> VarmReferences:
     """Read and validate the gold test rows (+ subsets); InputError naming every bad line otherwise."""
     test_path, subsets_dir = resolve_bundle(path, subsets_dir)
+    if Path(path).is_dir() and not test_path.exists():
+        raise InputError([Problem(None, None, f"{path}: no test.jsonl here; expected {EXPECTED_REFERENCES}")])
     records, problems = _gold_file(test_path, require_cot=False)
     all_problems: list[Problem] = _in_file(problems, test_path.name)
     all_problems += _in_file(_uniqueness(records, "id") + _uniqueness(records, "text"), test_path.name)
@@ -244,17 +247,50 @@ def near_duplicate_pairs(a: list[str], b: list[str], cutoff: float = NEAR_DUPLIC
     return [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols, strict=True)]
 
 
+EXPECTED_REFERENCES = ("a reference bundle folder (test.jsonl, optional train.jsonl, dev.jsonl, subsets/) "
+                       "or a single gold JSONL file (the authors' format: the 8 official keys, no id)")
+
+
+def _split_files(path: Path) -> tuple[dict[str, Path], list[BundleProblem]]:
+    """The gold files to check: a bundle folder's split files, or one gold file read as the test split."""
+    if path.is_file():
+        return {"test": path}, []
+    if not path.is_dir():
+        return {}, [BundleProblem(None, None, f"{path} does not exist; expected {EXPECTED_REFERENCES}")]
+    files = {split: path / f"{split}.jsonl" for split in SPLITS if (path / f"{split}.jsonl").exists()}
+    if "test" not in files:
+        message = f"the folder has no test.jsonl; expected {EXPECTED_REFERENCES}"
+        return files, [BundleProblem(None, None, message, file="test.jsonl")]
+    return files, []
+
+
+def blank_target_rows(rows: list[dict]) -> int:
+    """Gold rows whose target is empty or blank (they can never be target-correct: spec §1)."""
+    return sum(1 for row in rows if isinstance(row.get("target"), str) and not row["target"].strip())
+
+
+def bundle_warnings(path: Path) -> list[str]:
+    """Things a maintainer must know that do not make the bundle invalid (spec §1: blank gold targets)."""
+    files, _ = _split_files(Path(path))
+    warnings = []
+    for file in files.values():
+        records, _ = _read_file(file, file.name)
+        blank = blank_target_rows([obj for _, obj in records])
+        if blank:
+            warnings.append(
+                f"{file.name}: {blank:,} row(s) have a blank gold target; the official metrics compare with "
+                "the target as written (the authors' evaluate.py), so no output can get them target-correct. "
+                "`python -m scoring import --dataset varm --fill-blank-targets` fills them with 无明确对象.")
+    return warnings
+
+
 def check_reference_bundle(directory: Path) -> list[BundleProblem]:
-    """Every problem of a VARM bundle directory (test.jsonl, optional train/dev.jsonl, subsets/)."""
+    """Every problem of a VARM bundle directory (test.jsonl, optional train/dev.jsonl, subsets/), or of
+    a single gold file (checked as the test split)."""
     directory = Path(directory)
-    problems: list[BundleProblem] = []
+    files, problems = _split_files(directory)
     splits: dict[str, list[tuple[int, dict]]] = {}
-    for split in SPLITS:
-        path = directory / f"{split}.jsonl"
-        if not path.exists():
-            if split == "test":
-                problems.append(BundleProblem(None, None, "the bundle has no test.jsonl", file=path.name))
-            continue
+    for split, path in files.items():
         records, found = _gold_file(path, require_cot=True)
         problems += _in_file(found, path.name)
         problems += _in_file(_uniqueness(records, "id") + _uniqueness(records, "text"), path.name)
@@ -294,7 +330,7 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
     id_index = {obj["id"]: k for k, (_, obj) in enumerate(test)} if has_ids else {}
     text_index = {obj.get("text"): k for k, (_, obj) in enumerate(test)}
     subsets_dir = directory / "subsets"
-    for path in subset_files(subsets_dir if subsets_dir.is_dir() else None):
+    for path in subset_files(subsets_dir if subsets_dir.is_dir() else None):  # a file has no subsets/
         name = f"subsets/{path.name}"
         records, found = _read_file(path, name)
         _, match_problems = _match_subset(records, id_index, text_index)

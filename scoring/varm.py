@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_counts, resample_indices
+from .disclosure import unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
 from .protocol import ParsedOutput, parse_output, summarise_advice
@@ -20,9 +22,11 @@ from .varm_metrics import (
     FIELDS,
     HEADLINE_CI_METRICS,
     RowOutcomes,
+    disclosed_subset,
     format_issue_counts,
     metric_arrays,
     metrics_for_rows,
+    normalise_target,
     overall_metrics,
     resampled_metrics,
     row_outcomes,
@@ -117,6 +121,17 @@ class VarmTrack:
         """Gold-independent validation against the public inputs `[{"id", "text"}]`."""
         return self._check(data, inputs).report
 
+    def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
+        """One canonical string per input row (in input order) of what the scorer reads from its output:
+        the parsed record of a schema-valid output with its target as the multiset of its normalised
+        characters (all target F1 sees), one constant for every invalid output (the scorer gives them all
+        the same outcome). So edits that cannot change a score cannot make two files differ.
+        Gold-independent; InputError for an invalid file."""
+        checked = self._check(data, inputs, advice=False)
+        if not checked.report.valid:
+            raise InputError(checked.report.errors, total=checked.report.errors_total)
+        return [_scored_part(p) if p and p.schema_valid else "invalid" for p in checked.parsed]
+
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
         checked = self._check(data, self.public_inputs(refs), advice=False)
         if not checked.report.valid:
@@ -125,14 +140,20 @@ class VarmTrack:
 
     # -- scoring ------------------------------------------------------------------------------------
 
-    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
-        """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid."""
+    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
+              disclose: bool = True) -> dict:
+        """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid.
+
+        `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
+        every cell's raw values, for conformance checks against the reference implementation."""
         outcomes = self._outcomes(refs, data)
         matrix = outcomes.indicator_matrix()
+        publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_counts(resample_indices(outcomes.n, bootstrap, seed), outcomes.n)
-            for name, values in resampled_metrics(outcomes, counts, matrix=matrix).items():
+            canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
+            for name, values in resampled_metrics(outcomes, counts, matrix=canonical).items():
                 ci[name] = percentile_ci(values, DEFAULT_LEVEL)
         return {
             "scorer_version": SCORER_VERSION,
@@ -140,7 +161,7 @@ class VarmTrack:
             "rows": outcomes.n,
             "metrics": overall_metrics(outcomes, matrix),
             "format_issues": format_issue_counts(outcomes),
-            "subsets": {name: subset_metrics(outcomes, rows, matrix)
+            "subsets": {name: publish(subset_metrics(outcomes, rows, matrix))
                         for name, rows in sorted(refs.subsets.items())},
             "ci": ci,
             "bootstrap": {"resamples": max(bootstrap, 0), "seed": seed, "level": DEFAULT_LEVEL},
@@ -163,14 +184,15 @@ class VarmTrack:
             position = {row_id: k for k, row_id in enumerate(b["id"])}
             order = [position[row_id] for row_id in a["id"]]
             b = {key: [values[k] for k in order] for key, values in b.items()}
-        outcomes_a, outcomes_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+        in_order_a, in_order_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+        outcomes_a, outcomes_b = _unlinked_pair(in_order_a, in_order_b, a, b)  # resampled in canonical order
         names = [name for name in self.headline_metrics if name in HEADLINE_CI_METRICS]
         if metrics is not None:
             unknown = sorted(set(metrics) - set(names))
             if unknown:
                 raise ValueError(f"cannot compare on {unknown}; choose among {names}")
             names = list(dict.fromkeys(metrics))
-        point_a, point_b = metrics_for_rows(outcomes_a), metrics_for_rows(outcomes_b)
+        point_a, point_b = metrics_for_rows(in_order_a), metrics_for_rows(in_order_b)
         counts = resample_counts(resample_indices(outcomes_a.n, max(bootstrap, 0), seed), outcomes_a.n)
         if metrics is None:
             resampled_a = resampled_metrics(outcomes_a, counts, names)
@@ -180,6 +202,24 @@ class VarmTrack:
             resampled_b = _resampled_subset(outcomes_b, counts, names)
         return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
                                 resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+def _scored_part(parsed: ParsedOutput) -> str:
+    record = dict(parsed.record)
+    record["target"] = "".join(sorted(normalise_target(record.get("target", ""))))
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+def _unlinked_pair(outcomes_a: RowOutcomes, outcomes_b: RowOutcomes, a: dict[str, list],
+                   b: dict[str, list]) -> tuple[RowOutcomes, RowOutcomes]:
+    """Both submissions' rows in one canonical order of their joint outcomes (`unlinked_rows`): pairs stay
+    pairs, and the published comparison depends on the joint counts only, not on which rows."""
+    order = unlinked_rows(np.hstack([outcomes_a.indicator_matrix(), outcomes_b.indicator_matrix()]))
+
+    def reordered(data: dict[str, list]) -> RowOutcomes:
+        return RowOutcomes.from_lists({key: [values[k] for k in order] for key, values in data.items()})
+
+    return reordered(a), reordered(b)
 
 
 def _needed_columns(names: Sequence[str]) -> list[int]:

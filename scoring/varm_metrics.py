@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .disclosure import SMALL_CELL, small_cell, withhold
 from .protocol import DISCRETE_FIELDS, FIELDS, FORMAT_ISSUES, HARMFUL, NO_TARGET, VALUE_SETS, ParsedOutput
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "overall_metrics",
     "resampled_metrics",
     "row_outcomes",
+    "disclosed_subset",
     "subset_metrics",
     "target_f1",
 ]
@@ -77,7 +79,11 @@ def target_f1(predicted: str, gold: str) -> float:
 
 
 def gold_target(record: dict) -> str:
-    """The gold target, with the validator's rule: blank target + no-target type reads as 无明确对象."""
+    """The authors' VALIDATOR's reading of a gold target (blank target + no-target type reads as 无明确对象).
+
+    Only the reference checker uses it (to accept such rows and their cot); the official metrics compare
+    with the gold target as written, as the authors' evaluate.py does (spec §1), so a blank gold target
+    is never correct."""
     target = record.get("target") or ""
     if not target.strip() and record.get("target_type") == NO_TARGET:
         return NO_TARGET
@@ -165,7 +171,7 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOut
             continue  # every field of an invalid output counts as wrong
         valid[i] = True
         record = out.record
-        t_f1[i] = target_f1(record["target"], gold_target(ref))
+        t_f1[i] = target_f1(record["target"], ref["target"])
         correct[i, 0] = t_f1[i] >= TARGET_MATCH_THRESHOLD
         pred_codes[i] = [code[record[name]] for name, code in codes]
         correct[i, 1:] = [record[name] == ref[name] for name in DISCRETE_FIELDS]
@@ -277,6 +283,24 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
         "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
     })
     return out
+
+
+# Counts that do not depend on the gold labels' values per row (sizes, format issues of the outputs).
+_SUBSET_COUNTS = ("rows", "rows_harmful", "rows_non_harmful", "format_issues", "withheld")
+
+
+def disclosed_subset(cell: dict) -> dict:
+    """The publishable form of a subset cell (`scoring.disclosure`): a subset under MIN_CELL_ROWS rows
+    shows no metric; the gold-有害 / gold-无害 JREM (groups defined by the label) and their gap are shown
+    only when their own group reaches MIN_CELL_ROWS rows. `withheld` names what was left out and why."""
+    if small_cell(cell["rows"]):
+        return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], SMALL_CELL)
+    small = [key for key, n in (("jrem_harmful", "rows_harmful"), ("jrem_non_harmful", "rows_non_harmful"))
+             if small_cell(cell[n])]
+    if not small:
+        return {**cell, "withheld": None}
+    names = " and ".join(k.removeprefix("jrem_").replace("_", "-") for k in small)
+    return withhold(cell, [*small, "jrem_gap"], f"{names} JREM {SMALL_CELL}")
 
 
 def resampled_metrics(outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str] = HEADLINE_CI_METRICS,

@@ -6,16 +6,17 @@ import math
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Header, HTTPException, Query, UploadFile
+from fastapi import APIRouter, Body, File, Form, Header, HTTPException, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
+from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
 from worker.quotas import QuotaExceeded, parse_iso
 from worker.records import check_track
-from worker.service import NotReady, Service
+from worker.service import NotHeld, NotReady, Service
 
 UPLOAD_PATHS = ("/api/v1/submissions", "/api/v1/validate")
 FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundaries
@@ -171,6 +172,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         }
         if out["report"]:
             body["advice"] = out["report"]["advice"]
+        if out.get("reason"):  # held for review: why, in words the submitter can act on
+            body["reason"] = out["reason"]
         return JSONResponse(body, status_code=200 if out["duplicate"] else 202)
 
     @router.get("/submissions/{submission_id}", summary="Status, error and (once scored) the result")
@@ -182,7 +185,12 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
 
     @router.get("/leaderboard", summary="Leaderboard rows with headline metrics and confidence intervals")
     def leaderboard(track: Annotated[str, Query()] = "varm"):
-        return service.leaderboard(track_or_404(track))
+        track = track_or_404(track)
+        return {**service.leaderboard(track), "reference_set": service.reference_set(track)}
+
+    @router.get("/tracks", summary="Each track and what it is scored on: a real set, the demo, or none")
+    def tracks():
+        return {"tracks": [service.reference_set(t) for t in TRACK_NAMES]}
 
     @router.get("/quota", summary="The caller's quota on a track")
     def quota(
@@ -211,9 +219,55 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 
+    # -- held near-copies (worker/nearcopy.py): maintainers only -------------------------------------
+
+    def maintainer(authorization: str | None, x_user: str | None) -> str:
+        user = identity(authorization, x_user)
+        if not service.is_maintainer(user):
+            raise HTTPException(403, "only maintainers can review held submissions")
+        return user
+
+    def review(action, submission_id: str, **kwargs) -> dict:
+        try:
+            return action(submission_id, **kwargs)
+        except NotHeld as exc:
+            raise HTTPException(409, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(404 if "submission id" in str(exc) else 422, str(exc)) from None
+
+    @router.get("/held", summary="Near-copies held for review, with the earlier submission (maintainers)")
+    def held(
+        track: Annotated[str | None, Query()] = None,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        maintainer(authorization, x_user)
+        return {"held": service.held(track_or_404(track) if track else None)}
+
+    @router.post("/submissions/{submission_id}/release", summary="Score and publish a held submission")
+    def release(
+        submission_id: str,
+        reason: Annotated[str, Body(embed=True)] = "",
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        actor = maintainer(authorization, x_user)
+        return review(service.release, submission_id, actor=actor, reason=reason)
+
+    @router.post("/submissions/{submission_id}/reject", summary="End a held submission unscored")
+    def reject(
+        submission_id: str,
+        reason: Annotated[str, Body(embed=True)],
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        actor = maintainer(authorization, x_user)
+        return review(service.reject, submission_id, actor=actor, reason=reason)
+
     @router.get(
         "/public/{track}/{name}",
-        summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json, dev_subsets.json",
+        summary="Public files: test_inputs.jsonl, dev.jsonl, subsets.json, dev_subsets.json, "
+        "reference_set.json",
     )
     def public(track: str, name: str):
         data = service.public_file(track_or_404(track), name)

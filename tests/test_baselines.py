@@ -111,8 +111,14 @@ def test_lexicon_fails_on_non_harmful_cue_rows(runs: tuple[Path, Path]) -> None:
         "body_health_disability",
         "general_abuse",
     }
+    shown = 0
     for name, subset in result["subsets"].items():
+        if subset["rows_non_harmful"] < 30:  # a small label-defined group: withheld on the board
+            assert subset["jrem_non_harmful"] is None and "fewer than 30 rows" in subset["withheld"], name
+            continue
         assert subset["jrem_non_harmful"] < subset["jrem_harmful"], name
+        shown += 1
+    assert shown >= 3
 
 
 def test_lexicon_flags_a_quoted_insult() -> None:

@@ -41,7 +41,8 @@ PUBLIC_ENVELOPE_KEYS = {
 }
 RESULT_FILE = re.compile(
     r"README\.md|changelog\.jsonl|rescore/[a-z]+/[0-9TZ:_.-]+\.json"
-    r"|(varm|cold|toxicn|cntp)/(leaderboard\.(json|parquet)|public/(test_inputs\.jsonl|dev\.jsonl|subsets\.json|dev_subsets\.json)"
+    r"|(varm|cold|toxicn|cntp)/(leaderboard\.(json|parquet)|public/(test_inputs\.jsonl|dev\.jsonl|subsets\.json|dev_subsets\.json"
+    r"|reference_set\.json)"
     r"|results/[0-9a-f]{16}/v[0-9]+\.json)"
 )
 
@@ -139,6 +140,8 @@ def test_results_area_holds_only_public_files_and_no_gold(dep, published, needle
         if path.endswith("/public/test_inputs.jsonl"):
             keys = {k for line in data.splitlines() if line.strip() for k in json.loads(line)}
             assert keys <= {"id", "text"}, f"{path} carries {keys - {'id', 'text'}}"
+        if path.endswith("/public/reference_set.json"):  # the manifest: counts and a hash, nothing more
+            assert set(json.loads(data)) == {"track", "kind", "sha256", "rows", "installed_at"}, path
         if "/results/" in path:
             envelope = json.loads(data)
             assert set(envelope["submission"]) <= PUBLIC_ENVELOPE_KEYS, (path, set(envelope["submission"]))

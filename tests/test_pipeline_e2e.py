@@ -249,11 +249,13 @@ def test_seed_is_idempotent(tmp_path, demo_dir):
 
     first_enqueuer = RecordingEnqueuer()
     first = seed(store, Service(config, store, first_enqueuer), DEMO)
-    assert first["references"] and first["public"] and len(first["baselines"]) == len(first_enqueuer.sent) > 0
+    assert first["tracks"] == dict.fromkeys(("varm", "cold", "toxicn", "cntp"), "demo installed")
+    assert len(first["baselines"]) == len(first_enqueuer.sent) > 0
     heads = {area: store.head(area) for area in ("references", "submissions", "results")}
     second = seed(store, Service(config, store, RecordingEnqueuer()), DEMO)
-    assert second == {"references": [], "public": [], "baselines": []}
+    assert second == {"tracks": dict.fromkeys(first["tracks"], "demo already present"), "baselines": []}
     assert heads == {area: store.head(area) for area in heads}
+    assert json.loads(store.read("results", "varm/public/reference_set.json"))["kind"] == "demo"
     assert store.read("results", "varm/public/subsets.json") is not None
     # Dev-split cue-subset membership is published as is; it names dev ids only, never test ids.
     dev_subsets = Service(config, store, RecordingEnqueuer()).public_file("varm", "dev_subsets.json")

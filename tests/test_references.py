@@ -234,7 +234,9 @@ def test_subset_rows_must_copy_their_test_row(tmp_path: Path) -> None:
 
 def test_missing_test_file(tmp_path: Path) -> None:
     problems = [str(p) for p in check_reference_bundle(tmp_path)]
-    assert problems == ["test.jsonl: file: the bundle has no test.jsonl"]
+    assert len(problems) == 1
+    assert problems[0].startswith("test.jsonl: file: the folder has no test.jsonl; expected")
+    assert "single gold JSONL file" in problems[0]  # says which inputs it takes
 
 
 def test_normalisation_and_pairs() -> None:

@@ -90,24 +90,33 @@ def test_golden_result_bytes_via_api_and_stdout() -> None:
 
 
 def test_golden_result_hand_checked_values() -> None:
-    """The committed golden numbers, worked out by hand (6 rows; g3 and g6 invalid; g1 and g4 JREM)."""
+    """The committed golden numbers, worked out by hand (6 rows; g3 and g6 invalid; g1 JREM; g4's gold
+    target is blank, so its [T:无明确对象] is target-wrong since 2.0.0: spec §1)."""
     result = json.loads((GOLDEN / "expected_result.json").read_text(encoding="utf-8"))
     m = result["metrics"]
     assert result["rows"] == 6 and result["track"] == "varm" and result["scorer_version"] == SCORER_VERSION
-    assert m["jrem"] == 2 / 6 and m["parse_success"] == 4 / 6 and m["anchor_schema_valid"] == 5 / 6
-    assert m["field_accuracy"]["target"] == 3 / 6 and m["field_accuracy"]["target_explicitness"] == 3 / 6
-    assert m["her_c"] == (4 - 2) / 4 and m["her_l"] == (4 - 2) / 4
+    assert m["jrem"] == 1 / 6 and m["parse_success"] == 4 / 6 and m["anchor_schema_valid"] == 5 / 6
+    assert m["field_accuracy"]["target"] == 2 / 6 and m["field_accuracy"]["target_explicitness"] == 3 / 6
+    assert m["her_c"] == (4 - 1) / 4 and m["her_l"] == (4 - 1) / 4
     assert m["macro_f1"]["label"] == (1.0 + 0.5) / 2  # 无害: TP 1, P 1, G 3
-    assert m["t_f1"] == pytest.approx((1 + 2 / 3 + 1) / 6)
+    assert m["t_f1"] == pytest.approx((1 + 2 / 3) / 6)
     assert result["format_issues"]["anchor_sequence_or_value_invalid"] == 1
     assert result["format_issues"]["stance_label_inconsistent"] == 1
+    # Both cue subsets are under 30 rows: published with sizes and format-issue counts, every metric n/a.
     abuse = result["subsets"]["abuse"]
     assert (abuse["rows"], abuse["rows_harmful"], abuse["rows_non_harmful"]) == (3, 2, 1)
-    assert abuse["jrem"] == 0.0 and abuse["her_c"] == 1.0 and abuse["jrem_gap"] == 0.0
+    assert abuse["jrem"] is None and abuse["her_c"] is None and abuse["jrem_gap"] is None
+    assert abuse["field_accuracy"]["label"] is None
+    assert abuse["withheld"].startswith("n/a: fewer than 30 rows")
     assert abuse["format_issues"]["stance_label_inconsistent"] == 1
     assert sum(abuse["format_issues"].values()) == 1
     identity = result["subsets"]["identity"]
-    assert (identity["jrem_harmful"], identity["jrem_non_harmful"], identity["jrem_gap"]) == (1.0, 0.0, 1.0)
+    assert identity["jrem_harmful"] is None and identity["jrem_non_harmful"] is None
+    assert identity["jrem_gap"] is None
+    # The withheld values themselves, worked out by hand, from the unpublished form (--all-cells).
+    raw = score_file("varm", GOLDEN, PREDICTIONS.read_bytes(), bootstrap=0, disclose=False)["subsets"]
+    assert raw["abuse"]["jrem"] == 0.0 and raw["abuse"]["her_c"] == 1.0 and raw["abuse"]["jrem_gap"] == 0.0
+    assert (raw["identity"]["jrem_harmful"], raw["identity"]["jrem_non_harmful"]) == (1.0, 0.0)
     assert set(result["ci"]) >= {"jrem", "macro_f1.label", "macro_f1.category", "t_f1", "parse_success"}
     assert all(low <= high for low, high in result["ci"].values())
     assert result["bootstrap"] == {"resamples": 200, "seed": 7, "level": 0.95}

@@ -21,6 +21,7 @@ from scoring.toxitrace.explanations import (
     SpanShape,
     attribution_auprc,
     average_precision,
+    canonical_rows,
     derive_spans,
     faithfulness,
     fragmentation,
@@ -312,10 +313,29 @@ def test_bootstrap_interval_uses_the_shared_resamples(refs_path: Path):
     result = score_file("cold", refs_path, data, bootstrap=30, seed=5)
     idx = resample_indices(3, 30, 5)
     per_row = np.array([(0.9 - 0.3), (0.1 - 0.7), (0.9 - 0.3)])  # comprehensiveness, same at every k
+    order = canonical_rows(np.array([1, 0, 1]), [np.asarray(SCORES[r["id"]]) for r in REFS],
+                           {k: np.full(3, 0.9 if k == "prob" else 0.3) for k in PROB_KEYS}, None)
+    assert sorted(order.tolist()) == [0, 1, 2]
     assert result["ci"]["explanations.comprehensiveness"] == pytest.approx(
-        percentile_ci(per_row[idx].mean(axis=1)), abs=1e-12)
+        percentile_ci(per_row[order][idx].mean(axis=1)), abs=1e-12)
     assert result["ci"]["f1"] == score_file("cold", refs_path, jsonl(*(
         {"id": r["id"], "label": LABELS[r["id"]]} for r in REFS)), bootstrap=30, seed=5)["ci"]["f1"]
+
+
+def test_intervals_do_not_depend_on_the_row_order(tmp_path: Path):
+    """The same rows in another test order give the same explanation intervals (rows are resampled in an
+    order defined by their content, as the other metrics' intervals are), and the same point values."""
+    rows = [explained(r["id"]) for r in REFS]
+    rows[1]["prob_removed_10"] = 0.05  # make the rows' terms differ
+    forward, backward = tmp_path / "f.jsonl", tmp_path / "b.jsonl"
+    forward.write_bytes(jsonl(*REFS))
+    backward.write_bytes(jsonl(*REFS[::-1]))
+    a = score_file("cntp", forward, jsonl(*rows), bootstrap=40, seed=2)
+    b = score_file("cntp", backward, jsonl(*rows[::-1]), bootstrap=40, seed=2)
+    expl_ci = {k: v for k, v in a["ci"].items() if k.startswith("explanations.")}
+    assert expl_ci == {k: v for k, v in b["ci"].items() if k.startswith("explanations.")}
+    flat = [{k: v for k, v in r["explanations"].items() if isinstance(v, float)} for r in (a, b)]
+    assert flat[0] == pytest.approx(flat[1], abs=1e-12) and flat[0]["comprehensiveness"] > 0
 
 
 # --- masked-inputs --------------------------------------------------------------------------------------

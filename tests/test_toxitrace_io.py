@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scoring.disclosure import SMALL_CELL
 from scoring.problems import InputError
 from scoring.toxitrace.importers import import_dataset
 from scoring.toxitrace.predictions import parse_predictions
@@ -213,9 +214,13 @@ def test_score_cntp_result_schema(bundle: Path):
     assert result["bootstrap"] == {"resamples": 200, "seed": 3, "level": 0.95}
     groups = result["breakdowns"]["target_groups"]
     assert groups["Region"]["rows"] == 2 and groups["Sexism"]["rows"] == 1 and groups["non-hate"]["rows"] == 1
-    assert result["breakdowns"]["fine_label"]["anti_bias"] == {
-        "rows": 1, "accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "macro_f1": 0.0,
+    assert result["breakdowns"]["fine_label"]["anti_bias"] == {  # one row: published as n/a with the reason
+        "rows": 1, "accuracy": None, "precision": None, "recall": None, "f1": None, "macro_f1": None,
+        "withheld": SMALL_CELL,
     }
+    raw = CNTP.score(refs, jsonl(*GOOD), bootstrap=0, disclose=False)["breakdowns"]["fine_label"]["anti_bias"]
+    assert raw == {"rows": 1, "accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "macro_f1": 0.0,
+                   "withheld": None}
     assert _floats_are_plain(result)
     assert json.loads(json.dumps(result)) == result
     assert CNTP.score(refs, jsonl(*GOOD), bootstrap=200, seed=3) == result  # deterministic
@@ -296,7 +301,7 @@ def test_import_cold(tmp_path: Path):
     # the imported bundle is a valid reference bundle, and scores
     refs = COLD.load_references(out)
     preds = jsonl(*({"id": i, "label": 1} for i in refs.ids))
-    result = COLD.score(refs, preds, bootstrap=50)
+    result = COLD.score(refs, preds, bootstrap=50, disclose=False)
     assert set(result["breakdowns"]) == {"topic", "fine_label"}
     assert result["breakdowns"]["fine_label"]["anti_bias"]["accuracy"] == 0.0  # the lexical-cue trap
 

@@ -47,6 +47,7 @@ EXPECTED_API = {
     "/leaderboard_next",
     "/leaderboard_prev",
     "/load_view",
+    "/maint_held",
     "/maint_moderate",
     "/maint_report",
     "/maint_rescore",
@@ -446,3 +447,34 @@ def test_compare_refuses_systems_not_on_the_board(ui_client, ui_app) -> None:
     other_track = ui_app.ids["cold"][3]
     with pytest.raises(AppError, match="leaderboard"):
         ui_client.predict("varm", a, other_track, api_name="/compare")
+
+
+def test_maintainers_tab_lists_releases_and_rejects_held_near_copies(ui_client, ui_app) -> None:
+    """A near-copy is held (Service), listed in the Maintainers tab for maintainers only, and ended there.
+    A second Service with a recording enqueuer stores the files, so nothing reaches the board."""
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.service import Service
+
+    service = Service(ui_app.config, ui_app.store, RecordingEnqueuer())
+    data = (DEMO / "toxicn" / "baselines" / "lexicon.test.jsonl").read_bytes()
+    rows = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+    rows[7]["label"] = 1 - rows[7]["label"]
+    probe = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    original = service.submit(identity="probe-origin", track="toxicn", data=data,
+                              metadata={"model_name": "o"})
+    held = service.submit(identity="probe-eve", track="toxicn", data=probe, metadata={"model_name": "p"})
+    assert held["status"] == "held" and "probe-origin" not in held["reason"]
+
+    with pytest.raises(AppError, match="Maintainers only"):
+        ui_client.predict("toxicn", ALICE, api_name="/maint_held")
+    listed = table(ui_client.predict("toxicn", BOSS, api_name="/maint_held"))
+    row = next(r for r in listed["data"] if r[0] == held["submission_id"])
+    assert row[1] == "probe-eve" and row[4] == 1 and row[5] == original["submission_id"]
+
+    with pytest.raises(AppError, match="not held"):
+        ui_client.predict(original["submission_id"], "release", "ok", BOSS, api_name="/maint_moderate")
+    out = ui_client.predict(held["submission_id"], "reject", "label probe", BOSS, api_name="/maint_moderate")
+    assert '"status": "rejected"' in out
+    assert find_record(ui_app.store, held["submission_id"])["error"] == "rejected after review: label probe"
+    listed = table(ui_client.predict("toxicn", BOSS, api_name="/maint_held"))
+    assert held["submission_id"] not in [r[0] for r in listed["data"]]

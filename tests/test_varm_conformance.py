@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import f1_score
 
 from scoring.api import score_file
+from scoring.disclosure import MIN_CELL_ROWS, SMALL_CELL
 from scoring.protocol import parse_output
 from scoring.tracks import get_track
 from scoring.varm_metrics import target_f1 as scorer_target_f1
@@ -597,7 +598,7 @@ def check_dataset(dataset: dict, *, bootstrap: int = 0, sklearn: bool = False) -
             (bundle / "subsets").mkdir()
             for name, rows in subsets.items():
                 (bundle / "subsets" / f"{name}.jsonl").write_bytes(jsonl_bytes(rows))
-        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0)
+        result = score_file("varm", bundle, predictions, bootstrap=bootstrap, seed=0, disclose=False)
         track = get_track("varm")
         refs = track.load_references(bundle)
         outcomes = track.row_outcomes(refs, predictions)
@@ -696,7 +697,7 @@ def test_demo_baselines_match_reference(baseline: str) -> None:
     }
     expected = ref.evaluate(gold_rows, dataset["outputs"], subsets)
     predictions = jsonl_bytes(lines)
-    result = score_file("varm", DEMO, predictions, bootstrap=0)
+    result = score_file("varm", DEMO, predictions, bootstrap=0, disclose=False)
     check_result(result, expected, gold_rows, subsets, sklearn=True)
 
 
@@ -775,6 +776,7 @@ HAND_OUTPUTS = {
     "wrapper_dash_only": "-" + rationale(GOOD),
     "wrapper_after_strip": "  \n{" + rationale(GOOD),
     "placeholder_in_overwritten_repeat": rationale(GOOD).replace("[T:外地人]", "[T:对象文本][T:外地人]"),
+    "placeholder_is_the_final_repeat": rationale(GOOD).replace("[T:外地人]", "[T:外地人][T:对象文本]"),
     "repeat_later_wins": rationale(GOOD).replace("[C:地域族群攻击]", "[C:地域族群攻击]又[C:性别攻击]"),
     "ty_tt_t_confusion": rationale(GOOD).replace("[TY:", "[T:"),
     "empty_T_brackets": rationale(GOOD).replace("[T:外地人]", "[T:]"),
@@ -814,7 +816,9 @@ def test_hand_written_outputs_expected_issues() -> None:
     assert issues("T_is_placeholder") == [
         "placeholder_value"
     ]  # T is free text: anchor-valid, then placeholder
-    assert issues("placeholder_in_overwritten_repeat") == [
+    # §2.3: only each anchor name's final value counts; an overwritten placeholder is not one
+    assert issues("placeholder_in_overwritten_repeat") == ["anchor_sequence_or_value_invalid"]
+    assert issues("placeholder_is_the_final_repeat") == [
         "anchor_sequence_or_value_invalid",
         "placeholder_value",
     ]
@@ -879,11 +883,16 @@ def one_row_result(gold: dict, output: str, **kwargs) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("blank", ["", " ", "\u3000", "\t\n"])
-def test_empty_gold_target_rule(blank: str) -> None:
+def test_blank_gold_target_is_never_correct(blank: str) -> None:
+    """§1 (2026-12): the gold target as written, as the authors' evaluate.py: a blank gold target can never
+    be target-correct, even against [T:无明确对象]; the other fields still count."""
     gold = {**NONE_ROW, "target": blank}
     result, _ = one_row_result(gold, rationale(NONE_ROW))
-    assert result["metrics"]["field_accuracy"]["target"] == 1.0
-    assert result["metrics"]["jrem"] == 1.0 and result["metrics"]["t_f1"] == 1.0
+    assert result["metrics"]["field_accuracy"]["target"] == 0.0
+    assert result["metrics"]["jrem"] == 0.0 and result["metrics"]["t_f1"] == 0.0
+    assert result["metrics"]["field_accuracy"]["category"] == 1.0
+    filled, _ = one_row_result({**NONE_ROW, "target": NO_TARGET}, rationale(NONE_ROW))  # positive control
+    assert filled["metrics"]["field_accuracy"]["target"] == 1.0 and filled["metrics"]["jrem"] == 1.0
 
 
 @pytest.mark.parametrize(("gold", "pred", "correct"), [
@@ -1037,4 +1046,15 @@ def test_golden_expected_result_agrees_with_reference() -> None:
     subsets = {p.stem: read(p) for p in sorted((GOLDEN / "subsets").glob("*.jsonl"))}
     expected = ref.evaluate(gold_rows, outputs, subsets)
     golden = json.loads((GOLDEN / "expected_result.json").read_text(encoding="utf-8"))
-    check_result(golden, expected, gold_rows, subsets, sklearn=True)
+    # Its cue subsets are under 30 rows, so the published form withholds their metrics (scorer 3.0.0):
+    # sizes and format-issue counts must still agree with the oracle, and every metric must be null.
+    published = golden.pop("subsets")
+    check_result({**golden, "subsets": {}}, expected, gold_rows, {}, sklearn=True)
+    assert set(published) == set(subsets)
+    counts = {"rows", "rows_harmful", "rows_non_harmful", "withheld"}
+    for name, block in published.items():
+        assert block["rows"] == expected["subsets"][name]["rows"] < MIN_CELL_ROWS, name
+        assert block["format_issues"] == expected["subsets"][name]["format_issues"], name
+        assert block["withheld"] == SMALL_CELL, name
+        metrics = {k: v for k, v in flatten(block).items() if k not in counts and not k.startswith("format_")}
+        assert metrics and all(v is None for v in metrics.values()), name

@@ -57,7 +57,7 @@ def test_normalise_target_deletes_unicode_whitespace() -> None:
     assert normalise_target(" 楼\u3000主\n A ") == "楼主a"
 
 
-def test_gold_target_rule() -> None:
+def test_gold_target_rule() -> None:  # the validator's reading, used by the reference checker only
     assert gold_target({"target": "", "target_type": "无明确对象"}) == "无明确对象"
     assert gold_target({"target": "  ", "target_type": "无明确对象"}) == "无明确对象"
     assert gold_target({"target": "", "target_type": "群体对象"}) == ""
@@ -73,7 +73,7 @@ OUTPUTS = [
     output(HARMFUL_GROUP),  # all correct
     output({**HARMFUL_SINGLE, "target": "楼主大人", "target_explicitness": "隐含"}),  # target ok, TT wrong
     output(QUOTED).replace("[", "【").replace("]", "】"),  # invalid: every field wrong
-    output(NO_TARGET_ROW),  # correct thanks to the empty-gold-target rule
+    output(NO_TARGET_ROW),  # target wrong: a blank gold target is never correct (spec §1); the rest right
     output({**R5, "target": "产品经理"}),  # target wrong (no common character), rest right
 ]
 
@@ -85,12 +85,12 @@ def outcomes() -> RowOutcomes:
 
 def test_hand_worked_metrics(outcomes: RowOutcomes) -> None:
     m = overall_metrics(outcomes)
-    assert m["field_accuracy"] == {"target": 0.6, "target_type": 0.8, "target_explicitness": 0.6,
+    assert m["field_accuracy"] == {"target": 0.4, "target_type": 0.8, "target_explicitness": 0.6,
                                    "stance": 0.8, "label": 0.8, "category": 0.8}
-    assert m["jrem"] == 0.4
-    assert m["her_c"] == 0.5  # (4 category-correct - 2 JREM) / 4
-    assert m["her_l"] == 0.5
-    assert m["t_f1"] == pytest.approx((1 + 2 / 3 + 0 + 1 + 0) / 5, rel=1e-15)
+    assert m["jrem"] == 0.2
+    assert m["her_c"] == 0.75  # (4 category-correct - 1 JREM) / 4
+    assert m["her_l"] == 0.75
+    assert m["t_f1"] == pytest.approx((1 + 2 / 3 + 0 + 0 + 0) / 5, rel=1e-15)
     assert m["parse_success"] == 0.8
     assert m["anchor_schema_valid"] == 0.8
     assert m["macro_f1"]["label"] == (2 / 3 + 1) / 2  # 无害: TP1 P1 G2; 有害: perfect
@@ -134,10 +134,14 @@ def test_her_is_zero_when_nothing_is_decision_correct() -> None:
     assert overall_metrics(single)["her_l"] == 0.0
 
 
-def test_empty_gold_target_rule_in_scoring() -> None:
+def test_blank_gold_target_is_never_correct_in_scoring() -> None:
+    """Spec §1 (2026-12): the gold target as written (the authors' evaluate.py), not the validator's
+    reading."""
     gold = {**NO_TARGET_ROW, "target": " "}
-    ok = row_outcomes([parse_output(output(NO_TARGET_ROW))], [gold])
-    assert ok.correct[0].all() and ok.target_f1[0] == 1.0
+    blank = row_outcomes([parse_output(output(NO_TARGET_ROW))], [gold])
+    assert not blank.correct[0, 0] and blank.target_f1[0] == 0.0 and blank.correct[0, 1:].all()
+    filled = row_outcomes([parse_output(output(NO_TARGET_ROW))], [NO_TARGET_ROW])
+    assert filled.correct[0].all() and filled.target_f1[0] == 1.0
 
 
 def test_subset_metrics_and_gap(outcomes: RowOutcomes) -> None:

@@ -5,6 +5,11 @@ status ID [--api URL]                                                  (REST)
 reconcile                       re-send stuck submissions now (needs the store and the broker)
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
+install --track T DIR [--replace]  install a real reference set (a bundle from `python -m scoring import`)
+held [--track T]                near-copies held for review (maintainers; names the earlier submission)
+release ID [--reason R]         score and publish a held submission
+reject ID --reason R            end a held submission unscored
+reindex [--track T]             index submissions stored before the near-copy guard existed (once, on upgrade)
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import httpx
 
 from worker.config import Config
 
-FINAL = {"published", "rejected", "failed"}
+FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 
 
 def _default_api(config: Config) -> str:
@@ -116,12 +121,70 @@ def cmd_rescore(args, config: Config) -> int:
 def cmd_seed(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.seed import seed
+    from worker.seed import SeedError, seed
     from worker.service import Service
     from worker.store import open_store
 
     store = open_store(config)
-    _print(seed(store, Service(config, store, CeleryEnqueuer(make_app(config))), Path(args.demo_dir)))
+    try:
+        done = seed(store, Service(config, store, CeleryEnqueuer(make_app(config))), Path(args.demo_dir))
+    except SeedError as error:
+        print(f"seed failed: {error}", file=sys.stderr)
+        return 1
+    for track, what in done["tracks"].items():
+        print(f"{track}: {what}")
+    print(f"baselines submitted: {', '.join(done['baselines']) or 'none (all already present)'}")
+    return 0
+
+
+def cmd_install(args, config: Config) -> int:
+    from worker.install import InstallRefused, install
+    from worker.seed import DEMO_DIR
+    from worker.store import open_store
+
+    try:
+        installed = install(open_store(config), args.track, Path(args.bundle), replace=args.replace,
+                            demo_dir=DEMO_DIR)
+    except (InstallRefused, ValueError) as error:
+        print(f"install failed: {error}", file=sys.stderr)
+        return 1
+    print("\n".join(installed.lines()))
+    return 0
+
+
+def _service(config: Config):
+    from worker.celery import make_app
+    from worker.enqueue import CeleryEnqueuer
+    from worker.service import Service
+    from worker.store import WEB_AREAS, open_store
+
+    return Service(config, open_store(config, areas=WEB_AREAS), CeleryEnqueuer(make_app(config)))
+
+
+def cmd_held(args, config: Config) -> int:
+    _print(_service(config).held(args.track))
+    return 0
+
+
+def cmd_reindex(args, config: Config) -> int:
+    from scoring.tracks import TRACK_NAMES
+
+    service = _service(config)
+    _print({track: service.index_earlier_submissions(track) for track in ([args.track] if args.track
+                                                                            else TRACK_NAMES)})
+    return 0
+
+
+def cmd_review(args, config: Config) -> int:
+    from worker.service import NotHeld
+
+    service = _service(config)
+    action = service.release if args.command == "release" else service.reject
+    try:
+        _print(action(args.submission_id, actor=args.actor, reason=args.reason))
+    except (NotHeld, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -156,9 +219,28 @@ def parser(config: Config) -> argparse.ArgumentParser:
     rs.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
     rs.add_argument("--timeout", type=float, default=3600)
     rs.set_defaults(run=cmd_rescore)
+    hd = sub.add_parser("held", help="list near-copies held for review (maintainers)")
+    hd.add_argument("--track")
+    hd.set_defaults(run=cmd_held)
+    for name, what in (("release", "score and publish a held submission"),
+                       ("reject", "end a held submission unscored")):
+        rv = sub.add_parser(name, help=f"{what} (maintainers)")
+        rv.add_argument("submission_id")
+        rv.add_argument("--reason", required=name == "reject", default="")
+        rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+        rv.set_defaults(run=cmd_review)
+    ri = sub.add_parser("reindex", help="add submissions stored before the near-copy guard to its index")
+    ri.add_argument("--track")
+    ri.set_defaults(run=cmd_reindex)
     sd = sub.add_parser("seed", help="seed the store from the demo data")
     sd.add_argument("--demo-dir", default=str(DEMO_DIR))
     sd.set_defaults(run=cmd_seed)
+    ins = sub.add_parser("install", help="install a reference set (bundle folder) as a track's test set")
+    ins.add_argument("--track", required=True)
+    ins.add_argument("bundle", help="a reference bundle folder as `python -m scoring import` writes it")
+    ins.add_argument("--replace", action="store_true",
+                     help="replace a real set that submissions were scored on (they then need a re-score)")
+    ins.set_defaults(run=cmd_install)
     return p
 
 

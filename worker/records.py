@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from scoring.problems import Problem
 from scoring.tracks import TRACK_NAMES
 
-RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED = (
+RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED, HELD = (
     "received",
     "queued",
     "scoring",
@@ -22,10 +22,14 @@ RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED = (
     "published",
     "rejected",
     "failed",
+    "held",
 )
-STATUSES = (RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED)
+STATUSES = (RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED, HELD)
 PENDING = frozenset({RECEIVED, QUEUED, SCORING})  # waiting for a worker
 FINAL_BAD = frozenset({REJECTED, FAILED})
+# A near-copy of an earlier submission (worker/nearcopy.py) waits for a maintainer, not for a worker: it is
+# never scored until released (-> queued) and never stuck for the reconciler; it uses a quota slot.
+AWAITING_REVIEW = frozenset({HELD})
 MAX_ATTEMPTS = 3  # scoring runs started; one more crash than this and the submission is failed
 
 PUBLIC_FIELDS = (
@@ -134,6 +138,14 @@ def new_record(
         ],
         "versions": [],
     }
+
+
+def held_record(record: dict, reason: str, near_copy: dict) -> dict:
+    """`record` (fresh, queued) held for review instead: `reason` is shown to the submitter; `near_copy`
+    ({"of": earlier id, "rows_differing": k}) is private, for maintainers."""
+    held = transition(record, HELD, reason, error=reason, near_copy=near_copy)
+    held["history"] = [h for h in held["history"] if h["status"] != QUEUED]  # it never waited for a worker
+    return held
 
 
 def transition(record: dict, status: str, note: str, *, error: str | None = None, **fields) -> dict:

@@ -33,7 +33,7 @@ def plan(store: Store, track: str) -> list[list[str]]:
     ids = [
         r["submission_id"]
         for r in list_records(store, track)
-        if r["versions"] and r["status"] not in FINAL_BAD
+        if r["versions"] and r["status"] not in FINAL_BAD and not r.get("retired")  # retired: demo rows
     ]
     return [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
 

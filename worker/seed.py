@@ -1,30 +1,25 @@
 """First-start seeding of the embedded default from `data/demo/<track>/` (idempotent).
 
-- references area: `<track>/test.jsonl` and `<track>/subsets/*.jsonl`
-- results area: `<track>/public/test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only),
-  `dev_subsets.json` (cue-subset membership of DEV ids, when the bundle has `public/dev_subsets.json`)
-- every demo baseline `<track>/baselines/<name>.test.jsonl`, submitted as `baseline` with is_baseline set
-A second run finds everything present (and the baselines as duplicates) and writes nothing.
+Each demo track is installed as a `demo` reference set (worker/install.py: references, manifest, public
+files `test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only), `dev_subsets.json` (cue-subset
+membership of DEV ids, when the bundle has `public/dev_subsets.json`), `reference_set.json`), and every demo
+baseline `<track>/baselines/<name>.test.jsonl` is submitted as `baseline` with is_baseline set. A track with
+a real reference set installed is skipped. A second run finds everything present (and the baselines as
+duplicates) and writes nothing.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 from pathlib import Path
 
 from scoring.api import read_public_inputs
 from scoring.tracks import TRACK_NAMES, get_track
 from worker.service import BASELINE_SUBMITTER, Service
-from worker.store import Store, commit_with_retry
+from worker.store import Store
 
-log = logging.getLogger(__name__)
 DEMO_DIR = Path(os.environ.get("DEMO_DIR") or Path(__file__).resolve().parents[1] / "data" / "demo")
-
-
-def _missing(store: Store, area: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    return {path: data for path, data in files.items() if store.read(area, path) is None}
 
 
 def reference_files(track: str, bundle: Path) -> dict[str, bytes]:
@@ -86,21 +81,35 @@ def _baseline_info(demo_dir: Path) -> dict[str, dict]:
     return {b["name"]: b for b in json.loads(path.read_text()).get("baselines", [])}
 
 
+class SeedError(Exception):
+    """Seeding was asked for something it cannot do (no demo data, a baseline the scorer rejects)."""
+
+
 def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
-    """Seed references, public files and baselines; returns what was added."""
+    """Install each demo track's reference set (unless the track has a real one) and submit its baselines.
+
+    Returns {"tracks": {track: what happened}, "baselines": ["track/name", ...] newly submitted}; a second
+    run reports every track as already present and submits nothing. Raises SeedError when `demo_dir`
+    holds no demo track or a baseline is rejected.
+    """
+    from worker.install import DEMO, REAL, current_set, install
+
+    demo_dir = Path(demo_dir)
     tracks = [t for t in TRACK_NAMES if (demo_dir / t / "test.jsonl").is_file()]
-    refs: dict[str, bytes] = {}
-    public: dict[str, bytes] = {}
-    for track in tracks:
-        refs.update(_missing(store, "references", reference_files(track, demo_dir / track)))
-        public.update(_missing(store, "results", public_files(track, demo_dir / track)))
-    if refs:
-        commit_with_retry(store, "references", lambda s, h: (refs, []), "seed demo references")
-    if public:
-        commit_with_retry(store, "results", lambda s, h: (public, []), "publish demo public inputs")
+    if not tracks:
+        raise SeedError(f"{demo_dir} holds no demo track (expected <track>/test.jsonl for one of "
+                        f"{', '.join(TRACK_NAMES)})")
     info = _baseline_info(demo_dir)
-    submitted = []
+    done: dict[str, str] = {}
+    submitted: list[str] = []
+    failures: list[str] = []
     for track in tracks:
+        current = current_set(store, track, demo_dir)
+        if current is not None and current["kind"] == REAL:
+            done[track] = f"skipped: a real reference set is installed (sha256 {current['sha256'][:12]})"
+            continue
+        installed = install(store, track, demo_dir / track, kind=DEMO, demo_dir=demo_dir)
+        done[track] = "demo installed" if installed.changed else "demo already present"
         for path in sorted((demo_dir / track / "baselines").glob("*.test.jsonl")):
             name = path.name.removesuffix(".test.jsonl")
             about = info.get(name, {})
@@ -121,7 +130,10 @@ def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
                 is_baseline=True,
             )
             if out["status"] == "rejected":
-                log.warning("baseline %s/%s rejected: %s", track, name, out["report"]["errors"][:3])
+                first = "; ".join(str(e.get("message")) for e in out["report"]["errors"][:3])
+                failures.append(f"baseline {track}/{name} was rejected: {first}")
             elif not out["duplicate"]:
                 submitted.append(f"{track}/{name}")
-    return {"references": sorted(refs), "public": sorted(public), "baselines": submitted}
+    if failures:
+        raise SeedError("; ".join(failures))
+    return {"tracks": done, "baselines": submitted}

@@ -16,16 +16,21 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from scoring.api import read_public_inputs
-from scoring.problems import Problem
+from scoring.problems import InputError, Problem
 from scoring.report import Report
-from scoring.tracks import get_track
+from scoring.tracks import TRACK_NAMES, get_track
 from worker import quotas
 from worker.config import Config
+from worker.nearcopy import Fingerprint, NearCopyIndex, fingerprint_path, held_reason
 from worker.records import (
     FINAL_BAD,
+    HELD,
     PUBLISHED,
+    QUEUED,
+    REJECTED,
     check_track,
     format_report_path,
+    held_record,
     is_submission_id,
     new_record,
     now_iso,
@@ -37,10 +42,10 @@ from worker.records import (
     validate_metadata,
 )
 from worker.store import Store, commit_with_retry
-from worker.submissions import AREA, dumps, find_record, load_record, read_json, update_record
+from worker.submissions import AREA, dumps, find_record, list_records, load_record, read_json, update_record
 
 log = logging.getLogger(__name__)
-PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json")
+PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json", "reference_set.json")
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
@@ -48,6 +53,10 @@ FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protoco
 
 class NotReady(Exception):
     """The track cannot take submissions yet (its public inputs are not published)."""
+
+
+class NotHeld(ValueError):
+    """A review (release / reject) of a submission that is not held."""
 
 
 class Enqueuer(Protocol):
@@ -78,7 +87,9 @@ class Service:
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
+        self._reference_sets: dict[str, tuple[str, dict]] = {}  # track -> (results head, reference_set())
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
+        self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
 
     # -- validation ------------------------------------------------------------------------------------
 
@@ -86,7 +97,9 @@ class Service:
         """The public test inputs of `track`, re-parsed only when the published file changes."""
         raw = self.public_file(track, "test_inputs.jsonl")
         if raw is None:
-            raise NotReady(f"track {track!r} has no published test inputs yet")
+            raise NotReady(f"track {track!r} has no reference set installed yet, so it cannot take "
+                           "submissions (a maintainer installs one: "
+                           f"`python -m worker install --track {track} DIR`)")
         digest = hashlib.sha256(raw).hexdigest()
         cached = self._inputs.get(track)
         if cached is None or cached[0] != digest:
@@ -140,6 +153,8 @@ class Service:
                 "quota": self._quota_state(track, index, now, is_baseline),
             }
 
+        inputs = self.public_inputs(track)
+        fingerprint = Fingerprint.of(get_track(track).prediction_keys(data, inputs), inputs)
         submission_id = secrets.token_hex(8)
         outcome: dict = {}
 
@@ -166,11 +181,18 @@ class Service:
                 is_baseline=is_baseline,
                 at=at,
             )
-            outcome["index"] = index
+            # The probe guard, at the head we commit on (the project's own baselines are indexed, not held).
+            near, index_append = self._near_copies.find(store, track, fingerprint, head)
+            if near is not None and not is_baseline:
+                private = {"of": near.submission_id, "rows_differing": near.differing}
+                record = held_record(record, held_reason(near.differing), private)
+            outcome["index"], outcome["status"] = index, record["status"]
+            outcome["error"] = record["error"]
             files = {
                 predictions_path(track, submission_id): data,
                 record_path(track, submission_id): dumps(record),
                 index_path: dumps(index),
+                **index_append.files(submission_id),
             }
             if track in FORMAT_REPORT_TRACKS:
                 files[format_report_path(track, submission_id)] = dumps(format_report_of(report))
@@ -185,6 +207,15 @@ class Service:
                 "report": None,
                 "duplicate": True,
                 "quota": self._quota_state(track, index, now, is_baseline),
+            }
+        if outcome["status"] == HELD:  # not scored until a maintainer releases it; no score to show
+            return {
+                "submission_id": submission_id,
+                "status": HELD,
+                "reason": outcome["error"],
+                "report": report.as_dict(),
+                "duplicate": False,
+                "quota": self._quota_state(track, outcome["index"], now, is_baseline),
             }
         # The record is durable before the message exists; if sending fails, the reconciler re-sends.
         try:
@@ -201,22 +232,26 @@ class Service:
         }
 
     def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
-        """The submitter's live submission of this exact file; a failed or rejected one may be retried."""
+        """The submitter's live submission of this exact file; a failed, rejected or retired (scored on a
+        replaced demo set) one may be sent again."""
         for submission_id in quotas.submissions_of(index, sha):
             record = load_record(self.store, track, submission_id, revision)
-            if record is not None and record["status"] not in FINAL_BAD:
+            if record is not None and record["status"] not in FINAL_BAD and not record.get("retired"):
                 return record
         return None
 
     def _counted(self, track: str, index: dict, revision: str | None = None) -> list[str]:
-        """Times of accepted uploads that use the scored quota (failed ones give the slot back)."""
+        """Times of accepted uploads that use the scored quota (failed ones give the slot back; a held
+        near-copy keeps it even when rejected, or probing would cost nothing)."""
         now = datetime.now(UTC)
         times = []
         for entry in index["accepted"]:
             if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
                 continue
             record = load_record(self.store, track, entry["submission_id"], revision)
-            if record is not None and record["status"] not in FINAL_BAD:
+            if record is None or record.get("retired"):
+                continue
+            if record["status"] not in FINAL_BAD or record.get("near_copy"):
                 times.append(entry["at"])
         return times
 
@@ -334,6 +369,31 @@ class Service:
             }
         return board
 
+    def reference_set(self, track: str) -> dict:
+        """What the track is scored on, from the published manifest (cached per results head):
+        `{"track", "kind": "real"|"demo"|None, "ready": bool, "rows", "sha256", "installed_at"}`.
+        `kind` None with `ready` False: no reference set installed; None with `ready` True: a set
+        published before manifests existed."""
+        check_track(track)
+        head = self.results_head()
+        with self._lock:
+            cached = self._reference_sets.get(track)
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        manifest = read_json(self.store, "results", f"{track}/public/reference_set.json", head) or {}
+        ready = self.store.read("results", f"{track}/public/test_inputs.jsonl", head) is not None
+        info = {
+            "track": track,
+            "kind": manifest.get("kind") if ready else None,
+            "ready": ready,
+            "rows": manifest.get("rows", {}) if ready else {},
+            "sha256": manifest.get("sha256") if ready else None,
+            "installed_at": manifest.get("installed_at") if ready else None,
+        }
+        with self._lock:
+            self._reference_sets[track] = (head, info)
+        return info
+
     def public_file(self, track: str, name: str) -> bytes | None:
         check_track(track)
         if name not in PUBLIC_FILES:
@@ -407,6 +467,90 @@ class Service:
         )
         self.enqueue.publish(record["track"])
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
+
+
+    # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
+
+    def index_earlier_submissions(self, track: str) -> int:
+        """Add submissions stored before the near-copy guard existed to its index, so later uploads are
+        compared with them too. Idempotent; returns how many were added (`python -m worker reindex`)."""
+        check_track(track)
+        inputs = self.public_inputs(track)
+        scorer = get_track(track)
+        stored = set(self.store.list(AREA, f"{track}/"))
+        added = 0
+        for record in list_records(self.store, track):
+            sid = record["submission_id"]
+            if fingerprint_path(track, sid) in stored:
+                continue
+            data = self.store.read(AREA, predictions_path(track, sid)) or b""
+            try:
+                keys = scorer.prediction_keys(data, inputs)
+            except InputError:  # refused by the scorer, or made for other public inputs: nothing to compare
+                continue
+            fingerprint = Fingerprint.of(keys, inputs)
+
+            def build(store: Store, head: str, sid: str = sid, fingerprint: Fingerprint = fingerprint):
+                if store.read(AREA, fingerprint_path(track, sid), head) is not None:
+                    return {}, []
+                _, append = self._near_copies.find(store, track, fingerprint, head)
+                return append.files(sid), []
+
+            commit_with_retry(self.store, AREA, build, f"index {track}/{sid} for the near-copy guard",
+                              attempts=20)
+            added += 1
+        return added
+
+    def held(self, track: str | None = None) -> list[dict]:
+        """Submissions held as near-copies, oldest first, with what a reviewer needs (maintainers only:
+        `near_copy_of` names the earlier submission)."""
+        tracks = [check_track(track)] if track else list(TRACK_NAMES)
+        out = []
+        for name in tracks:
+            for record in list_records(self.store, name):
+                if record["status"] != HELD:
+                    continue
+                near = record.get("near_copy") or {}
+                out.append(public_view(record) | {
+                    "status": HELD,
+                    "reason": record["error"],
+                    "rows_differing": near.get("rows_differing"),
+                    "near_copy_of": near.get("of"),
+                })
+        return out
+
+    def release(self, submission_id: str, *, actor: str, reason: str = "") -> dict:
+        """Score and publish a held submission as usual."""
+        note = f"released by {actor}" + (f": {reason}" if reason else "")
+        record = self._review(submission_id, QUEUED, note)
+        try:
+            self.enqueue.score(record["track"], submission_id)
+        except Exception as exc:  # the record is queued in the store; the reconciler re-sends
+            log.warning("could not send %s to the broker (%s); the reconciler will", submission_id,
+                        type(exc).__name__)
+        return {**public_view(record), "status": record["status"]}
+
+    def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
+        """End a held submission: it is never scored, and it keeps using its quota slot."""
+        if not reason.strip():
+            raise ValueError("a reason is required to reject a held submission")
+        record = self._review(submission_id, REJECTED, f"rejected by {actor} after review: {reason}",
+                              error=f"rejected after review: {reason}")
+        return {**public_view(record), "status": record["status"], "error": record["error"]}
+
+    def _review(self, submission_id: str, status: str, note: str, error: str | None = None) -> dict:
+        if not is_submission_id(submission_id):
+            raise ValueError("malformed submission id")
+        found = find_record(self.store, submission_id)
+        if found is None:
+            raise ValueError("unknown submission id")
+
+        def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
+            if rec["status"] != HELD:
+                raise NotHeld(f"submission {submission_id} is {rec['status']}, not held")
+            return transition(rec, status, note, error=error), {}
+
+        return update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
 
 
 def format_report_of(report: Report) -> dict:

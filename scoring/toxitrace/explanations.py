@@ -6,6 +6,7 @@ Every ratio is 0 when its denominator is 0 (as for the span metrics of §2).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -265,12 +266,33 @@ def explanation_result(
 
     ci: dict[str, list[float]] = {}
     if idx.size:
+        # Intervals resample the rows in a canonical order (as the other metrics' do, see
+        # scoring.disclosure.unlinked_rows), so they depend on the multiset of rows, not on which rows.
+        order = canonical_rows(labels, char_scores, probs, gold_spans)
         weights = resample_counts(idx, int(idx.shape[1]))
-        resampled = fragmentation(shape, weights)
+        resampled = fragmentation(SpanShape(shape.spans[order], shape.chars[order]), weights)
         if "auprc" in point:
-            resampled["auprc"] = bootstrap_auprc(chars, idx)
-        if faith is not None:
+            resampled["auprc"] = bootstrap_auprc(AttributionChars.build(
+                [char_scores[i] for i in order], [gold_spans[i] for i in order]), idx)
+        if probs is not None:
+            faith = Faithfulness.from_probs(labels[order], {k: v[order] for k, v in probs.items()})
             resampled.update(faithfulness(faith, weights))
         ci = {f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL)
               for name, values in resampled.items()}
     return {"tau": float(tau), "spans_source": spans_source, **nest(point)}, ci
+
+
+def canonical_rows(labels: np.ndarray, char_scores: Sequence[np.ndarray], probs: dict[str, np.ndarray] | None,
+                   gold_spans: Sequence[Sequence[Span]] | None) -> np.ndarray:
+    """A row order that depends on each row's content only (label, scores, probabilities, gold characters):
+    rows sorted by a SHA-256 digest of that content, ties (identical rows) in any order."""
+    digests = []
+    for i, scores in enumerate(char_scores):
+        h = hashlib.sha256(np.asarray([labels[i]], dtype=np.float64).tobytes())
+        h.update(np.asarray(scores, dtype=np.float64).tobytes())
+        if probs is not None:
+            h.update(np.asarray([probs[k][i] for k in sorted(probs)], dtype=np.float64).tobytes())
+        if gold_spans is not None:
+            h.update(np.asarray(sorted(index_set(gold_spans[i])), dtype=np.int64).tobytes())
+        digests.append(h.digest())
+    return np.asarray(sorted(range(len(digests)), key=digests.__getitem__), dtype=np.int64)

@@ -5,15 +5,18 @@
 of ``{"id", "text", "label", <breakdown fields>}``. Nothing is written unless every row is valid; errors
 name the file, the physical line and the column.
 
-- COLD (``thu-coai/COLDataset``): CSV ``,split,topic,label[,fine-grained-label],TEXT`` (the first column
-  an unnamed index, ignored). Split from the ``split`` column. Breakdowns: ``topic``; ``fine_label`` from
-  the test split's fine-grained label (0 other non-offensive, 1 attack individual, 2 attack group,
-  3 anti-bias).
-- ToxiCN (``DUT-lujunyu/ToxiCN``): ``ToxiCN_1.0.csv`` (``content, toxic, toxic_type, expression, target``
-  with ``target`` a six-place multi-hot string) or the JSON split files (an array of objects, ``target`` a
-  five-place list without the non-hate place). Also JSONL. Split from a ``split`` field, else from the file
-  name (``test.json`` -> test), else ``all``. Breakdowns: ``toxic_type``, ``expression``,
-  ``target_groups`` and ``topic``.
+- COLD (``thu-coai/COLDataset``, files in its ``COLDataset/`` sub-folder): CSV
+  ``,split,topic,label[,fine-grained-label],TEXT`` (the first column an unnamed index, ignored). Split from
+  the ``split`` column. Breakdowns: ``topic``; ``fine_label`` from the test split's fine-grained label
+  (0 other non-offensive, 1 attack individual, 2 attack group, 3 anti-bias).
+- ToxiCN (``DUT-lujunyu/ToxiCN``): ``ToxiCN_1.0.csv`` at the repository root (``content, toxic,
+  toxic_type, expression, target`` with ``target`` a six-place multi-hot string) or the JSON split files in
+  ``ToxiCN_ex/ToxiCN/data/`` (an array of objects on one line, ``target`` a five-place list without the
+  non-hate place). Also JSONL. Split from a ``split`` field, else from the file name (``test.json`` ->
+  test), else ``all``. Breakdowns: ``toxic_type``, ``expression``, ``target_groups`` and ``topic``.
+
+The summary lists ``warnings`` (not failures): rows whose split column disagrees with their file's name, no
+test split, texts repeated within a split, test texts also in train/dev (``quality.split_warnings``).
 
 Published files are CSV text, so codes there are read from digit strings ("1", also "1.0" as pandas writes
 them); the strict number-only label policy applies to our own JSONL, not to these sources.
@@ -26,12 +29,14 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..jsonl import ProblemList
 from ..problems import InputError, Problem
 from .fields import EXPRESSIONS, FINE_LABELS, TARGET_GROUPS, TOXIC_TYPES
+from .quality import split_warnings
 
 _GROUP_ALIASES = {
     "lgbtq": "LGBTQ", "lgbt": "LGBTQ", "region": "Region", "sexism": "Sexism", "racism": "Racism",
@@ -56,12 +61,21 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
     files = _source_files(path, suffixes)
     problems = ProblemList()
     splits: dict[str, list[dict]] = {}
+    warnings: list[str] = []
     for file in files:
         records = _cold_records(file, problems) if dataset == "cold" else _toxicn_records(file, problems)
+        named = _SPLITS.get(file.stem.strip().lower())
+        per_file: Counter[str] = Counter()
         for split, record in records:
+            per_file[split] += 1
             rows = splits.setdefault(split, [])
             record = {"id": None, **record}
             rows.append(record)
+        disagree = sum(n for split, n in per_file.items() if named is not None and split != named)
+        if disagree:
+            says = ", ".join(f"{n:,} say {split}" for split, n in sorted(per_file.items()) if split != named)
+            warnings.append(f"{file.name}: {disagree:,} of {sum(per_file.values()):,} rows disagree with the "
+                            f"file name ({says}); rows go where their split column says")
     if problems.total:
         raise InputError(list(problems), problems.total)
     if not any(splits.values()):
@@ -69,8 +83,10 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    warnings += split_warnings({split: [r["text"] for r in rows] for split, rows in splits.items()})
     summary: dict = {
         "dataset": dataset, "sources": [str(f) for f in files], "splits": {}, "toxic": {}, "files": [],
+        "warnings": warnings,
     }
     for split in sorted(splits, key=lambda s: (_SPLIT_ORDER.index(s) if s in _SPLIT_ORDER else 9, s)):
         rows = splits[split]
@@ -231,6 +247,14 @@ def _json_records(file: Path, problems: ProblemList) -> Iterator[tuple[int, obje
         return
     pos = text.index("[") + 1
     item = 0
+    line, counted = 1, 0  # the line number at offset `counted`, advanced incrementally (linear time)
+
+    def line_at(offset: int) -> int:
+        nonlocal line, counted
+        line += text.count("\n", counted, offset)
+        counted = offset
+        return line
+
     # Walk the array item by item so each error can name the line the item starts on.
     while True:
         pos = _skip_ws(text, pos)
@@ -239,17 +263,15 @@ def _json_records(file: Path, problems: ProblemList) -> Iterator[tuple[int, obje
         try:
             obj, end = decoder.raw_decode(text, pos)
         except ValueError as error:
-            line = text.count("\n", 0, pos) + 1
-            problems.add(Problem(line, None, f"{file.name}: not valid JSON ({error})"))
+            problems.add(Problem(line_at(pos), None, f"{file.name}: not valid JSON ({error})"))
             return
         item += 1
-        yield text.count("\n", 0, pos) + 1, obj, f" item {item}"
+        yield line_at(pos), obj, f" item {item}"
         pos = _skip_ws(text, end)
         if pos < len(text) and text[pos] == ",":
             pos += 1
         elif pos >= len(text) or text[pos] != "]":
-            problems.add(Problem(text.count("\n", 0, pos) + 1, None, f"{file.name}: expected ',' or ']' "
-                                                                     "between array items"))
+            problems.add(Problem(line_at(pos), None, f"{file.name}: expected ',' or ']' between array items"))
             return
 
 

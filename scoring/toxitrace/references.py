@@ -25,6 +25,7 @@ import numpy as np
 from ..jsonl import ProblemList, describe_found, quote, read_jsonl
 from ..problems import InputError, Problem
 from .fields import CODE_NAMES, id_problem, label_problem
+from .quality import split_warnings
 from .spans import Span, parse_spans
 
 SPLIT_FILES = ("train.jsonl", "dev.jsonl", "test.jsonl")
@@ -176,6 +177,19 @@ def _breakdown_values(name: str, value: object) -> tuple[tuple[str, ...], str | 
             return (), f"{name} code must be one of {codes}, or a name; got {value}"
         return (names[value],), None
     return (), f"{name} must be a non-empty string or a whole number; got {describe_found(value)}"
+
+
+def bundle_warnings(directory: Path) -> list[str]:
+    """What a maintainer should know about a valid bundle (see `quality.split_warnings`)."""
+    texts: dict[str, list[str]] = {}
+    for name in SPLIT_FILES:
+        path = Path(directory) / name
+        if path.is_file():
+            try:
+                texts[name.removesuffix(".jsonl")] = load_references(path).texts
+            except InputError:
+                continue  # reported as problems by check_reference_bundle
+    return split_warnings(texts)
 
 
 def check_reference_bundle(directory: Path, *, require_spans: bool = False) -> list[Problem]:

@@ -1,7 +1,8 @@
 """The three ToxiTrace tracks (ARCHITECTURE.md §1.3): cold, toxicn (classification) and cntp (+ spans).
 
 Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
-macro_f1[, spans{...}]}``, ``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1}``,
+macro_f1[, spans{...}]}``,
+``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1, withheld}``,
 ``ci.<dotted metric path>: [low, high]``, ``bootstrap{resamples, seed, level}`` and, only for predictions
 with ``char_scores``, ``explanations{...}`` (§3, see ``explanations.py``). Plain Python floats,
 unrounded; the same references, predictions and seed always give the same dict.
@@ -16,16 +17,20 @@ from pathlib import Path
 import numpy as np
 
 from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_indices
+from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics
 from .explanations import derive_spans, explanation_result
 from .predictions import ToxiPredictions, parse_predictions
-from .references import ToxiReferences, check_reference_bundle, load_references
+from .references import ToxiReferences, bundle_warnings, check_reference_bundle, load_references
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
+# Breakdown fields whose groups are defined by the gold label (COLD fine_label 1/2 are offensive, 0/3 not;
+# ToxiCN toxic_type non_toxic is label 0): their cells publish accuracy only, whatever the data holds.
+LABEL_DEFINED_BREAKDOWNS = ("fine_label", "toxic_type")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,10 @@ class ToxiTraceTrack:
         """Every problem in a bundle folder (train/dev/test.jsonl); used by ``check-references``."""
         return check_reference_bundle(directory, require_spans=self.spans)
 
+    def bundle_warnings(self, directory: Path) -> list[str]:
+        """Duplicate texts within a split, test texts also in train/dev, no test split (not failures)."""
+        return bundle_warnings(directory)
+
     def public_inputs(self, refs: ToxiReferences) -> list[dict]:
         return refs.public_inputs()
 
@@ -53,6 +62,19 @@ class ToxiTraceTrack:
 
     def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
         return parse_predictions(data, inputs, spans=self.span_mode)[1]
+
+    def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
+        """One canonical string per input row (input order): the label, plus the merged spans on a span
+        track (cntp). The classification tracks' references carry no spans (COLD, ToxiCN), so spans there
+        change no score and are left out: they cannot make two files differ. Gold-independent; InputError
+        for an invalid file."""
+        preds, report = parse_predictions(data, inputs, spans=self.span_mode)
+        if preds is None:
+            raise InputError(report.errors, report.errors_total)
+        if preds.spans is None or not self.spans:
+            return [str(int(label)) for label in preds.labels]
+        pairs = zip(preds.labels, preds.spans, strict=True)
+        return [f"{int(label)}|{sorted(spans)}" for label, spans in pairs]
 
     @property
     def span_mode(self) -> str:
@@ -90,8 +112,10 @@ class ToxiTraceTrack:
 
     # --- scoring -----------------------------------------------------------------------------------
 
-    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0) -> dict:
-        """The full result dict; InputError when the predictions are invalid.
+    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
+              disclose: bool = True) -> dict:
+        """The full result dict; InputError when the predictions are invalid. `disclose` (the published
+        form): small and label-pure breakdown cells are withheld; False gives every cell's raw values.
 
         ``explanations`` is added only when the predictions carry ``char_scores`` (spec §3)."""
         preds = self._parse(refs, data)
@@ -106,7 +130,7 @@ class ToxiTraceTrack:
         ci: dict[str, list[float]] = {}
         idx = resample_indices(len(gold), bootstrap, seed)
         if idx.size:
-            for path, values in _resampled(outcomes, idx).items():
+            for path, values in _resampled(_unlinked(outcomes), idx).items():
                 ci[path] = percentile_ci(values, DEFAULT_LEVEL)
 
         result = {
@@ -114,7 +138,7 @@ class ToxiTraceTrack:
             "track": self.name,
             "rows": len(gold),
             "metrics": metrics,
-            "breakdowns": _breakdowns(refs, gold, pred),
+            "breakdowns": _breakdowns(refs, gold, pred, disclose),
             "ci": ci,
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
@@ -139,10 +163,11 @@ class ToxiTraceTrack:
                 raise ValueError(f"cannot compare on {unknown}; choose among {list(self.headline_metrics)}")
         wanted = self.headline_metrics if metrics is None else tuple(dict.fromkeys(metrics))
         spans = any(m.startswith("spans.") for m in wanted)
-        idx = resample_indices(len(a["id"]), bootstrap, seed)
+        idx = resample_indices(len(a["gold"]), bootstrap, seed)
         values_a, values_b = _flat_metrics(a, spans), _flat_metrics(b, spans)
-        resampled_a = _resampled(a, idx, spans) if idx.size else {}
-        resampled_b = _resampled(b, idx, spans) if idx.size else {}
+        unlinked_a, unlinked_b = _unlinked_pair(a, b)
+        resampled_a = _resampled(unlinked_a, idx, spans) if idx.size else {}
+        resampled_b = _resampled(unlinked_b, idx, spans) if idx.size else {}
         names = [m for m in wanted if m in values_a and m in values_b]
         return paired_bootstrap(
             {m: values_a[m] for m in names},
@@ -151,6 +176,24 @@ class ToxiTraceTrack:
             {m: resampled_b.get(m, np.zeros(0)) for m in names},
             level=DEFAULT_LEVEL,
         )
+
+
+def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
+    """The per-row outcomes in canonical order (`scoring.disclosure.unlinked_rows`), for the published
+    intervals: they then depend on the confusion (and span) counts only, not on which rows were right."""
+    keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in outcomes]
+    order = unlinked_rows(np.column_stack([np.asarray(outcomes[k]) for k in keys]))
+    return {k: [outcomes[k][i] for i in order] for k in keys}
+
+
+def _unlinked_pair(a: dict[str, list], b: dict[str, list]) -> tuple[dict[str, list], dict[str, list]]:
+    """Two submissions' outcomes in one canonical order of their joint per-row outcomes: pairs stay pairs,
+    and a paired comparison depends on the joint counts only, not on which rows."""
+    keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in a and k in b]
+    joint = np.column_stack([np.asarray(side[k]) for side in (a, b) for k in keys])
+    order = unlinked_rows(joint)
+    first, second = ({k: [side[k][i] for i in order] for k in keys} for side in (a, b))
+    return first, second
 
 
 def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
@@ -177,9 +220,11 @@ def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -
     return out
 
 
-def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray) -> dict[str, dict[str, dict]]:
-    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1}}}``; multi-valued fields
-    (target_groups) count a row in every group it lists."""
+def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
+                disclose: bool = True) -> dict[str, dict[str, dict]]:
+    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld}}}``; multi-valued
+    fields (target_groups) count a row in every group it lists. Small and label-pure cells are withheld
+    (``scoring.disclosure``)."""
     out: dict[str, dict[str, dict]] = {}
     for name, per_row in refs.breakdowns.items():
         members: dict[str, list[int]] = {}
@@ -189,8 +234,24 @@ def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray) -> dic
         out[name] = {}
         for value in sorted(members):
             rows = np.asarray(members[value], dtype=np.int64)
-            out[name][value] = {"rows": len(rows), **binary_metrics(gold[rows], pred[rows])}
+            cell = breakdown_cell(gold[rows], pred[rows], label_defined=name in LABEL_DEFINED_BREAKDOWNS)
+            out[name][value] = cell if disclose else raw_cell(gold[rows], pred[rows])
     return out
+
+
+def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
+    return {"rows": len(gold), **binary_metrics(gold, pred), "withheld": None}
+
+
+def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict:
+    """One published breakdown cell: every metric, accuracy only for a label-pure group (declared, or
+    one gold label in fact), nothing for a small one."""
+    cell = raw_cell(gold, pred)
+    if small_cell(len(gold)):
+        return withhold(cell, METRICS, SMALL_CELL)
+    if label_defined or len(np.unique(gold)) == 1:
+        return withhold(cell, [m for m in METRICS if m != "accuracy"], LABEL_PURE)
+    return cell
 
 
 COLD = ToxiTraceTrack(

@@ -43,6 +43,8 @@ MODERATION = [
     ("unmark verified", "unverify"),
     ("mark baseline 标记基线", "baseline"),
     ("unmark baseline", "unbaseline"),
+    ("release held near-copy 放行待审提交", "release"),
+    ("reject held near-copy 驳回待审提交", "reject"),
 ]
 
 
@@ -379,6 +381,14 @@ def build_demo(
                     m_reason = gr.Textbox(label="Reason 理由 (required)", elem_id="m-reason")
                     m_go = gr.Button("Apply 执行", variant="stop", elem_id="m-apply")
                 m_mod_out = gr.Markdown(elem_id="m-mod-out")
+                gr.Markdown(
+                    "**Held for review 待审**: near-copies of an earlier submission (they would reveal "
+                    "hidden labels); release or reject one above by its id. "
+                    "与已有提交几乎相同的文件，需审核。"
+                )
+                with gr.Row():
+                    m_held_btn = gr.Button("Held submissions 待审提交", elem_id="m-held-btn")
+                m_held = gr.Dataframe(interactive=False, label="Held 待审", elem_id="m-held")
 
         refresh_timer = gr.Timer(refresh_seconds)
 
@@ -514,6 +524,7 @@ def build_demo(
         m_rescore.click(ui.rescore, [m_track, m_dry, token], [m_out, m_diff], api_name="maint_rescore")
         m_report_btn.click(ui.maint_report, [m_track, token], [m_out, m_diff], api_name="maint_report")
         m_go.click(ui.moderate, [m_id, m_action, m_reason, token], m_mod_out, api_name="maint_moderate")
+        m_held_btn.click(ui.held, [m_track, token], m_held, api_name="maint_held")
 
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
     return demo

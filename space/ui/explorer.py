@@ -67,9 +67,9 @@ def dev_inputs(dev_rows: Sequence[dict], track: str) -> list[dict]:
 
 
 def _target_match(pred: str, gold_record: dict) -> tuple[bool, float]:
-    from scoring.varm_metrics import TARGET_MATCH_THRESHOLD, gold_target, target_f1
+    from scoring.varm_metrics import TARGET_MATCH_THRESHOLD, target_f1
 
-    f1 = target_f1(pred, gold_target(gold_record))
+    f1 = target_f1(pred, str(gold_record.get("target") or ""))  # as written, like the scorer (spec §1)
     return f1 >= TARGET_MATCH_THRESHOLD, f1
 
 

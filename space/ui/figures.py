@@ -170,20 +170,24 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figu
     fig = make_subplots(
         rows=1, cols=3, subplot_titles=[p[1] for p in panels], shared_yaxes=True, horizontal_spacing=0.04
     )
+    reasons: set[str] = set()
     for col, (key, name) in enumerate(panels, start=1):
         z = []
         for res in results:
             subs = (res or {}).get("subsets") or {}
             z.append([_pct((subs.get(s) or {}).get(key)) for s in subsets])
+            reasons |= {str(subs[s]["withheld"]) for s in subsets
+                        if (subs.get(s) or {}).get(key) is None and (subs.get(s) or {}).get("withheld")}
         fig.add_trace(
             go.Heatmap(
                 z=z,
                 x=[html.escape(s).replace("_", "<br>") for s in subsets],
                 y=labels,
                 coloraxis="coloraxis2" if key == "jrem_gap" else "coloraxis",
-                texttemplate="%{z:.1f}",
+                text=[["n/a" if v is None else f"{v:.1f}" for v in line] for line in z],
+                texttemplate="%{text}",
                 name=name,
-                hovertemplate="%{y}<br>subset %{x}<br>" + name + " JREM: %{z:.1f}<extra></extra>",
+                hovertemplate="%{y}<br>subset %{x}<br>" + name + " JREM: %{text}<extra></extra>",
             ),
             row=1,
             col=col,
@@ -197,6 +201,7 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figu
     fig.update_xaxes(title_text="Subset 子集", tickangle=0)
     fig.update_yaxes(title_text="System 系统", col=1)
     fig.update_layout(height=max(360, 120 + 40 * len(rows)))
+    _note_withheld(fig, reasons)  # empty cells: n/a, with the reason
     return fig
 
 
@@ -283,29 +288,51 @@ def metric_bars(rows: Sequence[dict], metrics: Sequence[tuple[str, str]], title:
 def breakdown_bars(
     rows: Sequence[dict], results: Sequence[dict | None], field: str, metric: str = "f1"
 ) -> go.Figure:
-    """ToxiTrace breakdown (COLD topic / fine label, ToxiCN expression / target): `metric` per value."""
-    title = f"Breakdown by {html.escape(field)} 分项：{metric}"
+    """ToxiTrace breakdown (COLD topic / fine label, ToxiCN expression / target): `metric` per value.
+
+    A field whose cells all withhold `metric` (a group defined by the gold label publishes accuracy only)
+    is drawn with accuracy; withheld cells have no bar and say so ("n/a" on hover, the reason below)."""
     values = sorted({v for res in results if res for v in ((res.get("breakdowns") or {}).get(field) or {})})
+    cells = [((res or {}).get("breakdowns") or {}).get(field) or {} for res in results]
+    if metric != "accuracy" and values and all(
+        (part.get(v) or {}).get(metric) is None for part in cells for v in values
+    ):
+        metric = "accuracy"
+    title = f"Breakdown by {html.escape(field)} 分项：{metric}"
     if not rows or not values:
         return empty_figure(title, "No breakdown 暂无分项")
     fig = go.Figure()
-    for label, res in zip(system_labels(rows), results, strict=True):
-        part = ((res or {}).get("breakdowns") or {}).get(field) or {}
+    reasons: set[str] = set()
+    for label, part in zip(system_labels(rows), cells, strict=True):
         y = [_pct((part.get(v) or {}).get(metric)) for v in values]
         n = [(part.get(v) or {}).get("rows") for v in values]
+        shown = ["n/a" if value is None else f"{value:.1f}%" for value in y]
+        reasons |= {str((part.get(v) or {}).get("withheld")) for v, value in zip(values, y, strict=True)
+                    if value is None and (part.get(v) or {}).get("withheld")}
         fig.add_trace(
             go.Bar(
                 name=label,
                 x=[html.escape(str(v)) for v in values],
                 y=y,
-                customdata=n,
-                hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% (n=%{customdata})<extra></extra>",
+                customdata=list(zip(n, shown, strict=True)),
+                hovertemplate="%{fullData.name}<br>%{x}: %{customdata[1]} "
+                "(n=%{customdata[0]})<extra></extra>",
             )
         )
     fig.update_layout(
         title=title, barmode="group", xaxis_title=html.escape(field), yaxis_title=f"{metric} (%)", **_LAYOUT
     )
+    _note_withheld(fig, reasons)
     return fig
+
+
+def _note_withheld(fig: go.Figure, reasons: set[str]) -> None:
+    """Say under the plot why some cells are empty (the scorer withheld them; see docs/SECURITY.md)."""
+    if reasons:
+        fig.add_annotation(
+            text="<br>".join(html.escape(r) for r in sorted(reasons)), showarrow=False, x=0, y=-0.25,
+            xref="paper", yref="paper", xanchor="left", align="left", font={"size": 11},
+        )
 
 
 def breakdown_fields(results: Sequence[dict | None]) -> list[str]:

@@ -153,6 +153,9 @@ class UI:
             f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
             "statistically tied 并列（配对自助法）"
         )
+        banner = self.reference_banner(view.track)
+        if banner:
+            caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return (
             gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
@@ -161,6 +164,18 @@ class UI:
             page_no,
             board.head,
         )
+
+    def reference_banner(self, track: str) -> str:
+        """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
+        try:
+            kind = self.service.reference_set(track)  # type: ignore[attr-defined]
+        except Exception:  # a store hiccup must not blank the board
+            return ""
+        if kind["kind"] == "demo":
+            return f"> ⚠ **{t('demo_banner', 'zh')}** · **{t('demo_banner', 'en')}**"
+        if not kind["ready"]:
+            return f"> **{t('no_reference_set', 'zh')}** · **{t('no_reference_set', 'en')}**"
+        return ""
 
     def switch_track(self, track: str):
         """New choices for the per-track controls (sort keys, columns, pickers) after a track switch."""
@@ -392,7 +407,7 @@ class UI:
             msg,
             report_frame(report),
             sid,
-            submission.status_line({"status": out.get("status")}),
+            submission.status_line({"status": out.get("status"), "reason": out.get("reason")}),
             gr.Timer(active=out.get("status") not in submission.TERMINAL),
             link,
         )
@@ -663,6 +678,8 @@ class UI:
             "unbaseline": {"is_baseline": False},
             "flag": {},
         }.get(action)
+        if action in ("release", "reject"):
+            return self._review(action, (sid or "").strip(), actor, reason.strip())
         if flags is None:
             raise gr.Error(f"unknown action {action!r}")
         try:
@@ -675,6 +692,32 @@ class UI:
         except ValueError as exc:
             raise gr.Error(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+
+
+    def _review(self, action: str, sid: str, actor: str, reason: str) -> str:
+        review = self.service.release if action == "release" else self.service.reject  # type: ignore[attr-defined]
+        try:
+            out = review(sid, actor=actor, reason=reason)
+        except ValueError as exc:  # unknown id, or not held (worker.service.NotHeld)
+            raise gr.Error(str(exc)) from exc
+        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+
+    def held(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None) -> pd.DataFrame:
+        """Near-copies held for review on `track` (maintainers: it names the earlier submission)."""
+        self._maintainer(token, profile)
+        rows = self.service.held(track)  # type: ignore[attr-defined]
+        return pd.DataFrame(
+            [
+                [r["submission_id"], r["submitter"], (r.get("metadata") or {}).get("model_name"),
+                 r["created_at"], r["rows_differing"], r["near_copy_of"]]
+                for r in rows
+            ],
+            columns=HELD_COLUMNS,
+        )
+
+
+HELD_COLUMNS = ["submission_id", "submitter", "model_name", "created_at", "rows differing 差异行数",
+                "near copy of 相近的提交"]
 
 
 def link_markdown(query: str) -> str:

@@ -36,6 +36,15 @@ TEXT: dict[str, tuple[str, str]] = {
     "rows_shown": ("显示第 {a}–{b} 行，共 {n} 行（筛选后）", "Rows {a}–{b} of {n} (after filters)"),
     "no_rows": ("没有符合条件的结果。", "No results match."),
     "empty_board": ("该赛道尚无公开结果。", "No published results on this track yet."),
+    "demo_banner": (
+        "合成演示数据：本赛道的测试集是项目自带的合成演示集，不是真实基准，分数不代表真实表现。",
+        "Synthetic demo data: this track's test set is the project's synthetic demo, not the real benchmark; "
+        "its scores say nothing about real performance.",
+    ),
+    "no_reference_set": (
+        "本赛道尚未安装参考集，暂不接受提交。",
+        "No reference set is installed for this track yet: it takes no submissions.",
+    ),
     "systems": ("选择系统（默认：前 5 名 + 基线）", "Systems (default: top 5 + baselines)"),
     "upload": ("预测文件（JSONL）", "Predictions file (JSONL)"),
     "model_name": ("模型名称（必填）", "Model name (required)"),

@@ -9,7 +9,7 @@ import pandas as pd
 from .safe import code, md, md_link
 from .tables import METRICS, TRACK_TITLES, pct
 
-TERMINAL = ("published", "rejected", "failed")
+TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
 
 
@@ -83,7 +83,8 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
 
 
 def subsets_table(result: dict | None) -> pd.DataFrame:
-    """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success."""
+    """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success; a value
+    the scorer withholds (small or label-defined group) shows as n/a, with the reason in the last column."""
     cols = [
         "Subset 子集",
         "Rows",
@@ -94,44 +95,38 @@ def subsets_table(result: dict | None) -> pd.DataFrame:
         "HER-C",
         "HER-L",
         "Parse success",
+        WITHHELD_COLUMN,
     ]
+    keys = ("jrem", "jrem_harmful", "jrem_non_harmful", "jrem_gap", "her_c", "her_l", "parse_success")
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
-        out.append(
-            [
-                name,
-                s.get("rows"),
-                pct(s.get("jrem")),
-                pct(s.get("jrem_harmful")),
-                pct(s.get("jrem_non_harmful")),
-                pct(s.get("jrem_gap")),
-                pct(s.get("her_c")),
-                pct(s.get("her_l")),
-                pct(s.get("parse_success")),
-            ]
-        )
+        out.append([name, s.get("rows"), *(_shown(s, k) for k in keys), s.get("withheld") or ""])
     return pd.DataFrame(out, columns=cols)
 
 
 def breakdowns_table(result: dict | None) -> pd.DataFrame:
-    cols = ["Field 分项", "Value 取值", "Rows", "Accuracy", "Precision", "Recall", "F1", "Macro-F1"]
+    """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) show n/a
+    with the reason."""
+    cols = ["Field 分项", "Value 取值", "Rows", "Accuracy", "Precision", "Recall", "F1", "Macro-F1",
+            WITHHELD_COLUMN]
+    keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
-            out.append(
-                [
-                    field,
-                    value,
-                    m.get("rows"),
-                    pct(m.get("accuracy")),
-                    pct(m.get("precision")),
-                    pct(m.get("recall")),
-                    pct(m.get("f1")),
-                    pct(m.get("macro_f1")),
-                ]
-            )
+            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), m.get("withheld") or ""])
     return pd.DataFrame(out, columns=cols)
+
+
+WITHHELD_COLUMN = "Note 说明"
+NOT_AVAILABLE = "n/a"
+
+
+def _shown(cell: dict, key: str) -> float | str | None:
+    """A percentage, or "n/a" for a value the scorer withheld (present as null next to a reason)."""
+    if cell.get(key) is None and cell.get("withheld"):
+        return NOT_AVAILABLE
+    return pct(cell.get(key))
 
 
 def format_table(result: dict | None, record: dict) -> pd.DataFrame:
@@ -286,6 +281,8 @@ def status_line(sub: dict | None) -> str:
     status = str(rec.get("status", ""))
     if status in ("rejected", "failed"):
         return f"**{status}** ✗ — {md(rec.get('error') or '', 500)}"
+    if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
+        return f"**held 待审** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
     parts = []
     for stage in LIFECYCLE:
         parts.append(f"**{stage}** ●" if stage == status else stage)

@@ -1,0 +1,197 @@
+"""Published breakdown cells leak less (issue 11, item 4): no cell under 30 rows, no precision/recall/F1 on a
+group defined by the gold label, and the VARM harmful / non-harmful JREM under the same cell rule.
+
+Each withheld cell is checked next to a cell just large enough (or mixed enough) that is still published,
+so the rule cannot pass by withholding everything.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scoring.api import score_file
+from scoring.disclosure import LABEL_PURE, MIN_CELL_ROWS, SMALL_CELL
+from scoring.toxitrace.tracks import COLD
+from scoring.version import SCORER_VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "data" / "demo"
+METRICS = ("accuracy", "precision", "recall", "f1", "macro_f1")
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def _cold_bundle(tmp_path: Path, groups: list[tuple[str, str, int, int]]) -> tuple[Path, bytes]:
+    """A COLD bundle: per (topic, fine_label, gold label, rows) that many rows; predictions alternate 0/1."""
+    refs, preds = [], []
+    for topic, fine, label, count in groups:
+        for _ in range(count):
+            rid = f"r{len(refs):05d}"
+            refs.append({"id": rid, "text": f"文本{rid}", "label": label, "topic": topic, "fine_label": fine})
+            preds.append({"id": rid, "label": len(preds) % 2})
+    _write_jsonl(tmp_path / "test.jsonl", refs)
+    return tmp_path, "".join(json.dumps(p) + "\n" for p in preds).encode()
+
+
+def test_small_cells_are_withheld_and_cells_of_30_rows_are_published(tmp_path: Path) -> None:
+    bundle, preds = _cold_bundle(
+        tmp_path,
+        [("race", "attack_group", 1, 15), ("race", "other_non_offensive", 0, 15),  # race: 30 rows, mixed
+         ("region", "attack_individual", 1, 14), ("region", "anti_bias", 0, 15)],  # region: 29 rows
+    )
+    cells = COLD.score(COLD.load_references(bundle), preds, bootstrap=0)["breakdowns"]["topic"]
+    assert cells["region"]["rows"] == MIN_CELL_ROWS - 1
+    assert all(cells["region"][m] is None for m in METRICS) and cells["region"]["withheld"] == SMALL_CELL
+    assert cells["race"]["rows"] == MIN_CELL_ROWS and cells["race"]["withheld"] is None
+    assert all(isinstance(cells["race"][m], float) for m in METRICS)
+    assert SMALL_CELL.startswith("n/a") and "30 rows" in SMALL_CELL
+
+
+def test_label_defined_groups_show_accuracy_only(tmp_path: Path) -> None:
+    bundle, preds = _cold_bundle(
+        tmp_path,
+        [("race", "attack_group", 1, 40), ("race", "anti_bias", 0, 40), ("gender", "anti_bias", 0, 35)],
+    )
+    result = COLD.score(COLD.load_references(bundle), preds, bootstrap=0)
+    fine = result["breakdowns"]["fine_label"]
+    for value in ("attack_group", "anti_bias"):  # fine_label is defined by the gold label: never P/R/F1
+        assert fine[value]["accuracy"] is not None and fine[value]["withheld"] == LABEL_PURE
+        assert all(fine[value][m] is None for m in ("precision", "recall", "f1", "macro_f1"))
+    topic = result["breakdowns"]["topic"]
+    # "gender" is a topic, but every one of its rows is gold 0: a label-pure group in fact, so accuracy only
+    assert topic["gender"]["withheld"] == LABEL_PURE and topic["gender"]["precision"] is None
+    assert topic["gender"]["accuracy"] is not None
+    # "race" mixes both labels: every metric is published (the positive control)
+    assert topic["race"]["withheld"] is None and all(topic["race"][m] is not None for m in METRICS)
+    # The unpublished form keeps every value (local scoring of public data, conformance checks)
+    raw = COLD.score(COLD.load_references(bundle), preds, bootstrap=0, disclose=False)["breakdowns"]
+    assert raw["fine_label"]["attack_group"]["recall"] == 0.5 and raw["topic"]["gender"]["precision"] == 0.0
+
+
+def test_varm_subset_cells_and_harmful_jrem_obey_the_cell_rule(tmp_path: Path) -> None:
+    bundle = tmp_path / "varm"
+    (bundle / "subsets").mkdir(parents=True)
+    shutil.copy(DEMO / "varm" / "test.jsonl", bundle / "test.jsonl")
+    lines = (DEMO / "varm" / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    test = [json.loads(line) for line in lines]
+    harmful = [r for r in test if r["label"] == "有害"]
+    non_harmful = [r for r in test if r["label"] != "有害"]
+    _write_jsonl(bundle / "subsets" / "tiny.jsonl", test[: MIN_CELL_ROWS - 1])
+    _write_jsonl(bundle / "subsets" / "lopsided.jsonl", harmful[:40] + non_harmful[:10])
+    _write_jsonl(bundle / "subsets" / "even.jsonl", harmful[:30] + non_harmful[:30])
+    predictions = (DEMO / "varm" / "baselines" / "char-ngram.test.jsonl").read_bytes()
+    result = score_file("varm", bundle, predictions, bootstrap=0)
+    tiny, lopsided, even = (result["subsets"][n] for n in ("tiny", "lopsided", "even"))
+    assert tiny["rows"] == 29 and tiny["jrem"] is None and tiny["field_accuracy"]["label"] is None
+    assert tiny["withheld"] == SMALL_CELL and sum(tiny["format_issues"].values()) >= 0  # counts stay
+    assert lopsided["jrem"] is not None and lopsided["jrem_harmful"] is not None
+    assert lopsided["jrem_non_harmful"] is None and lopsided["jrem_gap"] is None
+    assert lopsided["withheld"].startswith("non-harmful JREM n/a: fewer than 30 rows")
+    assert even["withheld"] is None
+    assert None not in (even["jrem_harmful"], even["jrem_non_harmful"], even["jrem_gap"])
+
+
+def test_demo_board_shows_values_and_reasoned_na_cells() -> None:
+    """The demo tracks are small: their breakdowns must still show numbers where allowed and say why not."""
+    lexicon = "baselines/lexicon.test.jsonl"
+    cold = score_file("cold", DEMO / "cold", (DEMO / "cold" / lexicon).read_bytes(), bootstrap=0)
+    assert cold["scorer_version"] == SCORER_VERSION
+    assert all(c["withheld"] is None for c in cold["breakdowns"]["topic"].values())  # 57..72 rows, mixed
+    assert all(c["withheld"] == LABEL_PURE and c["accuracy"] is not None
+               for c in cold["breakdowns"]["fine_label"].values())
+    toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
+    groups = toxicn["breakdowns"]["target_groups"]
+    assert groups["Racism"]["withheld"] == SMALL_CELL and groups["non-hate"]["accuracy"] is not None
+    assert all(c["withheld"] == LABEL_PURE for c in toxicn["breakdowns"]["toxic_type"].values())
+    varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
+    assert varm["subsets"]["general_abuse"]["jrem_non_harmful"] is None  # 24 non-harmful rows
+    assert varm["subsets"]["demographic_identity"]["jrem_gap"] is not None
+
+
+def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
+    from space.ui import figures
+    from space.ui.submission import WITHHELD_COLUMN, breakdowns_table, subsets_table
+
+    lexicon = "baselines/lexicon.test.jsonl"
+    toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
+    table = breakdowns_table(toxicn).set_index(["Field 分项", "Value 取值"])
+    racism = table.loc[("target_groups", "Racism")]
+    assert racism["Accuracy"] == "n/a" and racism[WITHHELD_COLUMN] == SMALL_CELL
+    non_toxic = table.loc[("toxic_type", "non_toxic")]
+    assert isinstance(non_toxic["Accuracy"], float) and non_toxic["F1"] == "n/a"
+    assert non_toxic[WITHHELD_COLUMN] == LABEL_PURE
+    # toxic_type publishes accuracy only, so its chart draws accuracy and names the reason
+    rows = [{"submission_id": "a" * 16, "model_name": "lexicon"}]
+    fig = figures.breakdown_bars(rows, [toxicn], "toxic_type")
+    assert "accuracy" in fig.layout.title.text and None not in fig.data[0].y
+    groups = figures.breakdown_bars(rows, [toxicn], "target_groups")
+    assert "n/a" in [c[1] for c in groups.data[0].customdata]
+    assert any(SMALL_CELL in a.text for a in groups.layout.annotations)
+
+    varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
+    subsets = subsets_table(varm).set_index("Subset 子集")
+    assert subsets.loc["general_abuse", "JREM non-harmful"] == "n/a"
+    assert "fewer than 30 rows" in subsets.loc["general_abuse", WITHHELD_COLUMN]
+    assert isinstance(subsets.loc["general_abuse", "JREM harmful"], float)
+    heat = figures.cue_heatmap(rows, [varm])
+    column = sorted(varm["subsets"]).index("general_abuse")
+    assert heat.data[1].text[0][column] == "n/a" and heat.data[0].text[0][column] != "n/a"
+
+
+@pytest.mark.parametrize("track", ["varm", "cold", "cntp"])
+def test_intervals_depend_on_outcome_counts_not_on_which_rows(track: str, tmp_path: Path) -> None:
+    """The same test set in another row order gives byte-identical published intervals; resampled in test
+    order (scorer 1.0.0) they differed, so an interval told which rows a submission got right."""
+    import numpy as np
+
+    from scoring.bootstrap import percentile_ci, resample_indices
+    from scoring.toxitrace.classification import bootstrap_metrics
+
+    source = DEMO / track
+    bundle = tmp_path / track
+    shutil.copytree(source, bundle, ignore=shutil.ignore_patterns("baselines", "train.jsonl", "dev.jsonl"))
+    lines = (source / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    order = np.random.default_rng(5).permutation(len(lines))
+    (bundle / "test.jsonl").write_text("".join(lines[k] + "\n" for k in order), encoding="utf-8")
+    predictions = (source / "baselines" / "lexicon.test.jsonl").read_bytes()
+    first = score_file(track, source, predictions, bootstrap=300, seed=0)
+    again = score_file(track, bundle, predictions, bootstrap=300, seed=0)
+    assert first["ci"] and first["ci"] == again["ci"]
+    spans = first["metrics"].pop("spans", {})  # a mean of per-row floats (iou) may differ in the last bit
+    assert again["metrics"].pop("spans", {}) == pytest.approx(spans, rel=1e-12)
+    assert first["metrics"] == again["metrics"]
+    if track == "cold":  # the control: the old test-order bootstrap does tell the two orders apart
+        gold = np.array([json.loads(x)["label"] for x in lines])
+        pred = np.array([json.loads(x)["label"] for x in predictions.decode().splitlines()])
+        idx = resample_indices(len(gold), 300, 0)
+        old = percentile_ci(bootstrap_metrics(gold, pred, idx)["f1"])
+        assert old != percentile_ci(bootstrap_metrics(gold[order], pred[order], idx)["f1"])
+
+
+@pytest.mark.parametrize("track", ["varm", "cold"])
+def test_paired_comparisons_do_not_depend_on_which_rows(track: str) -> None:
+    """The public Compare tab and the tie groups use a paired bootstrap: the same two submissions over the
+    same test set in another row order give the same comparison (pairs kept, row identity dropped)."""
+    import numpy as np
+
+    from scoring.tracks import get_track
+
+    scorer = get_track(track)
+    refs = scorer.load_references(DEMO / track)
+    a = scorer.row_outcomes(refs, (DEMO / track / "baselines" / "lexicon.test.jsonl").read_bytes())
+    b = scorer.row_outcomes(refs, (DEMO / track / "baselines" / "char-ngram.test.jsonl").read_bytes())
+    order = np.random.default_rng(3).permutation(len(a["id"]))
+
+    def permuted(side: dict) -> dict:
+        return {key: [values[k] for k in order] for key, values in side.items()}
+
+    first = scorer.paired_compare(a, b, bootstrap=300, seed=0)
+    again = scorer.paired_compare(permuted(a), permuted(b), bootstrap=300, seed=0)
+    assert first and first == again
+    assert any(entry["ci"] and entry["ci"][0] != entry["ci"][1] for entry in first.values())

@@ -1,0 +1,71 @@
+"""Results of an older scorer reach the current SCORER_VERSION only through the maintainers' re-score
+flow (`python -m worker rescore`, a real Celery worker on Redis), never by editing them (CHANGELOG 2.0.0)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.version import SCORER_VERSION
+from tests.conftest_pipeline import (
+    ROOT,
+    RecordingEnqueuer,
+    WorkerProcess,
+    baseline_file,
+    seed_store,
+    wait_for,
+    worker_env,
+)
+from worker.config import Config
+from worker.publish import Publisher
+from worker.references import ReferenceCache
+from worker.scoring_job import score_submission
+from worker.service import Service
+from worker.store import open_store
+
+pytestmark = pytest.mark.slow
+OLD = "1.0.0"
+
+
+def record(store, sid: str) -> dict:
+    return json.loads(store.read("submissions", f"varm/{sid}/submission.json"))
+
+
+def test_an_old_version_result_is_rescored_by_the_rescore_command(
+    tmp_path: Path, demo_dir: Path, redis_available: str, key_prefix: str, workers: list
+) -> None:
+    assert SCORER_VERSION != OLD
+    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available)
+    seed_store(config, demo_dir)
+    store = open_store(config)
+    service = Service(config, store, RecordingEnqueuer())
+    sid = service.submit(identity="alice", track="varm", data=baseline_file("varm"),
+                         metadata={"model_name": "lexicon"})["submission_id"]
+    assert score_submission(store, ReferenceCache(store).get, "varm", sid, time_limit=300) == "scored"
+    Publisher(store).publish("varm")
+    # The state a store has after a scorer upgrade: the published result came from the old scorer.
+    old = record(store, sid)
+    old["versions"][0]["scorer_version"] = OLD
+    store.commit("submissions", {f"varm/{sid}/submission.json": json.dumps(old).encode()}, [], "test: 1.0.0")
+
+    workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
+    done = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", "varm", "--timeout", "120"],
+                          cwd=ROOT, env=worker_env(config), capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["rescored"] == 1 and summary["errors"] == 0
+
+    versions = wait_for(lambda: (v := record(store, sid)["versions"]) and "pending_rescore" not in v[-1]
+                        and v, 30, what="the new version to be marked published")
+    assert [(v["version"], v["scorer_version"]) for v in versions] == [(1, OLD), (2, SCORER_VERSION)]
+    board = json.loads(store.read("results", "varm/leaderboard.json"))
+    assert [(r["submission_id"], r["version"], r["scorer_version"]) for r in board["rows"]] == [
+        (sid, 2, SCORER_VERSION)]
+    envelope = json.loads(store.read("results", f"varm/results/{sid}/v2.json"))
+    assert envelope["result"]["provenance"]["scorer_version"] == SCORER_VERSION
+    report = json.loads(store.read("results", summary["report"]))
+    assert report["scorer_version"] == SCORER_VERSION and report["submissions"][0]["old_version"] == 1

@@ -1,0 +1,224 @@
+"""Installing a reference set into the store (`python -m worker install --track T DIR [--replace]`).
+
+A reference set is a bundle folder as `python -m scoring import` writes it. Installing it:
+1. runs the track's reference checker and refuses a bad bundle with its report;
+2. refuses to replace a *real* set that submissions were scored on, unless `replace` is given;
+3. writes the hidden files (`<track>/test.jsonl`, `subsets/`) and the manifest `<track>/reference_set.json`
+   to the references area in one commit, deleting what the new set does not have;
+4. retires every submission of the track when the set it replaces is the synthetic demo (hidden, flagged
+   `retired`, never re-scored): the board of a real track never shows demo entries;
+5. publishes the public files (test inputs without labels, dev when present, subset sizes, the manifest
+   without anything secret) in one results commit, deleting stale ones, and rebuilds the board.
+Re-installing the set that is already installed changes nothing but repairs missing public files, so a
+container may run the same install on every start.
+
+The manifest: `{"track", "kind": "real"|"demo", "sha256", "rows": {split: n}, "installed_at"}`. Stores
+seeded before manifests existed are recognised by comparing their set's hash with the shipped demo's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scoring.api import references_sha256
+from scoring.problems import InputError, Problem
+from scoring.tracks import get_track
+from worker.publish import Publisher
+from worker.records import FINAL_BAD, check_track, now_iso, record_path
+from worker.seed import public_files, reference_files  # the files seed writes for the demo, for any bundle
+from worker.store import Store, commit_with_retry
+from worker.submissions import AREA as SUBMISSIONS
+from worker.submissions import dumps, list_records, read_json
+
+REFERENCES, RESULTS = "references", "results"
+MANIFEST = "reference_set.json"
+SPLITS = ("test", "dev", "train")
+DEMO, REAL = "demo", "real"
+
+
+class InstallRefused(Exception):
+    """The install was refused; the message says why and what to do."""
+
+
+@dataclass
+class Installed:
+    track: str
+    sha256: str
+    rows: dict[str, int]
+    changed: bool
+    replaced: dict | None = None  # the manifest of the set this one replaced
+    retired: list[dict] = field(default_factory=list)  # demo submissions retired
+    needs_rescore: list[dict] = field(default_factory=list)  # submissions scored on a replaced real set
+    public: list[str] = field(default_factory=list)  # public files written
+
+    def lines(self) -> list[str]:
+        verb = "installed" if self.changed else "already installed (nothing changed)"
+        out = [f"{self.track}: reference set {verb}, sha256 {self.sha256}"]
+        for split in SPLITS:
+            if split in self.rows:
+                where = {"test": "hidden references; public inputs published",
+                         "dev": "public with labels", "train": "not stored"}[split]
+                out.append(f"  {split}: {self.rows[split]:,} rows ({where})")
+        if self.replaced:
+            out.append(f"  replaced the {self.replaced['kind']} set sha256 {self.replaced['sha256']}")
+        if self.retired:
+            out.append(f"  retired {len(self.retired)} submission(s) scored on the demo set: "
+                       + ", ".join(_name(r) for r in self.retired))
+        if self.needs_rescore:
+            out.append(f"  {len(self.needs_rescore)} submission(s) were scored on the replaced set and need "
+                       f"a re-score (python -m worker rescore --track {self.track}): "
+                       + ", ".join(_name(r) for r in self.needs_rescore))
+        return out
+
+    def as_dict(self) -> dict:
+        return {"track": self.track, "sha256": self.sha256, "rows": self.rows, "changed": self.changed,
+                "replaced": self.replaced, "retired": self.retired, "needs_rescore": self.needs_rescore,
+                "public": self.public}
+
+
+def _name(entry: dict) -> str:
+    return f"{entry['submission_id']} ({entry['model_name'] or 'unnamed'})"
+
+
+def _summary(record: dict) -> dict:
+    return {"submission_id": record["submission_id"], "model_name": record["metadata"].get("model_name", "")}
+
+
+def count_rows(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def check_bundle(track: str, bundle: Path) -> dict[str, int]:
+    """Run the track's reference checker; rows per split. InstallRefused with the report when bad."""
+    bundle = Path(bundle)
+    if not (bundle / "test.jsonl").is_file():
+        raise InstallRefused(f"{bundle} is not a reference bundle: expected a folder holding test.jsonl "
+                             f"(as `python -m scoring import` writes it)")
+    track_obj = get_track(track)
+    if track == "varm":
+        from scoring.references import check_reference_bundle
+
+        problems: list[Problem] = list(check_reference_bundle(bundle))
+    else:
+        problems = list(track_obj.check_reference_bundle(bundle))
+    try:  # the worker's own reader must accept it too
+        track_obj.load_references(bundle / "test.jsonl", _subsets(bundle))
+    except InputError as error:
+        problems += list(error.problems)
+    if problems:
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20:,} more" if len(problems) > 20 else ""
+        raise InstallRefused(f"{bundle} is not a valid {track} reference bundle ({len(problems):,} "
+                             f"problem(s); `python -m scoring check-references --track {track} {bundle}` "
+                             "lists them all):"
+                             f"\n{shown}{more}")
+    return {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
+
+
+def _subsets(bundle: Path) -> Path | None:
+    return bundle / "subsets" if (bundle / "subsets").is_dir() else None
+
+
+def bundle_sha256(bundle: Path) -> str:
+    return references_sha256(Path(bundle) / "test.jsonl", _subsets(Path(bundle)))
+
+
+def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:
+    """The manifest of the track's installed set; None when it has none at all."""
+    manifest = read_json(store, REFERENCES, f"{track}/{MANIFEST}")
+    if manifest is not None:
+        return manifest
+    if store.read(REFERENCES, f"{track}/test.jsonl") is None:
+        return None
+    # A store seeded before manifests existed: the demo iff its set hashes like the shipped demo's.
+    snapshot = store.local_snapshot(REFERENCES) / track
+    sha = bundle_sha256(snapshot)
+    demo = demo_dir is not None and (demo_dir / track / "test.jsonl").is_file() and (
+        bundle_sha256(demo_dir / track) == sha)
+    return {"track": track, "kind": DEMO if demo else REAL, "sha256": sha, "rows": {}, "installed_at": None}
+
+
+def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int]) -> bytes:
+    body = {"track": track, "kind": kind, "sha256": sha, "rows": rows, "installed_at": now_iso()}
+    return json.dumps(body, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
+
+
+def install(store: Store, track: str, bundle: Path, *, replace: bool = False, kind: str = REAL,
+            demo_dir: Path | None = None) -> Installed:
+    """Install `bundle` as the reference set of `track` (see the module docstring)."""
+    check_track(track)
+    bundle = Path(bundle)
+    if not (bundle / "test.jsonl").is_file():
+        check_bundle(track, bundle)  # raises, naming what was expected
+    sha = bundle_sha256(bundle)
+    current = current_set(store, track, demo_dir)
+    same = current is not None and current["sha256"] == sha and current["kind"] == kind
+    # The installed set passed the checker when it was installed: a re-run (every start) skips it.
+    rows = ({s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
+            if same else check_bundle(track, bundle))
+    live = [r for r in list_records(store, track) if not r.get("retired") and r["status"] not in FINAL_BAD]
+    if current and current["kind"] == REAL and not same and live and not replace:
+        names = ", ".join(_name(_summary(r)) for r in live[:20]) + (" ..." if len(live) > 20 else "")
+        raise InstallRefused(
+            f"refused: track {track} already has a real reference set (sha256 {current['sha256']}) and "
+            f"{len(live)} submission(s) scored on it would need a re-score: {names}. Re-run with --replace "
+            f"to install anyway, then `python -m worker rescore --track {track}`.")
+
+    refs = reference_files(track, bundle)
+    manifest = manifest_bytes(track, kind, sha, rows)
+    if not same:
+        def build_refs(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            add = {**refs, f"{track}/{MANIFEST}": manifest}
+            return add, [p for p in s.list(REFERENCES, f"{track}/", head) if p not in add]
+        commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
+    elif read_json(store, REFERENCES, f"{track}/{MANIFEST}") is None:  # a legacy store: record it
+        commit_with_retry(store, REFERENCES, lambda s, h: ({f"{track}/{MANIFEST}": manifest}, []),
+                          f"record reference set {track} {sha[:12]}")
+
+    retired: list[dict] = []
+    needs_rescore: list[dict] = []
+    if not same and current is not None and current["kind"] == DEMO:
+        retired = _retire(store, track, live, current["sha256"])
+    elif not same and current is not None:
+        needs_rescore = [_summary(r) for r in live]
+
+    public = public_files(track, bundle)
+    public[f"{track}/public/{MANIFEST}"] = manifest
+
+    def build_public(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+        existing = s.list(RESULTS, f"{track}/public/", head)
+        old = read_json(s, RESULTS, f"{track}/public/{MANIFEST}", head)
+        if same and old is not None and old.get("sha256") == sha and all(p in existing for p in public):
+            return {}, []  # nothing to repair (an unchanged manifest keeps its installed_at)
+        return public, [p for p in existing if p not in public]
+
+    commit_with_retry(store, RESULTS, build_public, f"publish {kind} reference set {track} {sha[:12]}")
+    if not same:
+        Publisher(store).publish(track, note=f"{kind} reference set {sha[:12]} installed")
+    return Installed(track, sha, rows, changed=not same, replaced=None if same else current, retired=retired,
+                     needs_rescore=needs_rescore, public=sorted(public))
+
+
+def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> list[dict]:
+    """Hide every given submission as scored on the demo set, in one submissions commit."""
+    at = now_iso()
+    reason = "retired: scored on the synthetic demo reference set, which a real set replaced"
+
+    def build(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+        add = {}
+        for record in records:
+            fresh = read_json(s, SUBMISSIONS, record_path(track, record["submission_id"]), head)
+            if fresh is None or fresh.get("retired"):
+                continue
+            fresh.update(hidden=True, hidden_reason=reason, updated_at=at,
+                         retired={"at": at, "references_sha256": demo_sha})
+            fresh["history"] = [*fresh["history"], {"status": fresh["status"], "at": at, "note": reason}]
+            add[record_path(track, record["submission_id"])] = dumps(fresh)
+        return add, []
+
+    if records:
+        commit_with_retry(store, SUBMISSIONS, build, f"retire demo submissions of {track}", attempts=20)
+    return [_summary(r) for r in records]
