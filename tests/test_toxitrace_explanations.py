@@ -338,6 +338,18 @@ def test_intervals_do_not_depend_on_the_row_order(tmp_path: Path):
     assert flat[0] == pytest.approx(flat[1], abs=1e-12) and flat[0]["comprehensiveness"] > 0
 
 
+def test_near_copy_keys_count_scores_on_the_span_track_only():
+    """One row's char_scores changed: on cntp that row's key changes (derived spans and AUPRC depend on
+    gold spans); on cold the keys stay labels only (the scores feed gold-independent metrics there)."""
+    rows = [explained(r["id"], probs=False) for r in REFS]
+    other = [dict(r) for r in rows]
+    other[1]["char_scores"] = [0.9] + other[1]["char_scores"][1:]
+    a, b = (CNTP.prediction_keys(jsonl(*x), INPUTS) for x in (rows, other))
+    assert [x != y for x, y in zip(a, b, strict=True)] == [False, True, False]
+    assert COLD.prediction_keys(jsonl(*rows), INPUTS) == COLD.prediction_keys(jsonl(*other), INPUTS)
+    assert a[0].startswith("1|[(6, 10)]|")  # the derived span is part of the key
+
+
 # --- masked-inputs --------------------------------------------------------------------------------------
 
 

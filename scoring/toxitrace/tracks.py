@@ -10,6 +10,7 @@ unrounded; the same references, predictions and seed always give the same dict.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,14 +68,20 @@ class ToxiTraceTrack:
         """One canonical string per input row (input order): the label, plus the merged spans on a span
         track (cntp). The classification tracks' references carry no spans (COLD, ToxiCN), so spans there
         change no score and are left out: they cannot make two files differ. Gold-independent; InputError
-        for an invalid file."""
+        for an invalid file. On a span track `char_scores` (§3) count too: they decide the derived spans and
+        the attribution AUPRC, both gold-dependent, so a file differing only in one row's scores is a
+        near-copy there; elsewhere they feed gold-independent metrics only and are left out."""
         preds, report = parse_predictions(data, inputs, spans=self.span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
-        if preds.spans is None or not self.spans:
+        spans = self._predicted_spans(preds)
+        if spans is None or not self.spans:
             return [str(int(label)) for label in preds.labels]
-        pairs = zip(preds.labels, preds.spans, strict=True)
-        return [f"{int(label)}|{sorted(spans)}" for label, spans in pairs]
+        keys = [f"{int(label)}|{sorted(row)}" for label, row in zip(preds.labels, spans, strict=True)]
+        if preds.char_scores is not None:
+            keys = [f"{key}|{hashlib.sha256(s.tobytes()).hexdigest()[:16]}"
+                    for key, s in zip(keys, preds.char_scores, strict=True)]
+        return keys
 
     @property
     def span_mode(self) -> str:
