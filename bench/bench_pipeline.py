@@ -214,9 +214,9 @@ def store_many(data: Path, count: int) -> None:
     """Write `count` scored submissions straight into the store, as if an older scorer had scored them."""
     from scoring.version import SCORER_VERSION
     from worker.config import Config
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import compute
     from worker.records import new_record, transition
-    from worker.references import ReferenceCache
-    from worker.scoring_job import compute
     from worker.store import open_store
     from worker.submissions import dumps
 

@@ -33,8 +33,8 @@ def seed(data_dir: Path, track: str, n: int) -> float:
     2-point rule), since N synthetic results have no private row outcomes for the paired bootstrap.
     """
     from tests.factories import PRIMARY, make_entries
+    from worker.gold.publish import Publisher, dumps_pretty
     from worker.leaderboard import metric, to_parquet
-    from worker.publish import Publisher, dumps_pretty
     from worker.records import public_view, published_result_path
     from worker.store.local import LocalStore
 

@@ -33,6 +33,7 @@ TEST_FILES = [
     "tests/test_hostile_openapi.py",
     "tests/test_leakage.py",
     "tests/test_faults.py",
+    "tests/test_fault_isolation.py",
 ]
 
 # (test id prefix "file::function", what it proves, figures key or None)
@@ -175,6 +176,43 @@ ROWS: list[tuple[str, str, str | None]] = [
         "Embedded default: SIGKILL of `python -m space` does not orphan its Celery worker (gone in 15 s).",
         "faults_embedded_worker_orphaned",
     ),
+    (
+        "test_faults.py::test_embedded_worker_sigkill_restarts_it_and_health_goes_red_meanwhile",
+        "Embedded default: SIGKILL of the Celery worker; health goes red (503) at once, the web process "
+        "restarts the worker with back-off, and a new upload is published (bound 90 s).",
+        "faults_embedded_worker_sigkill",
+    ),
+    (
+        "test_faults.py::test_sigterm_ends_the_embedded_service_fast_and_loses_no_work",
+        "SIGTERM with scoring in flight: web process and worker gone (issue's bound 5 s; asserted < 8 s); "
+        "the in-flight submissions are published after the next start, exactly once.",
+        "faults_sigterm",
+    ),
+    (
+        "test_faults.py::test_validate_flood_keeps_memory_bounded_and_health_answering",
+        "32 concurrent 63 MB `POST /api/v1/validate` (no token): web RSS peak < 1 GiB (asserted), the "
+        "excess gets 503 + Retry-After, health keeps answering.",
+        "faults_validate_flood",
+    ),
+    (
+        "test_faults.py::test_redis_outage_uploads_answer_fast_and_publish_after_it",
+        "Redis down: uploads and a hide answer at once (issue: < 2 s; asserted < 5 s); after Redis returns "
+        "(empty) everything is published exactly once and the hide applied (issue: < 60 s; asserted < 90 s).",
+        "faults_redis_outage",
+    ),
+    (
+        "test_faults.py::test_corrupt_record_leaves_other_submissions_and_tracks_publishing",
+        "A half-written submission record: the others (both tracks) publish, the record is logged once "
+        "per process and listed by `python -m worker quarantine`.",
+        "faults_corrupt_record",
+    ),
+    (
+        "test_fault_isolation.py::",
+        "In-process: Hub auth cache bounded, 429 not cached as invalid; disk full → JSON 507 and health "
+        "degraded; upload slots and memory budget; reconcile per track/record; a hide lost with the "
+        "broker is republished; refused UI calls log one line.",
+        None,
+    ),
 ]
 
 
@@ -222,6 +260,15 @@ def junit_results() -> dict[str, dict[str, int]]:
         out[key][state] += 1
         out[key]["seconds"] += float(case.get("time") or 0)
     return {k: dict(v) for k, v in out.items()}
+
+
+def _whole_file(results: dict[str, dict], prefix: str) -> dict | None:
+    """The summed results of every test whose id starts with `prefix` (a row for a whole file)."""
+    found = [v for k, v in results.items() if k.startswith(prefix)]
+    if not found:
+        return None
+    keys = {k for v in found for k in v}
+    return {k: sum(v.get(k, 0) for v in found) for k in keys}
 
 
 def _load(name: str) -> dict:
@@ -291,7 +338,7 @@ def render(codes: dict[str, int] | None) -> str:
         "|---|---|---|---|",
     ]
     for test_id, proves, key in ROWS:
-        res = results.get(test_id)
+        res = results.get(test_id) if not test_id.endswith("::") else _whole_file(results, test_id)
         lines.append(f"| `{test_id}` | {proves} | {status_text(res)} | {figures_text(key, figs)} |")
     hostile = _load("hostile.json")
     load = _load("load.json")
@@ -345,8 +392,8 @@ def render(codes: dict[str, int] | None) -> str:
     lines += [
         "",
         "Figures depend on the machine and its load (2 cores, shared with other test runs, when "
-        "generated); bounds asserted by the tests are in `tests/hostile/runner.py` and "
-        "`tests/hostile/rest.py`.",
+        "generated); bounds asserted by the tests are in `tests/hostile/runner.py`, "
+        "`tests/hostile/rest.py` and `tests/test_faults.py`.",
         "",
     ]
     return "\n".join(lines)

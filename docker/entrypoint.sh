@@ -6,8 +6,10 @@
 #   ROLE=web     only the web process; CELERY_BROKER_URL must name the shared Redis.
 #   ROLE=worker  only Celery worker(s) on the shared Redis (WORKER_CONCURRENCY, WORKER_QUEUES, WORKER_BEAT).
 #
-# If any child exits, the others are stopped and the container exits non-zero, so the platform restarts it
-# (no half-alive container that serves a UI while nothing scores).
+# If any child exits, the entrypoint logs which one and why, stops the others and exits non-zero, so the
+# platform restarts it (no half-alive container that serves a UI while nothing scores).
+#
+# With arguments it runs them instead, in the same environment: `docker run IMAGE python -m worker seed`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,39 +18,67 @@ DATA_DIR=${DATA_DIR:-/home/user/data}
 REDIS_PORT=${REDIS_PORT:-6379}
 WORKER_QUEUES=${WORKER_QUEUES:-submissions,publish,rescore}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-1}
+WORKER_NODE_FILE=/tmp/celery-worker-node
 export DATA_DIR
 mkdir -p "$DATA_DIR"
 
+if [ "$#" -gt 0 ]; then
+  exec "$@"
+fi
+
+log() { echo "entrypoint: $*" >&2; }
+
 pids=()
+declare -A names=()
+started() {  # started NAME: remember the last background child under NAME
+  pids+=("$!")
+  names[$!]=$1
+  log "started $1 (pid $!)"
+}
 stop_all() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait || true
 }
-trap 'stop_all; exit 143' TERM INT
+trap 'log "stopping (signal)"; stop_all; exit 143' TERM INT
 
 start_redis() {
-  mkdir -p "$DATA_DIR/redis"
+  local dir=$DATA_DIR/redis pid
+  mkdir -p "$dir"
+  rm -f "$dir/redis.sock"
   # Loopback only, no persistence: the broker holds messages, the store holds the truth, and the
-  # reconciler re-sends anything lost in a restart.
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-    --dir "$DATA_DIR/redis" --logfile "" &
-  pids+=("$!")
+  # reconciler re-sends anything lost in a restart. The unix socket in our own DATA_DIR is how we know
+  # it is OUR server that answers: another Redis already on the port (host networking) cannot answer
+  # there, and ours then fails to bind the port and exits, which the loop below reports.
+  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
+    --save "" --appendonly no --dir "$dir" --logfile "" &
+  pid=$!
+  started redis-server
   for _ in $(seq 100); do
-    redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "redis-server exited before it was ready (is 127.0.0.1:$REDIS_PORT taken? set REDIS_PORT)"
+      stop_all
+      exit 1
+    fi
+    [ "$(redis-cli -s "$dir/redis.sock" ping 2>/dev/null)" = PONG ] && return 0
     sleep 0.1
   done
-  echo "redis-server did not start" >&2
+  log "redis-server did not answer on $dir/redis.sock within 10 s"
+  stop_all
   exit 1
 }
 
 start_worker() {
-  local beat=()
+  local beat=() node
   if [ "${WORKER_BEAT:-1}" = 1 ]; then
     beat=(--beat --schedule "$DATA_DIR/celerybeat-schedule")
   fi
-  celery -A worker worker --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
+  # A node name no other container shares (containers in one pod share the host name), kept where only
+  # this container looks: the HEALTHCHECK pings exactly this node (docker/healthcheck.py).
+  node=worker-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')@${HOSTNAME:-localhost}
+  echo "$node" > "$WORKER_NODE_FILE"
+  celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
     --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}" &
-  pids+=("$!")
+  started "celery worker"
 }
 
 case "$ROLE" in
@@ -58,15 +88,17 @@ case "$ROLE" in
       export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
     fi
     # Idempotent: references, public files and demo baselines, only when missing (local store demo).
-    if [ "${SEED_DEMO:-1}" = 1 ]; then python -m worker seed; fi
+    if [ "${SEED_DEMO:-1}" = 1 ]; then
+      python -m worker seed || { log "python -m worker seed failed (exit $?)"; stop_all; exit 1; }
+    fi
     start_worker
     python -m space &
-    pids+=("$!")
+    started "web (python -m space)"
     ;;
   web)
     : "${CELERY_BROKER_URL:?ROLE=web needs CELERY_BROKER_URL (the shared Redis)}"
     python -m space &
-    pids+=("$!")
+    started "web (python -m space)"
     ;;
   worker)
     : "${CELERY_BROKER_URL:?ROLE=worker needs CELERY_BROKER_URL (the shared Redis)}"
@@ -78,8 +110,13 @@ case "$ROLE" in
     ;;
 esac
 
-# Exit as soon as one child does; take the others down with it.
-status=0
-wait -n || status=$?
+# Exit as soon as one child does; say which and why; take the others down with it.
+status=0 exited=""
+wait -n -p exited "${pids[@]}" || status=$?
+why="exit status $status" name="a child"
+if [ "$status" -gt 128 ]; then why="killed by SIG$(kill -l "$((status - 128))")"; fi
+if [ -n "$exited" ]; then name=${names[$exited]:-a child}; fi
+log "$name (pid ${exited:-?}) stopped: $why; stopping the others"
 stop_all
-exit "${status:-1}"
+[ "$status" = 0 ] && status=1  # a service that ends on its own is a failure too
+exit "$status"

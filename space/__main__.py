@@ -17,12 +17,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import uvicorn
 
 from space.auth import auth_mode, ensure_token_file
 from worker.config import Config
+from worker.heartbeat import Heartbeats, heartbeat_name
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("space")
@@ -55,23 +58,113 @@ def _die_with_parent() -> None:
         pass
 
 
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def stop(process: subprocess.Popen, timeout: float = 15) -> None:
     """Stop a subprocess started in its own session, with everything it forked.
 
     SIGTERM goes to the Celery main process only: its warm shutdown lets the pool child finish the task
     in hand (signalling the whole group would kill that child mid-task and force a redelivery). Whatever
-    is left after `timeout` is killed as a group."""
+    is left after `timeout` is killed as a group (the task's record stays in the store, and the next start
+    re-sends it)."""
     if process.poll() is None:
         process.terminate()
         try:
             process.wait(timeout)
         except subprocess.TimeoutExpired:
             pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    _kill_group(process.pid)
     process.wait()
+
+
+class EmbeddedWorker:
+    """The embedded Celery worker (with beat), restarted with back-off whenever it dies.
+
+    Before each (re)start, submissions left in flight by a dead worker are re-sent at once
+    (`python -m worker reconcile --stuck-after 0`): in the embedded mode this is the only worker, so
+    nothing else can be working on them."""
+
+    def __init__(self, env: dict[str, str], max_delay: float, heartbeats: Heartbeats) -> None:
+        self.env, self.max_delay, self.heartbeats = env, max_delay, heartbeats
+        self.process: subprocess.Popen | None = None
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # start vs. stop
+        self._thread = threading.Thread(target=self._supervise, name="embedded-worker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _spawn(self) -> float:
+        subprocess.run(
+            [sys.executable, "-m", "worker", "reconcile", "--stuck-after", "0"],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, check=False, timeout=120,
+        )
+        with self._lock:
+            if self._stopping.is_set():
+                return time.monotonic()
+            self.process = subprocess.Popen(
+                WORKER_COMMAND, cwd=ROOT, env=self.env, start_new_session=True, preexec_fn=_die_with_parent
+            )
+            log.info("embedded Celery worker started (pid %d)", self.process.pid)
+        return time.monotonic()
+
+    def _supervise(self) -> None:
+        delay = 1.0
+        while not self._stopping.is_set():
+            started = self._spawn()
+            process = self.process
+            if process is None:
+                return
+            code = process.wait()
+            if self._stopping.is_set():
+                return
+            _kill_group(process.pid)  # a pool child or beat left behind by the dead main process
+            # Health turns red now, not when the dead worker's last heartbeat goes stale.
+            self.heartbeats.forget(heartbeat_name("worker", process.pid))
+            if time.monotonic() - started > 60:
+                delay = 1.0  # it had been running fine: a fresh failure, not a crash loop
+            log.warning(
+                "embedded Celery worker (pid %d) exited with code %s; restarting in %.0f s",
+                process.pid, code, delay,
+            )
+            if self._stopping.wait(delay):
+                return
+            delay = min(delay * 2, self.max_delay)
+
+    def begin_stop(self) -> None:
+        """Start a warm shutdown now (it runs while the web server drains)."""
+        with self._lock:
+            self._stopping.set()
+            if self.process is not None and self.process.poll() is None:
+                self.process.terminate()
+
+    def stop(self, timeout: float) -> None:
+        self.begin_stop()
+        with self._lock:
+            process = self.process
+        if process is not None:
+            stop(process, timeout)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, telling the embedded worker to stop as soon as the signal arrives (in parallel)."""
+
+    on_exit: list = []
+
+    def handle_exit(self, sig: int, frame) -> None:
+        for callback in self.on_exit:
+            callback()
+        super().handle_exit(sig, frame)
+
+
+# SIGTERM to gone: the platform's grace period is 10 s (Docker); we aim for under 5 s in all.
+GRACEFUL_WEB_SECONDS = 2
+SHUTDOWN_SECONDS = 3.0
 
 
 def seed_demo_enabled() -> bool:
@@ -87,10 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Configuration is by environment variable only: see README.md (Configuration).",
     ).parse_args(argv)  # --help prints this and exits; there are no options
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = Config.from_env()
+    except ValueError as exc:  # a bad variable stops start-up with one line naming it
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    config = Config.from_env()
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -107,24 +204,46 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
         else:
             log.info("SEED_DEMO=0: no demo seeded; tracks without a reference set take no submissions")
-        worker = subprocess.Popen(
-            WORKER_COMMAND, cwd=ROOT, env=env, start_new_session=True, preexec_fn=_die_with_parent
-        )
-        log.info("embedded Celery worker started (pid %d)", worker.pid)
+        worker = EmbeddedWorker(env, config.worker_restart_max_delay, Heartbeats(config))
+        worker.start()
+    stopping_at: list[float] = []
+
+    def on_exit() -> None:
+        stopping_at.append(time.monotonic())
+        if worker is not None:
+            worker.begin_stop()
+
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        uvicorn.run(
-            create_app(config), host=os.environ.get("HOST", "0.0.0.0"), port=config.port, log_level="info",
-            # Open Gradio connections (a browser tab, a client) must not hold a shutdown forever.
-            timeout_graceful_shutdown=5,
+    server = _Server(
+        uvicorn.Config(
+            create_app(config), host=config.host, port=config.port, log_level="info",
+            # Open Gradio connections (a browser tab, a client) must not hold a shutdown.
+            timeout_graceful_shutdown=GRACEFUL_WEB_SECONDS,
         )
+    )
+    server.on_exit = [on_exit]
+    try:
+        server.run()
     finally:
         if worker is not None:
-            stop(worker)
+            began = stopping_at[0] if stopping_at else time.monotonic()
+            worker.stop(max(0.5, SHUTDOWN_SECONDS - (time.monotonic() - began)))
+            log.info("embedded Celery worker stopped")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+    except SystemExit as exc:  # SIGTERM (after the `finally` in main() stopped the worker), or --help
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    # Everything that matters is durable in the store by now; library threads (Gradio, Celery's pools)
+    # winding down at interpreter exit took seconds more than the platform's grace period allows.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

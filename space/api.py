@@ -16,10 +16,12 @@ from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
 from worker.quotas import QuotaExceeded, parse_iso
 from worker.records import check_track
-from worker.service import NotHeld, NotReady, Service
+from worker.service import DiskFull, NotHeld, NotReady, Service
+from worker.slots import Busy
 
 UPLOAD_PATHS = ("/api/v1/submissions", "/api/v1/validate")
 FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundaries
+BUSY_DOC = "Busy (every upload slot taken; see Retry-After) or track not ready"
 
 
 class BodyLimit:
@@ -57,6 +59,18 @@ def _too_large(limit: int) -> JSONResponse:
     return JSONResponse({"detail": _too_large_text(limit)}, status_code=413)
 
 
+def _busy(exc: Busy) -> JSONResponse:
+    return JSONResponse(
+        {"detail": str(exc), "retry_after": exc.retry_after},
+        status_code=503,
+        headers={"Retry-After": str(exc.retry_after)},
+    )
+
+
+def _disk_full(exc: DiskFull) -> JSONResponse:
+    return JSONResponse({"detail": str(exc), "problem": "disk_full"}, status_code=507)
+
+
 def _rejected(report: dict) -> JSONResponse:
     return JSONResponse(
         {
@@ -73,6 +87,16 @@ def _field_error(field: str, message: str) -> JSONResponse:
     return _rejected(
         {"errors": [{"line": None, "field": field, "message": message}], "errors_total": 1, "advice": []}
     )
+
+
+def _size(upload: UploadFile) -> int:
+    """The upload's size as spooled (to a temporary file, not memory, past 1 MB) by the form parser."""
+    if upload.size is not None:
+        return upload.size
+    upload.file.seek(0, 2)
+    size = upload.file.tell()
+    upload.file.seek(0)
+    return size
 
 
 async def _read_capped(upload: UploadFile, limit: int) -> bytes | None:
@@ -116,6 +140,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             413: {"description": "File too large"},
             422: {"description": "Invalid file or metadata: line-numbered errors"},
             429: {"description": "Over quota; see next_slot_at and Retry-After"},
+            503: {"description": BUSY_DOC},
+            507: {"description": "The server's disk is full; nothing was stored"},
         },
     )
     async def submit(
@@ -136,18 +162,26 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             check_track(track)
         except ValueError as exc:
             return _field_error("track", str(exc))
+        try:
+            async with service.slots.hold_async(_size(file)):  # the bytes are in memory only inside
+                return await _store_upload(user, track, file, {
+                    "model_name": model_name,
+                    "organisation": organisation,
+                    "model_type": model_type,
+                    "setting": setting,
+                    "paper_url": paper_url,
+                    "code_url": code_url,
+                    "description": description,
+                })
+        except Busy as exc:
+            return _busy(exc)
+        except DiskFull as exc:
+            return _disk_full(exc)
+
+    async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict) -> JSONResponse:
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
-        metadata = {
-            "model_name": model_name,
-            "organisation": organisation,
-            "model_type": model_type,
-            "setting": setting,
-            "paper_url": paper_url,
-            "code_url": code_url,
-            "description": description,
-        }
         try:
             # Validation and the store commit block: keep them off the event loop.
             out = await run_in_threadpool(
@@ -205,17 +239,24 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         status = service.health()
         return JSONResponse(status, status_code=200 if status["ok"] else 503)
 
-    @router.post("/validate", summary="Validate a predictions file against the public test inputs")
+    @router.post(
+        "/validate",
+        summary="Validate a predictions file against the public test inputs",
+        responses={503: {"description": BUSY_DOC}},
+    )
     async def validate(file: Annotated[UploadFile, File()], track: Annotated[str, Form()]):
         try:
             check_track(track)
         except ValueError as exc:
             return _field_error("track", str(exc))
-        data = await _read_capped(file, max_file_bytes)
-        if data is None:
-            return _too_large(max_file_bytes)
         try:
-            return await run_in_threadpool(service.validate, track, data)
+            async with service.slots.hold_async(_size(file)):  # the bytes are in memory only inside
+                data = await _read_capped(file, max_file_bytes)
+                if data is None:
+                    return _too_large(max_file_bytes)
+                return await run_in_threadpool(service.validate, track, data)
+        except Busy as exc:
+            return _busy(exc)
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 

@@ -3,7 +3,8 @@
 Modes (environment `AUTH`, default "hub" when STORE=hub, else "token"):
 
 - "hub":   `Authorization: Bearer <Hugging Face token>`, verified with `HfApi(endpoint).whoami()`; the
-           identity is the Hub user name. Answers are cached for a minute (keyed by the token's hash).
+           identity is the Hub user name. Answers are cached for a minute (keyed by the token's hash) in a
+           bounded LRU; a Hub failure that says nothing about the token (429, 5xx, network) is not cached.
 - "token": a local token file `$DATA_DIR/tokens.json` mapping `{"<token>": "<username>"}`. On first start
            it is created with one random token for user `local`, printed once.
 - "open":  no authentication (demos, tests): identity from an `X-User` header, else "anonymous".
@@ -17,20 +18,23 @@ import os
 import re
 import secrets
 import threading
-import time
 from pathlib import Path
 
-from worker.config import Config
+from cachetools import TTLCache
 
-MODES = ("hub", "token", "open")
+from worker.config import AUTH_MODES, Config
+
+MODES = AUTH_MODES
 CACHE_SECONDS = 60.0
+CACHE_ENTRIES = 4096  # distinct tokens remembered; random tokens cannot grow memory past this
+INVALID_TOKEN_STATUSES = (401, 403)  # the only Hub answers that say the token itself is bad
 TOKEN_FILE = "tokens.json"
 _USER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 def auth_mode(config: Config, env=None) -> str:
-    env = os.environ if env is None else env
-    mode = (env.get("AUTH") or ("hub" if config.store == "hub" else "token")).strip().lower()
+    chosen = config.auth if env is None else (env.get("AUTH") or "").strip().lower() or None
+    mode = chosen or ("hub" if config.store == "hub" else "token")
     if mode not in MODES:
         raise ValueError(f"AUTH must be one of {', '.join(MODES)}, got {mode!r}")
     return mode
@@ -64,7 +68,7 @@ class Auth:
         self.config = config
         self.mode = mode
         self._lock = threading.Lock()
-        self._hub_cache: dict[str, tuple[float, str | None]] = {}
+        self._hub_cache: TTLCache[str, str | None] = TTLCache(CACHE_ENTRIES, CACHE_SECONDS)
         self._tokens: tuple[float, dict[str, str]] = (-1.0, {})
 
     def identify(self, authorization: str | None, x_user: str | None = None) -> str | None:
@@ -93,17 +97,18 @@ class Auth:
 
     def _hub_user(self, token: str) -> str | None:
         key = hashlib.sha256(token.encode()).hexdigest()
-        now = time.monotonic()
         with self._lock:
-            hit = self._hub_cache.get(key)
-        if hit is not None and now - hit[0] < CACHE_SECONDS:
-            return hit[1]
+            if key in self._hub_cache:
+                return self._hub_cache[key]
         from huggingface_hub import HfApi  # only hub mode needs it
 
         try:
             user = HfApi(endpoint=self.config.hf_endpoint).whoami(token=token).get("name")
-        except Exception:  # an invalid token and an unreachable Hub both mean "not authenticated"
+        except Exception as exc:  # not authenticated this time; remembered only if the token is bad
+            status = getattr(getattr(exc, "response", None), "status_code", None)
+            if status not in INVALID_TOKEN_STATUSES:
+                return None  # rate limit, Hub error, network: ask again next time
             user = None
         with self._lock:
-            self._hub_cache[key] = (now, user)
+            self._hub_cache[key] = user
         return user

@@ -6,7 +6,8 @@ import importlib.util
 import logging
 
 import gradio as gr
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from scoring.limits import MAX_FILE_BYTES
 from space.api import FORM_OVERHEAD, BodyLimit, create_router
@@ -14,7 +15,8 @@ from space.auth import Auth, auth_mode
 from worker.celery import make_app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
-from worker.service import Service
+from worker.heartbeat import HEARTBEAT_STALE, Heartbeats
+from worker.service import DISK_FULL_ERRNOS, DiskFull, Service
 from worker.store import open_web_store
 
 log = logging.getLogger(__name__)
@@ -22,8 +24,23 @@ log = logging.getLogger(__name__)
 
 def build_service(config: Config) -> Service:
     """The web process's Service: a store WITHOUT the references area (opened with HF_WEB_TOKEN when set),
-    and Celery for everything else."""
-    return Service(config, open_web_store(config), CeleryEnqueuer(make_app(config)))
+    and Celery for everything else; health asks the workers' heartbeats."""
+    return Service(
+        config,
+        open_web_store(config),
+        CeleryEnqueuer(make_app(config)),
+        liveness=Heartbeats(config),
+        stale_after=HEARTBEAT_STALE,
+    )
+
+
+async def _os_error(request: Request, exc: Exception) -> JSONResponse:
+    """A full disk (e.g. while a request body is spooled to a temporary file) is named, as a 507."""
+    if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+        log.warning("%s %s refused: the disk is full", request.method, request.url.path)
+        return JSONResponse({"detail": str(DiskFull()), "problem": "disk_full"}, status_code=507)
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return JSONResponse({"detail": "internal error"}, status_code=500)
 
 
 def _ui(service: Service) -> gr.Blocks:
@@ -58,6 +75,7 @@ def create_app(
         "Authentication: `Authorization: Bearer <token>` (see space/auth.py).",
     )
     app.add_middleware(BodyLimit, max_bytes=max_file_bytes + FORM_OVERHEAD)
+    app.add_exception_handler(OSError, _os_error)
     app.include_router(create_router(service, auth, max_file_bytes))
     app.state.service = service
     if with_ui:

@@ -114,7 +114,8 @@ def redis_available() -> str:
 
 @pytest.fixture
 def key_prefix(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A per-test Redis key prefix, exported for in-process Celery apps; its keys are deleted after."""
+    """A per-test Redis key prefix, exported for worker subprocesses (pass it to an in-process app as
+    `Config(celery_key_prefix=...)`); its keys are deleted after."""
     prefix = f"varmtest-{uuid.uuid4().hex[:10]}:"
     monkeypatch.setenv("CELERY_KEY_PREFIX", prefix)
     yield prefix
@@ -201,7 +202,7 @@ class RecordingEnqueuer:
 
 def seed_store(config: Config, demo: Path, **store_options) -> None:
     """Seed references and public files (as the embedded start-up does), from a maintainer process."""
-    from worker.seed import seed
+    from worker.gold.seed import seed
     from worker.service import Service
     from worker.store import open_store
 

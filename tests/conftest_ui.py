@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -62,7 +61,7 @@ ORGS = ("THU", "NUAA", "DUT", "Acme AI", "OpenLab", "")
 
 def seed_public(store, track: str) -> None:
     """References and public files of a demo track, with the seeder's own file builders."""
-    from worker.seed import public_files, reference_files
+    from worker.gold.seed import public_files, reference_files
 
     bundle = DEMO / track
     for area, files in (
@@ -83,10 +82,10 @@ def publish_demo_board(store, track: str, n_models: int, *, xss: bool = False) -
     with `xss`, the first system's model name is factories.XSS_NAME.
     """
     from tests.factories import XSS_NAME, mixed_predictions
-    from worker.publish import Publisher
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
     from worker.records import new_record, predictions_path, record_path
-    from worker.references import ReferenceCache
-    from worker.scoring_job import score_submission
     from worker.submissions import dumps
 
     seed_public(store, track)
@@ -147,27 +146,12 @@ def redis_or_none() -> str | None:
     return url
 
 
-@contextlib.contextmanager
-def key_prefix_env(prefix: str | None) -> Iterator[None]:
-    """CELERY_KEY_PREFIX set while an in-process Celery app is made (make_app reads it once)."""
-    saved = os.environ.get("CELERY_KEY_PREFIX")
-    if prefix:
-        os.environ["CELERY_KEY_PREFIX"] = prefix
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("CELERY_KEY_PREFIX", None)
-        else:
-            os.environ["CELERY_KEY_PREFIX"] = saved
-
-
-def web_service(config, prefix: str | None = None):
-    """The web process's Service, built exactly as `space.server` builds it."""
+def web_service(config):
+    """The web process's Service, built exactly as `space.server` builds it (the Redis key prefix, if
+    any, comes from `config.celery_key_prefix`)."""
     from space.server import build_service
 
-    with key_prefix_env(prefix):
-        return build_service(config)
+    return build_service(config)
 
 
 @dataclass
@@ -195,6 +179,7 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
     config = Config(
         data_dir=data_dir,
         celery_broker_url=broker,
+        celery_key_prefix=prefix or "",
         maintainers=("boss",),
         quota_per_day=3,
         attempts_per_day=200,
@@ -211,7 +196,7 @@ def ui_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UIApp]:
                 ids = {t: publish_demo_board(store, t, n, xss=t == "varm") for t, n in UI_BOARDS.items()}
             finally:
                 started.result()
-        service = web_service(config, prefix)
+        service = web_service(config)
         demo = build_demo(service, auth_mode="token", refresh_seconds=1.0, status_seconds=0.5)
         service.head_ttl = 0.0  # tests publish and expect to see it at once (the UI asks the Service)
         _, url, _ = demo.launch(

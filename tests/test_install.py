@@ -16,11 +16,11 @@ from baselines import BASELINES
 from scoring.toxitrace.importers import import_dataset
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
 from worker.config import Config
-from worker.install import InstallRefused, install
-from worker.publish import Publisher
-from worker.references import ReferenceCache
-from worker.scoring_job import score_submission
-from worker.seed import seed
+from worker.gold.install import InstallRefused, install
+from worker.gold.publish import Publisher
+from worker.gold.references import ReferenceCache
+from worker.gold.scoring_job import score_submission
+from worker.gold.seed import seed
 from worker.service import Service
 from worker.store import Store
 

@@ -18,8 +18,8 @@ from tests import conftest_pipeline as pipeline
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
 from worker import nearcopy
 from worker.config import Config
-from worker.reconcile import reconcile
-from worker.scoring_job import score_submission
+from worker.gold.reconcile import reconcile
+from worker.gold.scoring_job import score_submission
 from worker.service import NotHeld, Service
 from worker.store import WEB_AREAS, open_store
 

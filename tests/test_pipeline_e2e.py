@@ -75,7 +75,12 @@ def record(store: Store, sid: str, track: str = "varm") -> dict:
 
 @pytest.fixture
 def redis_config(tmp_path: Path, demo_dir: Path, redis_available: str, key_prefix: str) -> Config:
-    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available, stuck_after_seconds=300)
+    config = Config(
+        data_dir=tmp_path / "data",
+        celery_broker_url=redis_available,
+        celery_key_prefix=key_prefix,
+        stuck_after_seconds=300,
+    )
     seed_store(config, demo_dir)
     return config
 
@@ -84,7 +89,7 @@ def test_redis_hubstore_submit_to_published(
     tmp_path, fakehub_url, demo_dir, redis_available, key_prefix, workers
 ):
     hub = make_hub_config(fakehub_url, tmp_path / "data")
-    config = dataclasses.replace(hub, celery_broker_url=redis_available)
+    config = dataclasses.replace(hub, celery_broker_url=redis_available, celery_key_prefix=key_prefix)
     seed_store(config, demo_dir, cache_dir=tmp_path / "seed-cache", **HUB_TEST_OPTIONS)
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
     client = api(config)
@@ -245,7 +250,7 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
 def test_seed_is_idempotent(tmp_path, demo_dir):
     config = Config(data_dir=tmp_path / "data")
     store = open_store(config)
-    from worker.seed import seed
+    from worker.gold.seed import seed
 
     first_enqueuer = RecordingEnqueuer()
     first = seed(store, Service(config, store, first_enqueuer), DEMO)

@@ -172,7 +172,7 @@ def test_celery_config_is_json_only_with_late_acks(tmp_path):
 
 
 def test_rescore_report_deltas_and_competition_ranks():
-    from worker.rescore import report
+    from worker.gold.rescore import report
 
     def e(old, new, hidden=False):
         return {

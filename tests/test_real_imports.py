@@ -19,8 +19,8 @@ from scoring.varm_import import import_varm
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
 from tests.test_install import COLD_RELEASE, lines, needs_cold
 from worker.config import Config
-from worker.install import install
-from worker.seed import seed
+from worker.gold.install import install
+from worker.gold.seed import seed
 from worker.service import Service
 from worker.store import open_store
 

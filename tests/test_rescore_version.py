@@ -21,9 +21,9 @@ from tests.conftest_pipeline import (
     worker_env,
 )
 from worker.config import Config
-from worker.publish import Publisher
-from worker.references import ReferenceCache
-from worker.scoring_job import score_submission
+from worker.gold.publish import Publisher
+from worker.gold.references import ReferenceCache
+from worker.gold.scoring_job import score_submission
 from worker.service import Service
 from worker.store import open_store
 

@@ -399,7 +399,7 @@ def test_config_from_env_defaults_and_overrides() -> None:
     config = Config.from_env({})
     assert (config.store, config.data_dir, config.hf_revision) == ("local", Path("data"), "main")
     assert config.port == 7860 and config.celery_broker_url is None
-    assert (config.quota_per_day, config.attempts_per_day, config.stuck_after_seconds) == (5, 30, 300)
+    assert (config.quota_per_day, config.attempts_per_day, config.stuck_after_seconds) == (5, 30, 30)
     assert config.maintainers == () and config.hf_token is None
     hub = Config.from_env({"HF_RESULTS_REPO": "org/results", "MAINTAINERS": "alice, bob,", "PORT": "8000",
                            "HF_ENDPOINT": "http://127.0.0.1:9/"})
@@ -410,6 +410,41 @@ def test_config_from_env_defaults_and_overrides() -> None:
         Config.from_env({"STORE": "s3"})
     with pytest.raises(ValueError, match="QUOTA_PER_DAY"):
         Config.from_env({"QUOTA_PER_DAY": "many"})
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("PORT", "70000"), ("STUCK_AFTER_SECONDS", "0"), ("TASK_SOFT_TIME_LIMIT", "x"),
+     ("TASK_TIME_LIMIT", "10"), ("CELERY_VISIBILITY_TIMEOUT", "-1"), ("WORK_SLOTS", "0"),
+     ("WORK_QUEUE_SECONDS", "soon"), ("AUTH", "bogus"), ("MIN_FREE_DISK_MB", "-5")],
+)
+def test_config_names_the_bad_variable(name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        Config.from_env({name: value})
+
+
+def test_config_reads_every_pipeline_variable() -> None:
+    config = Config.from_env({
+        "HOST": "127.0.0.1", "AUTH": "Open", "TASK_SOFT_TIME_LIMIT": "20", "CELERY_KEY_PREFIX": "p:",
+        "CELERY_VISIBILITY_TIMEOUT": "500", "WORK_SLOTS": "3", "WORK_QUEUE_SECONDS": "2.5",
+        "MIN_FREE_DISK_MB": "0", "WORKER_RESTART_MAX_DELAY": "5",
+    })
+    assert (config.host, config.auth, config.task_soft_time_limit, config.hard_time_limit) == (
+        "127.0.0.1", "open", 20, 80)
+    assert (config.celery_key_prefix, config.celery_visibility_timeout) == ("p:", 500)
+    assert (config.work_slots, config.work_queue_seconds, config.min_free_disk_mb) == (3, 2.5, 0)
+    assert config.worker_restart_max_delay == 5.0
+
+
+def test_bad_variable_stops_start_up_with_one_line(tmp_path: Path) -> None:
+    for module in ("space", "worker.celery"):
+        env = {**os.environ, "DATA_DIR": str(tmp_path), "STUCK_AFTER_SECONDS": "soon"}
+        out = subprocess.run([sys.executable, "-c", f"import runpy; runpy.run_module('{module}', "
+                              "run_name='__main__')"], env=env, capture_output=True, text=True, timeout=120,
+                             cwd=Path(__file__).resolve().parents[1])
+        assert out.returncode != 0
+        assert "STUCK_AFTER_SECONDS must be an integer" in out.stderr, out.stderr[-500:]
+        assert "Traceback" not in out.stderr, out.stderr[-2000:]
 
 
 def test_hub_store_needs_repo_ids(tmp_path: Path) -> None:

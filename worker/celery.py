@@ -2,14 +2,14 @@
 
 Broker: `CELERY_BROKER_URL` (Redis in production and tests), else an embedded default needing no server:
 kombu's SQLAlchemy transport on `<DATA_DIR>/broker.sqlite` with a SQLite result backend.
-Pipeline-only knobs (environment): CELERY_KEY_PREFIX (Redis key prefix, so test sessions don't clash),
-CELERY_VISIBILITY_TIMEOUT (seconds before an unacknowledged Redis message is redelivered; must exceed the
-hard time limit), TASK_SOFT_TIME_LIMIT / TASK_TIME_LIMIT (seconds).
+Pipeline-only knobs (read by worker.config.Config): CELERY_KEY_PREFIX (Redis key prefix, so test sessions
+don't clash), CELERY_VISIBILITY_TIMEOUT (seconds before an unacknowledged Redis message is redelivered; must
+exceed the hard time limit), TASK_SOFT_TIME_LIMIT / TASK_TIME_LIMIT (seconds).
 """
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 
 import kombu.transport.sqlalchemy
@@ -51,13 +51,12 @@ def reconcile_every(config: Config) -> float:
 def make_app(config: Config) -> Celery:
     Path(config.data_dir).mkdir(parents=True, exist_ok=True)  # SQLite broker and beat schedule live here
     broker, backend = broker_urls(config)
-    soft = int(os.environ.get("TASK_SOFT_TIME_LIMIT", "300"))
-    hard = int(os.environ.get("TASK_TIME_LIMIT", str(soft + 60)))
+    soft, hard = config.task_soft_time_limit, config.hard_time_limit
     transport_options: dict = {}
     backend_options: dict = {}
     if broker.startswith(("redis://", "rediss://")):
-        prefix = os.environ.get("CELERY_KEY_PREFIX", "")
-        visibility = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(hard * 2)))
+        prefix = config.celery_key_prefix
+        visibility = config.celery_visibility_timeout or hard * 2
         transport_options = {
             "visibility_timeout": visibility,
             # kombu sweeps for expired unacknowledged messages only every interval x throttle seconds
@@ -66,11 +65,13 @@ def make_app(config: Config) -> Celery:
             "unacked_restore_throttle": 1,
             # Drain the queues in this order: new submissions first, re-scoring last.
             "queue_order_strategy": "priority",
+            # A Redis that does not answer must not hold an upload: fail the connect fast (see enqueue.py).
+            "socket_connect_timeout": 1,
         }
         if prefix:
             transport_options["global_keyprefix"] = prefix
             backend_options["global_keyprefix"] = prefix
-    app = Celery("worker", broker=broker, backend=backend, include=["worker.tasks"])
+    app = Celery("worker", broker=broker, backend=backend, include=["worker.gold.tasks"])
     app.conf.update(
         task_serializer="json",
         result_serializer="json",
@@ -90,6 +91,7 @@ def make_app(config: Config) -> Celery:
         result_backend_transport_options=backend_options,
         result_expires=3600,
         broker_connection_retry_on_startup=True,
+        broker_connection_timeout=1,
         # Under DATA_DIR, not the working directory (where a bare `celery beat` would leave it).
         beat_schedule_filename=str(Path(config.data_dir).resolve() / "celerybeat-schedule"),
         beat_schedule={
@@ -100,4 +102,11 @@ def make_app(config: Config) -> Celery:
     return app
 
 
-app = make_app(Config.from_env())
+def _config_or_exit() -> Config:
+    try:
+        return Config.from_env()
+    except ValueError as exc:  # a bad variable stops the worker with one line naming it
+        sys.exit(f"configuration error: {exc}")
+
+
+app = make_app(_config_or_exit())

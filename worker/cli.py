@@ -2,7 +2,8 @@
 
 submit FILE --track T --model-name N [--wait] [--api URL] [--token T]   (REST)
 status ID [--api URL]                                                  (REST)
-reconcile                       re-send stuck submissions now (needs the store and the broker)
+reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
+quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
 install --track T DIR [--replace]  install a real reference set (a bundle from `python -m scoring import`)
@@ -98,12 +99,24 @@ def cmd_status(args, config: Config) -> int:
 def cmd_reconcile(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.reconcile import reconcile
+    from worker.gold.reconcile import reconcile
     from worker.store import open_store
 
-    store = open_store(config, areas=("submissions",))
-    _print(reconcile(store, CeleryEnqueuer(make_app(config)), args.stuck_after or config.stuck_after_seconds))
+    store = open_store(config, areas=("submissions", "results"))
+    stuck_after = config.stuck_after_seconds if args.stuck_after is None else args.stuck_after
+    _print(reconcile(store, CeleryEnqueuer(make_app(config)), stuck_after))
     return 0
+
+
+def cmd_quarantine(args, config: Config) -> int:
+    from scoring.tracks import TRACK_NAMES
+    from worker.store import open_store
+    from worker.submissions import quarantined
+
+    store = open_store(config, areas=("submissions",))
+    found = {track: quarantined(store, track) for track in TRACK_NAMES}
+    _print({track: items for track, items in found.items() if items})
+    return 1 if any(found.values()) else 0
 
 
 def cmd_rescore(args, config: Config) -> int:
@@ -121,7 +134,7 @@ def cmd_rescore(args, config: Config) -> int:
 def cmd_seed(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
-    from worker.seed import SeedError, seed
+    from worker.gold.seed import SeedError, seed
     from worker.service import Service
     from worker.store import open_store
 
@@ -138,8 +151,8 @@ def cmd_seed(args, config: Config) -> int:
 
 
 def cmd_install(args, config: Config) -> int:
-    from worker.install import InstallRefused, install
-    from worker.seed import DEMO_DIR
+    from worker.gold.install import InstallRefused, install
+    from worker.gold.seed import DEMO_DIR
     from worker.store import open_store
 
     try:
@@ -189,7 +202,7 @@ def cmd_review(args, config: Config) -> int:
 
 
 def parser(config: Config) -> argparse.ArgumentParser:
-    from worker.seed import DEMO_DIR
+    from worker.gold.seed import DEMO_DIR
 
     p = argparse.ArgumentParser(
         prog="python -m worker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -213,6 +226,8 @@ def parser(config: Config) -> argparse.ArgumentParser:
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)
+    q = sub.add_parser("quarantine", help="list unreadable submission records (skipped by the pipeline)")
+    q.set_defaults(run=cmd_quarantine)
     rs = sub.add_parser("rescore", help="re-score a track with the current scorer")
     rs.add_argument("--track", required=True)
     rs.add_argument("--dry-run", action="store_true")

@@ -10,6 +10,7 @@ from pathlib import Path
 AREAS = ("references", "submissions", "results")
 PRIVATE_AREAS = frozenset({"references", "submissions"})
 STORE_KINDS = ("local", "hub")
+AUTH_MODES = ("hub", "token", "open")
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -30,6 +31,10 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
         return float(raw)
     except ValueError:
         raise ValueError(f"{name} must be a number, got {raw!r}") from None
+
+
+def _opt_int(env: Mapping[str, str], name: str) -> int | None:
+    return _int(env, name, 0) if env.get(name, "").strip() else None
 
 
 def _opt(env: Mapping[str, str], name: str) -> str | None:
@@ -67,7 +72,23 @@ class Config:
     quota_per_day: int = 5
     attempts_per_day: int = 30
     maintainers: tuple[str, ...] = ()
-    stuck_after_seconds: int = 300
+    stuck_after_seconds: int = 30
+    # Read here so that every variable is checked (and named) at start-up; see README "Configuration".
+    host: str = "0.0.0.0"
+    auth: str | None = None  # None: "hub" with STORE=hub, else "token" (space/auth.py)
+    task_soft_time_limit: int = 300
+    task_time_limit: int | None = None  # None: soft + 60
+    celery_key_prefix: str = ""
+    celery_visibility_timeout: int | None = None  # None: twice the hard time limit
+    work_slots: int = 4  # uploads/validations processed at once by one web process
+    work_memory_mb: int = 400  # ...whose estimated memory (worker/slots.py) may not exceed this together
+    work_queue_seconds: float = 10.0  # how long a request waits for a slot before a 503
+    worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
+    min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
+
+    @property
+    def hard_time_limit(self) -> int:
+        return self.task_time_limit if self.task_time_limit is not None else self.task_soft_time_limit + 60
 
     def __post_init__(self) -> None:
         if self.store not in STORE_KINDS:
@@ -78,6 +99,26 @@ class Config:
             raise ValueError(f"HF_RETRY_ATTEMPTS must be >= 1, got {self.hf_retry_attempts!r}")
         if not self.hf_retry_base_delay >= 0:
             raise ValueError(f"HF_RETRY_BASE_DELAY must be >= 0, got {self.hf_retry_base_delay!r}")
+        for name, value, low in (
+            ("PORT", self.port, 1),
+            ("QUOTA_PER_DAY", self.quota_per_day, 0),
+            ("ATTEMPTS_PER_DAY", self.attempts_per_day, 0),
+            ("STUCK_AFTER_SECONDS", self.stuck_after_seconds, 1),
+            ("TASK_SOFT_TIME_LIMIT", self.task_soft_time_limit, 1),
+            ("TASK_TIME_LIMIT", self.hard_time_limit, self.task_soft_time_limit),
+            ("CELERY_VISIBILITY_TIMEOUT", self.celery_visibility_timeout or self.hard_time_limit, 1),
+            ("WORK_SLOTS", self.work_slots, 1),
+            ("WORK_MEMORY_MB", self.work_memory_mb, 1),
+            ("WORK_QUEUE_SECONDS", self.work_queue_seconds, 0),
+            ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
+            ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
+        ):
+            if value < low:
+                raise ValueError(f"{name} must be >= {low}, got {value!r}")
+        if self.port > 65535:
+            raise ValueError(f"PORT must be <= 65535, got {self.port!r}")
+        if self.auth is not None and self.auth not in AUTH_MODES:
+            raise ValueError(f"AUTH must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -104,7 +145,18 @@ class Config:
             quota_per_day=_int(env, "QUOTA_PER_DAY", 5),
             attempts_per_day=_int(env, "ATTEMPTS_PER_DAY", 30),
             maintainers=maintainers,
-            stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 300),
+            stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 30),
+            host=_opt(env, "HOST") or "0.0.0.0",
+            auth=(_opt(env, "AUTH") or "").lower() or None,
+            task_soft_time_limit=_int(env, "TASK_SOFT_TIME_LIMIT", 300),
+            task_time_limit=_opt_int(env, "TASK_TIME_LIMIT"),
+            celery_key_prefix=env.get("CELERY_KEY_PREFIX", "").strip(),
+            celery_visibility_timeout=_opt_int(env, "CELERY_VISIBILITY_TIMEOUT"),
+            work_slots=_int(env, "WORK_SLOTS", 4),
+            work_memory_mb=_int(env, "WORK_MEMORY_MB", 400),
+            work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
+            worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
+            min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
         )
 
     def for_web(self) -> Config:

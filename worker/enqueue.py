@@ -5,6 +5,13 @@ from __future__ import annotations
 from celery import Celery
 
 COMPARE_TIMEOUT = 60.0
+# Give up on a down broker within about a second: whatever is sent here is already durable in the store,
+# and the reconciler re-sends it. (Celery's default policy, with the Redis result backend's own reconnect
+# loop, made an upload wait ~19 s.) Score/publish results are never read, so none is subscribed to.
+FIRE_AND_FORGET = {
+    "ignore_result": True,
+    "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
+}
 
 
 class CeleryEnqueuer:
@@ -14,10 +21,10 @@ class CeleryEnqueuer:
         self.app = app
 
     def score(self, track: str, submission_id: str) -> None:
-        self.app.send_task("worker.tasks.score_submission", args=[track, submission_id])
+        self.app.send_task("worker.tasks.score_submission", args=[track, submission_id], **FIRE_AND_FORGET)
 
     def publish(self, track: str) -> None:
-        self.app.send_task("worker.tasks.publish_track", args=[track])
+        self.app.send_task("worker.tasks.publish_track", args=[track], **FIRE_AND_FORGET)
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> str:
         return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor]).id
@@ -29,7 +36,7 @@ class CeleryEnqueuer:
     def ping(self) -> bool:
         try:
             with self.app.connection_for_write() as conn:
-                conn.ensure_connection(max_retries=1, timeout=2)
+                conn.ensure_connection(max_retries=1, interval_start=0, timeout=1)
             return True
         except Exception:  # any failure means "not reachable" to a health check
             return False

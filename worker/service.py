@@ -6,13 +6,16 @@ public test inputs, and anything that needs gold labels is sent to a worker.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import secrets
+import shutil
 import threading
 import time
 from collections import OrderedDict
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Protocol
 
 from scoring.api import read_public_inputs
@@ -41,8 +44,18 @@ from worker.records import (
     transition,
     validate_metadata,
 )
+from worker.slots import WorkSlots
 from worker.store import Store, commit_with_retry
-from worker.submissions import AREA, dumps, find_record, list_records, load_record, read_json, update_record
+from worker.submissions import (
+    AREA,
+    dumps,
+    find_record,
+    list_records,
+    load_record,
+    quarantined,
+    read_json,
+    update_record,
+)
 
 log = logging.getLogger(__name__)
 PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json", "reference_set.json")
@@ -57,6 +70,22 @@ class NotReady(Exception):
 
 class NotHeld(ValueError):
     """A review (release / reject) of a submission that is not held."""
+
+
+class DiskFull(Exception):
+    """The data disk has no room for an upload (HTTP 507); nothing was stored."""
+
+    def __init__(self) -> None:
+        super().__init__("the server's disk is full, so the upload was not stored; please try again later")
+
+
+DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+
+class Liveness(Protocol):
+    """Seconds since the freshest heartbeat of each kind of process ("worker", "beat")."""
+
+    def ages(self) -> dict[str, float]: ...
 
 
 class Enqueuer(Protocol):
@@ -77,11 +106,23 @@ class Service:
     """`head_ttl`: how long (seconds) the results head read by `results_head` is trusted; leaderboards are
     cached per track on that head, so a publish shows up within `head_ttl` seconds."""
 
-    def __init__(self, config: Config, store: Store, enqueue: Enqueuer, *, head_ttl: float = 1.0) -> None:
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        enqueue: Enqueuer,
+        *,
+        head_ttl: float = 1.0,
+        liveness: Liveness | None = None,
+        stale_after: float = 10.0,
+    ) -> None:
         self.config = config
         self.store = store
         self.enqueue = enqueue
         self.head_ttl = head_ttl
+        self.liveness = liveness  # None: health does not ask about workers (in-process tests)
+        self.stale_after = stale_after
+        self.slots = WorkSlots(config.work_slots, config.work_queue_seconds, config.work_memory_mb << 20)
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
         self._lock = threading.Lock()  # guards the fields below
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
@@ -119,9 +160,20 @@ class Service:
         """Validate, check quotas, store and enqueue one upload.
 
         Returns {"submission_id", "status", "report", "duplicate", "quota"}; status "rejected" (with a
-        line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded.
+        line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded, and DiskFull when
+        the data disk is (nearly) full: then nothing is stored.
         """
         check_track(track)
+        self._check_disk()
+        try:
+            return self._submit(identity, track, data, metadata, is_baseline)
+        except OSError as exc:
+            if exc.errno in DISK_FULL_ERRNOS:
+                log.warning("upload to %s refused: the data disk is full", track)
+                raise DiskFull() from None
+            raise
+
+    def _submit(self, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool) -> dict:
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -230,6 +282,15 @@ class Service:
             "duplicate": False,
             "quota": self._quota_state(track, outcome["index"], now, is_baseline),
         }
+
+    def disk_free_mb(self) -> int:
+        return shutil.disk_usage(Path(self.config.data_dir).resolve()).free // (1024 * 1024)
+
+    def _check_disk(self) -> None:
+        """Refuse an upload before writing when the data disk is below MIN_FREE_DISK_MB (local store)."""
+        if self.config.store == "local" and self.disk_free_mb() < self.config.min_free_disk_mb:
+            log.warning("upload refused: %d MB free on the data disk", self.disk_free_mb())
+            raise DiskFull()
 
     def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
         """The submitter's live submission of this exact file; a failed, rejected or retired (scored on a
@@ -408,7 +469,27 @@ class Service:
         except Exception as exc:  # health must answer, whatever broke
             checks["store"] = f"error: {type(exc).__name__}"
         checks["broker"] = "ok" if self.enqueue.ping() else "unreachable"
-        return {"ok": all(v == "ok" for v in checks.values()), **checks}
+        if self.config.store == "local":
+            try:
+                free = self.disk_free_mb()
+                checks["disk"] = "ok" if free >= self.config.min_free_disk_mb else f"full: {free} MB free"
+            except OSError as exc:
+                checks["disk"] = f"error: {type(exc).__name__}"
+        info = {}
+        if self.liveness is not None:
+            try:
+                ages = self.liveness.ages()
+            except Exception as exc:  # the heartbeat store is the broker: reported above
+                ages, checks["worker"] = {}, f"unknown: {type(exc).__name__}"
+            else:
+                worker = ages.get("worker")
+                checks["worker"] = (
+                    "ok" if worker is not None and worker < self.stale_after
+                    else "no worker alive" if worker is None else f"no heartbeat for {int(worker)} s"
+                )
+            # Beat may run elsewhere (or not yet): reported, not part of "ok".
+            info["beat"] = "ok" if ages.get("beat", float("inf")) < self.stale_after else "no heartbeat"
+        return {"ok": all(v == "ok" for v in checks.values()), **checks, **info}
 
     # -- work that needs a worker ----------------------------------------------------------------------
 
@@ -428,6 +509,10 @@ class Service:
         return quotas.normalise_identity(identity) in {
             quotas.normalise_identity(m) for m in self.config.maintainers
         }
+
+    def quarantined(self, track: str) -> list[dict]:
+        """Unreadable submission records of `track` (skipped by the pipeline), for maintainers."""
+        return quarantined(self.store, check_track(track))
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> dict:
         check_track(track)
@@ -465,7 +550,11 @@ class Service:
         updated = update_record(
             self.store, record["track"], submission_id, change, f"moderate {submission_id}"
         )
-        self.enqueue.publish(record["track"])
+        try:
+            self.enqueue.publish(record["track"])
+        except Exception as exc:  # broker down: the reconciler republishes a board that disagrees
+            log.warning("could not send the publish of %s after moderating %s (%s); the reconciler will",
+                        record["track"], submission_id, type(exc).__name__)
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
 
 

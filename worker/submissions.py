@@ -7,6 +7,8 @@ of workers can change records concurrently without losing an update.
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 
 from scoring.tracks import TRACK_NAMES
@@ -14,6 +16,10 @@ from worker.records import is_submission_id, record_path
 from worker.store import Store, commit_with_retry
 
 AREA = "submissions"
+RECORD_KEYS = ("submission_id", "track", "status", "created_at", "updated_at")
+log = logging.getLogger(__name__)
+_logged: set[str] = set()  # unreadable records already logged by this process (each is logged once)
+_logged_lock = threading.Lock()
 
 
 def dumps(obj) -> bytes:
@@ -26,7 +32,15 @@ def read_json(store: Store, area: str, path: str, revision: str | None = None):
 
 
 def load_record(store: Store, track: str, submission_id: str, revision: str | None = None) -> dict | None:
-    return read_json(store, AREA, record_path(track, submission_id), revision)
+    """The record, or None when it does not exist or is unreadable (quarantined: logged once)."""
+    path = record_path(track, submission_id)
+    raw = store.read(AREA, path, revision)
+    problem = record_problem(raw)
+    if problem is None:
+        return json.loads(raw)
+    if problem != "missing":
+        _quarantine(path, problem)
+    return None
 
 
 def find_record(store: Store, submission_id: str) -> dict | None:
@@ -40,11 +54,51 @@ def find_record(store: Store, submission_id: str) -> dict | None:
     return None
 
 
+def record_problem(raw: bytes | None) -> str | None:
+    """Why a stored submission.json cannot be used (None when it can)."""
+    if raw is None:
+        return "missing"
+    try:
+        record = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"not JSON ({type(exc).__name__})"
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    missing = [k for k in RECORD_KEYS if not isinstance(record.get(k), str)]
+    return f"missing or non-text fields: {', '.join(missing)}" if missing else None
+
+
+def _quarantine(path: str, problem: str) -> None:
+    with _logged_lock:
+        if path in _logged:
+            return
+        _logged.add(path)
+    log.warning("skipping unreadable submission record %s (%s); see `python -m worker quarantine`", path,
+                problem)
+
+
 def list_records(store: Store, track: str, revision: str | None = None) -> list[dict]:
-    """All records of a track, oldest first."""
-    paths = [p for p in store.list(AREA, f"{track}/", revision) if p.endswith("/submission.json")]
-    records = [json.loads(store.read(AREA, p, revision) or b"null") for p in paths]
-    return sorted((r for r in records if r), key=lambda r: r["created_at"])
+    """All readable records of a track, oldest first. An unreadable one is skipped (logged once per process;
+    `quarantined` lists them), so one corrupt file never blocks the others."""
+    records = []
+    for path in (p for p in store.list(AREA, f"{track}/", revision) if p.endswith("/submission.json")):
+        raw = store.read(AREA, path, revision)
+        problem = record_problem(raw)
+        if problem is None:
+            records.append(json.loads(raw))
+        elif problem != "missing":  # deleted between list and read: not a problem
+            _quarantine(path, problem)
+    return sorted(records, key=lambda r: r["created_at"])
+
+
+def quarantined(store: Store, track: str) -> list[dict]:
+    """The track's unreadable submission records: [{"path", "problem"}], for maintainers."""
+    out = []
+    for path in (p for p in store.list(AREA, f"{track}/") if p.endswith("/submission.json")):
+        problem = record_problem(store.read(AREA, path))
+        if problem not in (None, "missing"):
+            out.append({"path": path, "problem": problem})
+    return out
 
 
 Change = Callable[[Store, str, dict], tuple[dict | None, dict[str, bytes]]]

@@ -6,7 +6,9 @@ Every identity-bearing action re-checks the identity on the server: hidden compo
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import re
 import tempfile
 from pathlib import Path
@@ -40,6 +42,7 @@ from .tables import (
     top_systems,
 )
 
+log = logging.getLogger(__name__)
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 PAGE_OUTPUTS = 12  # what show_submission returns (app.py `page_outputs`)
@@ -48,12 +51,25 @@ REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
 _FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
 
 
+def refused(message: str) -> gr.Error:
+    """A call the user got wrong (or must retry): they see `message`, the log gets one line instead of
+    Gradio's traceback (tracebacks stay for real bugs)."""
+    log.warning("refused UI call: %s", message.splitlines()[0][:200] if message else "")
+    return gr.Error(message, print_exception=False)
+
+
+def _slot(service: object, path: str):
+    """The web process's work slot for reading and validating an upload (see worker/slots.py)."""
+    slots = getattr(service, "slots", None)
+    return slots.hold(Path(path).stat().st_size) if slots is not None else contextlib.nullcontext()
+
+
 def _read_upload(path: str | None) -> bytes | None:
     if not path:
         return None
     p = Path(path)
     if p.stat().st_size > MAX_UPLOAD_BYTES:
-        raise gr.Error(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB.")
+        raise refused(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB.")
     return p.read_bytes()
 
 
@@ -319,13 +335,15 @@ class UI:
 
     def validate(self, track: str, path: str | None, lang: str):
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
-        data = _read_upload(path)
-        if data is None:
+        if not path:
             return t("need_file", lang), report_frame(None)
         try:
-            report = self.service.validate(track, data)  # type: ignore[attr-defined]
+            with _slot(self.service, path):  # the same bound as POST /api/v1/validate
+                report = self.service.validate(track, _read_upload(path))  # type: ignore[attr-defined]
+        except gr.Error:
+            raise
         except Exception as exc:
-            raise gr.Error(str(exc)) from exc
+            raise refused(str(exc)) from exc
         return report_markdown(report, lang), report_frame(report)
 
     def submit(
@@ -353,8 +371,7 @@ class UI:
                 "",
                 *stay,
             )
-        data = _read_upload(path)
-        if data is None:
+        if not path:
             return t("need_file", lang), report_frame(None), "", *stay
         problems = []
         if not (model_name or "").strip():
@@ -375,17 +392,20 @@ class UI:
             "description": description or "",
         }
         try:
-            out = self.service.submit(
-                identity=who.name,
-                track=track,
-                data=data,  # type: ignore[attr-defined]
-                metadata=metadata,
-            )
+            with _slot(self.service, path):  # the same bound as POST /api/v1/submissions
+                out = self.service.submit(
+                    identity=who.name,
+                    track=track,
+                    data=_read_upload(path),  # type: ignore[attr-defined]
+                    metadata=metadata,
+                )
+        except gr.Error:
+            raise
         except Exception as exc:
             if type(exc).__name__ == "QuotaExceeded":
                 at = getattr(exc, "next_slot_at", "")
                 return f"**✗** {t('quota_exceeded', lang, at=md(at))}", report_frame(None), "", *stay
-            raise gr.Error(str(exc)) from exc
+            raise refused(str(exc)) from exc
         report = out.get("report")
         sid = out.get("submission_id") or ""
         quota = _quota_line(out.get("quota") or {}, lang)
@@ -490,10 +510,10 @@ class UI:
         """Score dev predictions item by item against the public dev references."""
         preds = _read_upload(path)
         if preds is None:
-            raise gr.Error("Please upload dev predictions first. 请先上传开发集预测。")
+            raise refused("Please upload dev predictions first. 请先上传开发集预测。")
         dev = self.dev_file(track)
         if not dev:
-            raise gr.Error(f"No public dev split for {track}. 该赛道没有公开开发集。")
+            raise refused(f"No public dev split for {track}. 该赛道没有公开开发集。")
         exp = explorer.explore(track, dev, preds, self.dev_subsets_file(track))
         items = exp.items
         return (
@@ -537,19 +557,19 @@ class UI:
     def compare(self, track: str, a: str, b: str):
         """Paired-bootstrap differences for the headline metrics, plus per-field deltas from the board."""
         if not a or not b or a == b:
-            raise gr.Error("Pick two different systems. 请选择两个不同的系统。")
+            raise refused("Pick two different systems. 请选择两个不同的系统。")
         board = self.cache.board(track)
         ra, rb = board.row(a), board.row(b)
         if ra is None or rb is None:
             # Only published, visible systems can be compared (no probing of hidden or pending ones).
-            raise gr.Error(
+            raise refused(
                 "Both systems must be on this track's leaderboard. 两个系统都必须在该赛道排行榜上。"
             )
         name_a, name_b = str(ra.get("model_name", a)), str(rb.get("model_name", b))
         try:
             comp = self.service.compare(a, b)  # type: ignore[attr-defined]
         except Exception as exc:
-            raise gr.Error(f"Comparison failed 对比失败: {exc}") from exc
+            raise refused(f"Comparison failed 对比失败: {exc}") from exc
         rows = []
         for metric, v in (comp or {}).items():
             if not isinstance(v, dict) or "diff" not in v:
@@ -601,7 +621,7 @@ class UI:
                 p.write_bytes(data)
                 files.append(str(p))
         if not files:
-            raise gr.Error("No public files for this track yet. 该赛道尚无公开文件。")
+            raise refused("No public files for this track yet. 该赛道尚无公开文件。")
         return gr.File(value=files, visible=True)
 
     # -- maintainers ----------------------------------------------------------------------------------
@@ -609,7 +629,7 @@ class UI:
     def _maintainer(self, token: str | None, profile: object | None) -> str:
         who = self.identity(token, profile)
         if who.name is None or not who.maintainer:
-            raise gr.Error(t("maint_only", "en") + " " + t("maint_only", "zh"))
+            raise refused(t("maint_only", "en") + " " + t("maint_only", "zh"))
         return who.name
 
     def rescore(self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None):
@@ -621,9 +641,12 @@ class UI:
         return f"{started}\n\nLatest report 最新报告: {summary}", table
 
     def maint_report(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None):
-        """The latest diff report (dry-run reports are private: maintainers only)."""
+        """The latest diff report (dry-run reports are private: maintainers only), and the track's
+        quarantined (unreadable, skipped) submission records."""
         self._maintainer(token, profile)
-        return self.rescore_report(track)
+        summary, table = self.rescore_report(track)
+        listed = getattr(self.service, "quarantined", None)
+        return summary + quarantine_markdown(listed(track) if callable(listed) else []), table
 
     def rescore_report(self, track: str) -> tuple[str, pd.DataFrame]:
         """The newest re-score diff report of a track as (summary, table).
@@ -668,7 +691,7 @@ class UI:
     ):
         actor = self._maintainer(token, profile)
         if not (reason or "").strip():
-            raise gr.Error("A reason is required (it goes to the audit log). 请填写理由（写入审计日志）。")
+            raise refused("A reason is required (it goes to the audit log). 请填写理由（写入审计日志）。")
         flags = {
             "hide": {"hidden": True},
             "unhide": {"hidden": False},
@@ -681,7 +704,7 @@ class UI:
         if action in ("release", "reject"):
             return self._review(action, (sid or "").strip(), actor, reason.strip())
         if flags is None:
-            raise gr.Error(f"unknown action {action!r}")
+            raise refused(f"unknown action {action!r}")
         try:
             out = self.service.moderate(
                 (sid or "").strip(),
@@ -690,7 +713,7 @@ class UI:
                 **flags,
             )
         except ValueError as exc:
-            raise gr.Error(str(exc)) from exc
+            raise refused(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
 
 
@@ -699,7 +722,7 @@ class UI:
         try:
             out = review(sid, actor=actor, reason=reason)
         except ValueError as exc:  # unknown id, or not held (worker.service.NotHeld)
-            raise gr.Error(str(exc)) from exc
+            raise refused(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
 
     def held(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None) -> pd.DataFrame:
@@ -718,6 +741,18 @@ class UI:
 
 HELD_COLUMNS = ["submission_id", "submitter", "model_name", "created_at", "rows differing 差异行数",
                 "near copy of 相近的提交"]
+
+
+def quarantine_markdown(items: list[dict]) -> str:
+    """The maintainer report's list of unreadable submission records ("" when there are none)."""
+    if not items:
+        return ""
+    lines = [f"- {code(i['path'])}: {md(i['problem'])}" for i in items[:50]]
+    more = f"\n- … and {len(items) - 50} more" if len(items) > 50 else ""
+    return (
+        f"\n\n**Quarantined records 隔离的记录** ({len(items)}; skipped by the pipeline, "
+        "`python -m worker quarantine`):\n" + "\n".join(lines) + more
+    )
 
 
 def link_markdown(query: str) -> str:

@@ -208,7 +208,8 @@ class Space:
                     f"python -m space exited ({self.proc.returncode}): "
                     f"{self.log.read_text(errors='replace')[-1500:]}"
                 )
-            return httpx.get(self.url + "/api/v1/health", timeout=2).status_code < 500
+            # 503 is an answer too: health is red until a worker's heartbeat arrives.
+            return httpx.get(self.url + "/api/v1/health", timeout=2).status_code in (200, 503)
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -1,6 +1,6 @@
 """First-start seeding of the embedded default from `data/demo/<track>/` (idempotent).
 
-Each demo track is installed as a `demo` reference set (worker/install.py: references, manifest, public
+Each demo track is installed as a `demo` reference set (worker/gold/install.py: references, manifest, public
 files `test_inputs.jsonl`, `dev.jsonl`, `subsets.json` (names and sizes only), `dev_subsets.json` (cue-subset
 membership of DEV ids, when the bundle has `public/dev_subsets.json`), `reference_set.json`), and every demo
 baseline `<track>/baselines/<name>.test.jsonl` is submitted as `baseline` with is_baseline set. A track with
@@ -92,7 +92,7 @@ def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
     run reports every track as already present and submits nothing. Raises SeedError when `demo_dir`
     holds no demo track or a baseline is rejected.
     """
-    from worker.install import DEMO, REAL, current_set, install
+    from worker.gold.install import DEMO, REAL, current_set, install
 
     demo_dir = Path(demo_dir)
     tracks = [t for t in TRACK_NAMES if (demo_dir / t / "test.jsonl").is_file()]

@@ -7,6 +7,7 @@ Only the publish queue's single worker runs this, and the commit is optimistic (
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 
 from scoring.tracks import get_track
@@ -28,6 +29,7 @@ from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, dumps, list_records, load_record, read_json
 
 RESULTS = "results"
+log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
 
@@ -87,9 +89,15 @@ class Publisher:
             if record.get("hidden"):
                 hidden.append(record)
                 continue
-            entries.append(
-                Entry(record, version, self.result(track, record["submission_id"], version["version"]))
-            )
+            try:
+                result = self.result(track, record["submission_id"], version["version"])
+            except ValueError:  # a corrupt staged result: leave this one off, publish the others
+                result = None
+            if result is None:
+                log.warning("not publishing %s/%s v%s: its staged result is missing or unreadable", track,
+                            record["submission_id"], version["version"])
+                continue
+            entries.append(Entry(record, version, result))
         return entries, hidden
 
     def result(self, track: str, submission_id: str, version: int) -> dict:

@@ -17,6 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from scoring.problems import InputError
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
+from worker.gold.references import Pinned
 from worker.records import (
     FAILED,
     MAX_ATTEMPTS,
@@ -31,7 +32,6 @@ from worker.records import (
     staged_result_path,
     transition,
 )
-from worker.references import Pinned
 from worker.store import Store
 from worker.submissions import AREA, dumps, load_record, update_record
 

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
+from worker.gold.publish import Publisher, published_runs, version_for
+from worker.gold.references import Pinned
+from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
-from worker.publish import Publisher, published_runs, version_for
 from worker.records import FINAL_BAD, find_version, predictions_path, record_path, staged_result_path
-from worker.references import Pinned
-from worker.scoring_job import attach_version, compute, safe_error
 from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, dumps, list_records, load_record, read_json
 

@@ -4,18 +4,22 @@ pipeline modules. Arguments are ids and track names only (JSON), never file cont
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import cache
+
+from celery.signals import beat_init, worker_ready, worker_shutdown
 
 from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
-from worker.publish import Publisher
-from worker.reconcile import reconcile as run_reconcile
+from worker.gold.publish import Publisher
+from worker.gold.reconcile import reconcile as run_reconcile
+from worker.gold.references import ReferenceCache
+from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+from worker.gold.scoring_job import score_submission as run_scoring
+from worker.heartbeat import Heartbeats
 from worker.records import check_track, rows_path
-from worker.references import ReferenceCache
-from worker.rescore import chunks_done, finalize, plan, score_chunk, stamp
-from worker.scoring_job import score_submission as run_scoring
 from worker.store import WORKER_AREAS, Store, StoreError, open_store
 from worker.submissions import AREA, find_record, read_json
 
@@ -43,6 +47,23 @@ def publisher() -> Publisher:
 
 
 enqueue = CeleryEnqueuer(app)
+_heartbeats: dict[str, Callable[[], None]] = {}  # kind -> stops this process's heartbeat thread
+
+
+@worker_ready.connect
+def _worker_heartbeat(**_) -> None:
+    _heartbeats["worker"] = Heartbeats(config()).start("worker")
+
+
+@beat_init.connect
+def _beat_heartbeat(**_) -> None:
+    _heartbeats["beat"] = Heartbeats(config()).start("beat")
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(**_) -> None:
+    for stop in _heartbeats.values():
+        stop()
 
 
 @app.task(name="worker.tasks.score_submission")
@@ -67,7 +88,10 @@ def publish_track(track: str) -> dict:
 
 @app.task(name="worker.tasks.reconcile")
 def reconcile() -> dict:
-    summary = run_reconcile(store(), enqueue, config().stuck_after_seconds)
+    # A scoring task may run until its hard time limit; only after that is "scoring" stuck.
+    summary = run_reconcile(
+        store(), enqueue, config().stuck_after_seconds, scoring_after=config().hard_time_limit + 30
+    )
     if any(summary.values()):
         log.warning("reconciler: %s", summary)
     return summary

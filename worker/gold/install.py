@@ -25,9 +25,12 @@ from pathlib import Path
 from scoring.api import references_sha256
 from scoring.problems import InputError, Problem
 from scoring.tracks import get_track
-from worker.publish import Publisher
+from worker.gold.publish import Publisher
+from worker.gold.seed import (  # the files seed writes for the demo, for any bundle
+    public_files,
+    reference_files,
+)
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
-from worker.seed import public_files, reference_files  # the files seed writes for the demo, for any bundle
 from worker.store import Store, commit_with_retry
 from worker.submissions import AREA as SUBMISSIONS
 from worker.submissions import dumps, list_records, read_json

@@ -1,0 +1,377 @@
+"""Container smoke test: build the Dockerfile unchanged and run the image as its deployments run it.
+
+Run through scripts/container-smoke, which sets podman up (CONTAINERS_CONF) and provides the base image.
+Steps, each timed, each failing with a message that says what was expected and the container's log tail:
+  build     `podman build --no-cache` of the Dockerfile as it is; reports the image size
+  all       ROLE=all as uid 1000 with no volumes (a Space): healthy, GET / ok, baselines on the board, a
+            REST submission published, a Gradio event answered, HEALTHCHECK healthy, a one-off
+            `IMAGE python -m worker status` against it; SIGKILL of the Celery worker makes the container
+            exit non-zero (and say why); restarted, SIGTERM stops it within 5 s
+  split     ROLE=web + ROLE=worker in one pod (loopback shared, nothing published but the web port) with a
+            Redis and the test Hub server (tests/fakehub.py) run from the same image; seeded by the documented
+            one-off `IMAGE python -m worker seed`, run twice (the second writes nothing); a submission
+            published; both HEALTHCHECKs healthy, and the worker check fails where no worker runs; ROLE=all
+            beside a foreign Redis on its port exits with the reason instead of using it
+Everything it starts carries the label varm-smoke=<run id> and is removed by id at the end, on failure too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+RUN_ID = uuid.uuid4().hex[:8]
+LABEL = f"varm-smoke={RUN_ID}"
+HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's write token (user "tester")
+PODMAN = os.environ.get("PODMAN", "podman")
+
+
+class SmokeFailure(Exception):
+    pass
+
+
+def podman(*args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([PODMAN, *args], capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        command = " ".join(args[:3])
+        raise SmokeFailure(f"`podman {command} ...` exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return proc
+
+
+def logs(cid: str, tail: int | None = 60) -> str:
+    """The container's log (stdout and stderr); the last `tail` lines, capped at 6,000 characters."""
+    out = podman("logs", *(("--tail", str(tail)) if tail else ()), cid, check=False)
+    text = out.stdout + out.stderr
+    return text[-6000:] if tail else text
+
+
+def state(cid: str) -> dict:
+    return json.loads(podman("inspect", "--format", "{{json .State}}", cid).stdout)
+
+
+def expect(condition: bool, message: str, cid: str | None = None) -> None:
+    if not condition:
+        raise SmokeFailure(message + (f"\n--- log tail of {cid[:12]} ---\n{logs(cid)}" if cid else ""))
+
+
+def wait_for(what: str, probe, timeout: float, cid: str | None = None, interval: float = 0.5):
+    """Poll `probe` (returns a truthy value when done) until `timeout`; fail saying `what` was awaited."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        if cid and not state(cid)["Running"]:
+            raise SmokeFailure(f"container {cid[:12]} stopped while waiting for {what}\n{logs(cid)}")
+        try:
+            result = probe()
+            if result:
+                return result
+        except (httpx.HTTPError, OSError, ValueError, KeyError) as exc:
+            last = f"{type(exc).__name__}: {exc}"
+        time.sleep(interval)
+    raise SmokeFailure(
+        f"timed out after {timeout:.0f} s waiting for {what}" + (f" (last error: {last})" if last else "")
+        + (f"\n--- log tail of {cid[:12]} ---\n{logs(cid)}" if cid else "")
+    )
+
+
+TIMINGS: list[tuple[str, float]] = []
+
+
+@contextmanager
+def step(name: str):
+    print(f"-- {name}", flush=True)
+    t0 = time.monotonic()
+    yield
+    TIMINGS.append((name, time.monotonic() - t0))
+    print(f"   ok ({TIMINGS[-1][1]:.1f} s)", flush=True)
+
+
+def run_container(image: str, *args: str, env: dict | None = None, command: tuple = (), detach=True,
+                  timeout: float = 120) -> subprocess.CompletedProcess:
+    env_args = [a for k, v in (env or {}).items() for a in ("-e", f"{k}={v}")]
+    return podman("run", *(("-d",) if detach else ()), "--label", LABEL, *args, *env_args, image, *command,
+                  timeout=timeout, check=detach)
+
+
+def healthcheck(cid: str) -> None:
+    """The image's own HEALTHCHECK, run now (no systemd timers here to run it on schedule)."""
+    proc = podman("healthcheck", "run", cid, check=False, timeout=60)
+    detail = podman("inspect", "--format", "{{json .State.Health}}", cid, check=False).stdout.strip()
+    expect(proc.returncode == 0, f"HEALTHCHECK of {cid[:12]} is not healthy: {proc.stdout}{proc.stderr}"
+           f"\nhealth log: {detail[-1500:]}", cid)
+
+
+def published_port(cid: str, port: int = 7860) -> str:
+    out = podman("port", cid, str(port)).stdout.strip().splitlines()
+    expect(bool(out), f"no host port published for {port}", cid)
+    return "http://" + out[0].replace("0.0.0.0", "127.0.0.1")
+
+
+def predictions(track_dir: Path) -> bytes:
+    """A valid predictions file that is no baseline's: the lexicon baseline with two outputs swapped."""
+    lines = (track_dir / "baselines" / "lexicon.test.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    rows[0]["output"], rows[1]["output"] = rows[1]["output"], rows[0]["output"]
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+
+
+def board_rows(client: httpx.Client, track: str = "varm") -> list[dict]:
+    response = client.get("/api/v1/leaderboard", params={"track": track})
+    response.raise_for_status()
+    return response.json()["rows"]
+
+
+def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180) -> str:
+    response = client.post(
+        "/api/v1/submissions",
+        headers={"Authorization": f"Bearer {token}"},
+        data={"track": "varm", "model_name": name},
+        files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm"))},
+    )
+    expect(response.status_code == 202, f"POST /api/v1/submissions: expected 202, got {response.status_code} "
+           f"{response.text[:500]}", cid)
+    sid = response.json()["submission_id"]
+
+    def final():
+        body = client.get(f"/api/v1/submissions/{sid}").json()
+        return body if body["status"] in ("published", "rejected", "failed") else None
+
+    body = wait_for(f"submission {sid} to be published", final, timeout, cid)
+    expect(body["status"] == "published", f"submission {sid} ended {body['status']}: {body.get('error')}",
+           cid)
+    on_board = any(r["submission_id"] == sid for r in board_rows(client))
+    expect(on_board, f"{sid} published but not on the board", cid)
+    return sid
+
+
+def check_web(client: httpx.Client, cid: str) -> None:
+    wait_for("GET /api/v1/health to answer 200", lambda: client.get("/api/v1/health").status_code == 200,
+             240, cid)
+    home = client.get("/")
+    expect(home.status_code == 200 and "gradio" in home.text.lower(),
+           f"GET / expected the Gradio page, got {home.status_code} {home.text[:200]}", cid)
+    wait_for("the demo baselines on the varm board",
+             lambda: sum(r["is_baseline"] for r in board_rows(client)) >= 3, 240, cid)
+
+
+def check_gradio_event(url: str, cid: str) -> None:
+    from gradio_client import Client
+
+    client = Client(url + "/", verbose=False)
+    try:
+        out = client.predict("varm", "", [], [], True, "rank", [], 1, api_name="/leaderboard")[0]
+    finally:
+        client.close()
+    table = out.get("value", out) if isinstance(out, dict) else out
+    names = [str(cell) for row in table["data"] for cell in row]
+    expect(any("baseline: lexicon" in n for n in names),
+           f"the Gradio /leaderboard event did not list the baselines: {str(table)[:500]}", cid)
+
+
+def wait_exit(cid: str, timeout: float) -> int:
+    proc = podman("wait", cid, timeout=timeout + 5)
+    return int(proc.stdout.strip().splitlines()[-1])
+
+
+def scenario_all(image: str) -> None:
+    with step("ROLE=all as uid 1000, no volumes: start, health, board with baselines"):
+        cid = run_container(image, "--user", "1000", "-p", "127.0.0.1::7860").stdout.strip()
+        url = published_port(cid)
+        client = httpx.Client(base_url=url, timeout=30)
+        check_web(client, cid)
+    with step("ROLE=all: REST submission published"):
+        tokens = json.loads(podman("exec", cid, "cat", "/home/user/data/tokens.json").stdout)
+        token = next(t for t, user in tokens.items() if user == "local")
+        sid = submit_and_wait(client, token, "smoke all", cid)
+    with step("ROLE=all: a Gradio event answered"):
+        check_gradio_event(url, cid)
+    with step("ROLE=all: HEALTHCHECK healthy"):
+        healthcheck(cid)
+    with step("one-off `IMAGE python -m worker status` against it"):
+        out = run_container(image, "--rm", "--network", f"container:{cid}", detach=False,
+                            command=("python", "-m", "worker", "status", sid))
+        expect(out.returncode == 0 and '"published"' in out.stdout,
+               f"`python -m worker status {sid}` through the image: exit {out.returncode}\n"
+               f"{out.stdout}{out.stderr}")
+    with step("ROLE=all: SIGKILL of the Celery worker stops the container non-zero"):
+        match = re.search(r"started celery worker \(pid (\d+)\)", logs(cid, tail=None))
+        expect(bool(match), "the entrypoint did not log the Celery worker's pid", cid)
+        podman("exec", cid, "bash", "-c", f"kill -KILL {match.group(1)}")
+        status = wait_exit(cid, 30)
+        expect(status != 0, "the container exited 0 after its worker was killed", cid)
+        expect(bool(re.search(r"celery worker \(pid \d+\) stopped: killed by SIGKILL", logs(cid, tail=None))),
+               "the entrypoint did not log which child stopped and why", cid)
+        print(f"   exit status {status}")
+    with step("ROLE=all restarted: healthy again, SIGTERM stops it within 5 s"):
+        podman("start", cid)
+        wait_for("GET /api/v1/health after restart", lambda: client.get("/api/v1/health").status_code == 200,
+                 240, cid)
+        healthcheck(cid)
+        t0 = time.monotonic()
+        podman("kill", "--signal", "TERM", cid)
+        status = wait_exit(cid, 30)
+        took = time.monotonic() - t0
+        print(f"   SIGTERM -> exit {status} in {took:.1f} s")
+        expect(took < 5, f"SIGTERM took {took:.1f} s to stop the container (limit 5 s)", cid)
+    client.close()
+
+
+def scenario_split(image: str) -> None:
+    hub, redis_port = "http://127.0.0.1:8090", 6380  # inside the pod's own network namespace
+    common = {
+        "STORE": "hub", "HF_ENDPOINT": hub, "HF_TOKEN": HUB_TOKEN,
+        "HF_REFERENCES_REPO": "tester/varm-references", "HF_SUBMISSIONS_REPO": "tester/varm-submissions",
+        "HF_RESULTS_REPO": "tester/varm-results", "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+    }
+    with step("split: pod with a Redis and the test Hub server"):
+        pod = podman("pod", "create", "--label", LABEL, "-p", "127.0.0.1::7860").stdout.strip()
+        pod_args = ("--pod", pod)
+        redis = run_container(image, *pod_args, command=(
+            "redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "",
+            "--appendonly", "no", "--dir", "/tmp")).stdout.strip()
+        fakehub = run_container(image, *pod_args, "-v", f"{ROOT / 'tests' / 'fakehub.py'}:/opt/fakehub.py:ro",
+                                command=("python", "/opt/fakehub.py", "--port", "8090")).stdout.strip()
+        # (asked directly: podman 4.3 sometimes loses a pod container's first log lines)
+        wait_for("the test Hub server", lambda: hub_commits(fakehub, check=False) is not None, 60, fakehub)
+        wait_for("the Redis container", lambda: podman(
+            "exec", redis, "redis-cli", "-p", str(redis_port), "ping", check=False).stdout.strip() == "PONG",
+            60, redis)
+    with step("split: ROLE=worker and ROLE=web started, seeded with the one-off `python -m worker seed`"):
+        worker = run_container(image, *pod_args, env={**common, "ROLE": "worker"}).stdout.strip()
+        web = run_container(image, *pod_args, env={**common, "ROLE": "web"}).stdout.strip()
+        seed = run_container(image, "--rm", *pod_args, env=common, detach=False,
+                             command=("python", "-m", "worker", "seed"), timeout=300)
+        expect(seed.returncode == 0, f"`IMAGE python -m worker seed` exit {seed.returncode}:\n{seed.stdout}"
+               f"{seed.stderr[-3000:]}")
+        url = published_port(pod_infra(pod))
+        client = httpx.Client(base_url=url, timeout=30)
+        check_web(client, web)
+    with step("split: the seed step again writes nothing (idempotent)"):
+        commits = hub_commits(fakehub)
+        again = run_container(image, "--rm", *pod_args, env=common, detach=False,
+                              command=("python", "-m", "worker", "seed"), timeout=300)
+        expect(again.returncode == 0, f"second seed exit {again.returncode}:\n{again.stderr[-3000:]}")
+        time.sleep(2)  # anything it enqueued would publish within this
+        expect(hub_commits(fakehub) == commits,
+               f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n"
+               f"{again.stdout}")
+    with step("split: REST submission published (Hub token identity)"):
+        submit_and_wait(client, HUB_TOKEN, "smoke split", worker)
+    with step("split: HEALTHCHECK healthy for ROLE=web and ROLE=worker"):
+        healthcheck(web)
+        healthcheck(worker)
+    with step("split: a worker check cannot be answered by another container's worker"):
+        # The web container has no worker, but shares the pod's host name and the broker with the worker
+        # beside it: its worker check must fail, both as it is and when told the shared-host-name node.
+        check = ("python", "/home/user/app/docker/healthcheck.py")
+        proc = podman("exec", "-e", "ROLE=worker", web, *check, check=False, timeout=60)
+        expect(proc.returncode == 1 and "no worker was started" in proc.stderr,
+               f"the worker check in a container without a worker: exit {proc.returncode} {proc.stderr}")
+        proc = podman("exec", "-e", "ROLE=worker", web, "bash", "-c",
+                      'echo "celery@$HOSTNAME" > /tmp/celery-worker-node && exec "$@"', "-", *check,
+                      check=False, timeout=60)
+        expect(proc.returncode == 1 and "did not answer" in proc.stderr,
+               f"the worker check for a node that does not run here: exit {proc.returncode} {proc.stderr}")
+    with step("split: ROLE=all refuses a foreign Redis already on its REDIS_PORT"):
+        squatter = run_container(image, *pod_args, env={"REDIS_PORT": str(redis_port)}).stdout.strip()
+        status = wait_exit(squatter, 60)
+        expect(status != 0 and "redis-server exited before it was ready" in logs(squatter, tail=None),
+               f"ROLE=all beside a foreign Redis on its port: exit {status}", squatter)
+    client.close()
+
+
+def pod_infra(pod: str) -> str:
+    return podman("pod", "inspect", "--format", "{{.InfraContainerID}}", pod).stdout.strip()
+
+
+def hub_commits(fakehub: str, check: bool = True) -> int | None:
+    """Commits the test Hub server has accepted (its own counters, read from inside the pod)."""
+    out = podman("exec", fakehub, "python", "-c",
+                 "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8090/_fake/stats').read().decode())",
+                 check=check)
+    return int(json.loads(out.stdout).get("POST commit", 0)) if out.returncode == 0 else None
+
+
+def build(keep: bool) -> str:
+    with step("build the Dockerfile unchanged, no layer cache"):
+        with tempfile.TemporaryDirectory() as tmp:
+            iid = Path(tmp) / "iid"
+            proc = subprocess.run(
+                [PODMAN, "build", "--format", "docker", "--no-cache", "--layers=false", "--pull=never",
+                 "--label", LABEL, "--iidfile", str(iid), "-t", f"localhost/varm-smoke:{RUN_ID}", str(ROOT)],
+                capture_output=True, text=True, timeout=900,
+            )
+            if proc.returncode != 0:
+                output = (proc.stdout + proc.stderr)[-4000:]
+                raise SmokeFailure(f"podman build failed ({proc.returncode}):\n{output}")
+            image = iid.read_text().strip()
+    size = int(podman("image", "inspect", "--format", "{{.Size}}", image).stdout.strip())
+    print(f"   image {image[:19]}  size {size / 1e6:.0f} MB")
+    if not keep:
+        CLEANUP_IMAGES.append(image)
+    return image
+
+
+CLEANUP_IMAGES: list[str] = []
+PAUSE_IMAGE = "localhost/podman-pause"
+
+
+def pause_image() -> list[str]:
+    return podman("images", "-q", "--no-trunc", PAUSE_IMAGE, check=False).stdout.split()
+
+
+def cleanup(remove_pause_image: bool = False) -> None:
+    ids = podman("ps", "-a", "-q", "--no-trunc", "--filter", f"label={LABEL}", check=False).stdout.split()
+    for cid in ids:
+        podman("rm", "-f", "-t", "0", cid, check=False)
+    pods = podman("pod", "ps", "-q", "--no-trunc", "--filter", f"label={LABEL}", check=False).stdout.split()
+    for pod in pods:
+        podman("pod", "rm", "-f", "-t", "0", pod, check=False)
+    if remove_pause_image:  # podman built its pod infra image for our pod: ours to remove
+        CLEANUP_IMAGES.extend(pause_image())
+    for image in CLEANUP_IMAGES:
+        podman("rmi", "-f", image, check=False)
+    print(f"-- cleaned up {len(ids)} containers and {len(CLEANUP_IMAGES)} images (label {LABEL})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("all", "split"), help="run one layout")
+    parser.add_argument("--image", help="test this image instead of building one")
+    parser.add_argument("--keep-image", action="store_true", help="leave the built image in place")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the clean-up below still runs
+    t0 = time.monotonic()
+    had_pause_image = bool(pause_image())
+    try:
+        image = args.image or build(args.keep_image)
+        if args.only in (None, "all"):
+            scenario_all(image)
+        if args.only in (None, "split"):
+            scenario_split(image)
+    except SmokeFailure as exc:
+        print(f"CONTAINER SMOKE FAILED: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        cleanup(remove_pause_image=not had_pause_image)
+    print(f"container smoke passed in {time.monotonic() - t0:.0f} s")
+    for name, seconds in TIMINGS:
+        print(f"  {seconds:6.1f} s  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

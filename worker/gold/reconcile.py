@@ -1,0 +1,134 @@
+"""The reconciler: finds submissions whose task was lost or whose worker died, and gets them moving.
+
+Runs periodically (celery beat) and on demand (`python -m worker reconcile`). Safe to run any number of
+times concurrently with workers: re-sent tasks are idempotent. Each track and each record is handled on its
+own: an unreadable record is skipped (and listed by `quarantined`), a failure on one track is logged and
+the other tracks are still reconciled.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from scoring.tracks import TRACK_NAMES
+from worker.gold.publish import RESULTS, published_runs, version_for
+from worker.records import (
+    FAILED,
+    MAX_ATTEMPTS,
+    PENDING,
+    PUBLISHED,
+    QUEUED,
+    SCORED,
+    SCORING,
+    parse_iso,
+    transition,
+)
+from worker.store import Store
+from worker.submissions import list_records, read_json, update_record
+
+log = logging.getLogger(__name__)
+
+
+def reconcile(
+    store: Store, enqueue, stuck_after: float, tracks=TRACK_NAMES, *, scoring_after: float | None = None
+) -> dict:
+    """Re-send submissions stuck in received/queued for longer than `stuck_after` seconds (in scoring for
+    longer than `scoring_after`, default `stuck_after`: a task may legitimately score until its time limit),
+    fail those that already crashed MAX_ATTEMPTS times, and re-send the publish of a track when a record
+    older than `stuck_after` is not shown as its records say (scored but unpublished, hidden but still on
+    the board, a changed verified/baseline flag). `enqueue` needs `score(track, id)` and `publish(track)`.
+    Returns counts and ids; "errors" lists tracks or records that could not be handled this time."""
+    summary: dict = {"requeued": [], "failed": [], "publish": [], "errors": []}
+    for track in tracks:
+        try:
+            _reconcile_track(store, enqueue, track, stuck_after, scoring_after or stuck_after, summary)
+        except Exception as exc:  # one track's trouble must not stop the others
+            log.warning("reconciler: track %s skipped this round (%s: %s)", track, type(exc).__name__, exc)
+            summary["errors"].append(f"{track}: {type(exc).__name__}")
+    return summary
+
+
+def _reconcile_track(
+    store: Store, enqueue, track: str, stuck_after: float, scoring_after: float, summary: dict
+) -> None:
+    now = datetime.now(UTC)
+    republish = False
+    records = list_records(store, track)
+    for record in records:
+        sid, status = record["submission_id"], record["status"]
+        age = (now - parse_iso(record["updated_at"])).total_seconds()
+        if age < stuck_after:
+            continue
+        if status == SCORED:
+            republish = True
+        elif status in PENDING and age >= (scoring_after if status == SCORING else stuck_after):
+            try:
+                outcome = _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
+                if outcome == QUEUED:
+                    enqueue.score(track, sid)
+                    summary["requeued"].append(sid)
+                elif outcome == FAILED:
+                    summary["failed"].append(sid)
+            except Exception as exc:  # the next round tries again; the other records go on
+                log.warning("reconciler: %s/%s not re-sent (%s)", track, sid, type(exc).__name__)
+                summary["errors"].append(f"{track}/{sid}: {type(exc).__name__}")
+    if republish or _board_disagrees(store, track, records, now, stuck_after):
+        enqueue.publish(track)
+        summary["publish"].append(track)
+
+
+def _shown(row_or_record: dict, version: int) -> tuple:
+    return (
+        row_or_record["submission_id"],
+        version,
+        bool(row_or_record.get("verified")),
+        bool(row_or_record.get("is_baseline")),
+    )
+
+
+def _board_disagrees(store: Store, track: str, records: list[dict], now: datetime, settled: float) -> bool:
+    """Does the published board differ from what the settled records (unchanged for `settled` seconds)
+    say it should show? Catches a publish lost while the broker was down, e.g. after a hide."""
+    board = read_json(store, RESULTS, f"{track}/leaderboard.json") or {"rows": []}
+    shown = {_shown(row, row["version"]) for row in board["rows"]}
+    on_board = {row["submission_id"] for row in board["rows"]}
+    published = published_runs(store, track)
+    for record in records:
+        if (now - parse_iso(record["updated_at"])).total_seconds() < settled:
+            continue
+        version = version_for(record, None, published)
+        should_show = record["status"] in (SCORED, PUBLISHED) and not record.get("hidden") and version
+        if should_show and _shown(record, version["version"]) not in shown:
+            return True
+        if not should_show and record["submission_id"] in on_board:
+            return True
+    return False
+
+
+def _requeue_or_fail(
+    store: Store, track: str, sid: str, stuck_after: float, scoring_after: float
+) -> str | None:
+    outcome: dict = {}
+
+    def change(store: Store, head: str, rec: dict):
+        # Re-checked at the head: a worker may have moved it on since we listed it.
+        age = (datetime.now(UTC) - parse_iso(rec["updated_at"])).total_seconds()
+        limit = scoring_after if rec["status"] == SCORING else stuck_after
+        if rec["status"] not in PENDING or age < limit:
+            return None, {}
+        if rec["status"] == SCORING and rec.get("attempts", 0) >= MAX_ATTEMPTS:
+            outcome["status"] = FAILED
+            return transition(
+                rec,
+                FAILED,
+                "reconciler",
+                error=f"scoring crashed or timed out {rec['attempts']} times; giving up",
+            ), {}
+        outcome["status"] = QUEUED
+        return transition(
+            rec, QUEUED, f"re-sent by the reconciler (was {rec['status']} for {int(age)} s)"
+        ), {}
+
+    update_record(store, track, sid, change, f"reconcile {sid}")
+    return outcome.get("status")
