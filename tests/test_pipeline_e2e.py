@@ -374,7 +374,8 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
     every §3 metric is published (result envelope, board row, parquet); a bad hash is refused at upload."""
     demo = tmp_path / "demo"
     shutil.copytree(DEMO / "cntp", demo / "cntp", ignore=shutil.ignore_patterns("baselines", "train.jsonl"))
-    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available, stuck_after_seconds=300)
+    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available,
+                    celery_key_prefix=key_prefix, stuck_after_seconds=300)
     seed_store(config, demo)
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
     client = api(config)
