@@ -180,7 +180,9 @@ def _has_lone_surrogate(obj: object) -> bool:
 
 def _json_error(error: ValueError) -> str:
     if isinstance(error, json.JSONDecodeError):
-        return f"{error.msg} at column {error.colno}"
+        # Some messages end in "at" already ("Unterminated string starting at"): no "at at column".
+        joiner = " " if error.msg.endswith(" at") else " at "
+        return f"{error.msg}{joiner}column {error.colno}"
     return str(error).split(";")[0][:120]
 
 
@@ -190,8 +192,10 @@ def coverage_problems(
     *,
     field: str = "id",
     describe: Callable[[Hashable], str] | None = None,
+    split: str = "test",
 ) -> list[Problem]:
-    """Duplicate, unknown and missing keys of a file against the expected keys (one per test row).
+    """Duplicate, unknown and missing keys of a file against the expected keys (one per row of `split`,
+    the split named in the messages: "test" for submissions, "dev" in the dev explorer).
 
     `found` holds `(line, key)` for each record. Keys must be public (ids or texts of the public test
     inputs), never gold values. The first MAX_IDS_LISTED of each kind are named, the rest counted.
@@ -207,7 +211,7 @@ def coverage_problems(
         if key not in expected_set:
             n_unknown += 1
             if n_unknown <= MAX_IDS_LISTED:
-                unknown.append(Problem(line, field, f"{show(key)} is not in the test set"))
+                unknown.append(Problem(line, field, f"{show(key)} is not in the {split} set"))
         elif key in first_line:
             n_duplicates += 1
             if n_duplicates <= MAX_IDS_LISTED:
@@ -221,11 +225,12 @@ def coverage_problems(
                                              f"(the first {MAX_IDS_LISTED} are listed)"))
     problems += unknown
     if n_unknown > MAX_IDS_LISTED:
-        problems.append(Problem(None, field, f"{n_unknown:,} lines name {a_field} that is not in the test "
+        problems.append(Problem(None, field, f"{n_unknown:,} lines name {a_field} that is not in the {split} "
                                              f"set (the first {MAX_IDS_LISTED} are listed)"))
     missing = [key for key in expected if key not in first_line]
     if missing:
         named = ", ".join(show(key) for key in missing[:MAX_IDS_LISTED])
         more = f" (the first {MAX_IDS_LISTED} are listed)" if len(missing) > MAX_IDS_LISTED else ""
-        problems.append(Problem(None, field, f"{len(missing):,} test rows have no prediction{more}: {named}"))
+        message = f"{len(missing):,} {split} rows have no prediction{more}: {named}"
+        problems.append(Problem(None, field, message))
     return problems

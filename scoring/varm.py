@@ -62,7 +62,9 @@ class VarmTrack:
 
     # -- validation (gold-independent) -------------------------------------------------------------
 
-    def _check(self, data: bytes, inputs: list[dict], *, advice: bool = True) -> _Checked:
+    def _check(
+        self, data: bytes, inputs: list[dict], *, advice: bool = True, split: str = "test"
+    ) -> _Checked:
         records, read_problems = read_jsonl(data, what="predictions")
         report = Report(rows=len(records))
         report.extend(list(read_problems))
@@ -78,7 +80,7 @@ class VarmTrack:
             name = "id" if "id" in obj else "text" if "text" in obj else None
             if name is None:
                 report.add(Problem(line, None, "the line has neither 'id' nor 'text'; one of them must say "
-                                               "which test row the output answers"))
+                                               f"which {split} row the output answers"))
             elif problem := string_problem(obj, name, line):
                 report.add(problem)
             else:
@@ -97,7 +99,9 @@ class VarmTrack:
             kind, value = key  # type: ignore[misc]
             return f"{kind} {quote(value)}"
 
-        report.extend(coverage_problems(found, range(len(inputs)), field="id", describe=describe))
+        report.extend(
+            coverage_problems(found, range(len(inputs)), field="id", describe=describe, split=split)
+        )
 
         parsed_by_row: list[ParsedOutput | None] = [None] * len(inputs)
         raw_outputs, parsed_list = [], []
@@ -117,9 +121,9 @@ class VarmTrack:
             report.advice = summarise_advice(raw_outputs, parsed_list)
         return _Checked(report, parsed_by_row)
 
-    def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
-        """Gold-independent validation against the public inputs `[{"id", "text"}]`."""
-        return self._check(data, inputs).report
+    def check_predictions(self, data: bytes, inputs: list[dict], *, split: str = "test") -> Report:
+        """Gold-independent validation against the public inputs `[{"id", "text"}]` of `split`."""
+        return self._check(data, inputs, split=split).report
 
     def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
         """One canonical string per input row (in input order) of what the scorer reads from its output:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import uvicorn
 
-from space.auth import auth_mode, ensure_token_file, open_auth_problem
+from space.auth import auth_mode, ensure_token_file, local_token, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name
@@ -154,9 +154,16 @@ class EmbeddedWorker:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, telling the embedded worker to stop as soon as the signal arrives (in parallel)."""
+    """uvicorn, telling the embedded worker to stop as soon as the signal arrives (in parallel), and
+    printing where to open the service once it listens."""
 
     on_exit: list = []
+    banner: str = ""
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets)
+        if self.started and self.banner:
+            print(self.banner, flush=True)
 
     def handle_exit(self, sig: int, frame) -> None:
         for callback in self.on_exit:
@@ -169,11 +176,26 @@ GRACEFUL_WEB_SECONDS = 2
 SHUTDOWN_SECONDS = 3.0
 
 
+def banner(config: Config, data_dir: Path, show_token: bool) -> str:
+    """What a person needs once the service listens: the address to open and how to sign in."""
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "::", "") else config.host
+    lines = [f"open http://{host}:{config.port}"]
+    if auth_mode(config) == "token":
+        token = local_token(data_dir) if show_token else None
+        lines.append(f"API token (user 'local'): {token}" if token
+                     else f"API tokens: {data_dir / 'tokens.json'}")
+    width = max(len(line) for line in lines) + 4
+    return "\n".join(["", "=" * width, *(f"  {line}" for line in lines), "=" * width, ""])
+
+
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(
+    args = argparse.ArgumentParser(
         prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Configuration is by environment variable only: see README.md (Configuration).",
-    ).parse_args(argv)  # --help prints this and exits; there are no options
+    )
+    args.add_argument("--show-token", action="store_true",
+                      help="print the local user's API token with the address at every start (scripts/serve)")
+    show_token = args.parse_args(argv).show_token
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = Config.from_env()
@@ -224,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     server.on_exit = [on_exit]
+    server.banner = banner(config, data_dir, show_token)
     try:
         server.run()
     finally:

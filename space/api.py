@@ -52,6 +52,10 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+PRIVATE_DOC = ("true: scored, counted in the quota and by the near-copy guard, but off the board and visible "
+               "to you (and the maintainers) only until you make it public")
+
+
 def _too_large_text(limit: int) -> str:
     return f"upload too large: the limit is {limit} bytes"
 
@@ -155,6 +159,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         paper_url: Annotated[str, Form()] = "",
         code_url: Annotated[str, Form()] = "",
         description: Annotated[str, Form()] = "",
+        private: Annotated[bool, Form(description=PRIVATE_DOC)] = False,
         authorization: Annotated[str | None, Header()] = None,
         x_user: Annotated[str | None, Header()] = None,
     ):
@@ -173,20 +178,21 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
                     "paper_url": paper_url,
                     "code_url": code_url,
                     "description": description,
-                })
+                }, private)
         except Busy as exc:
             return _busy(exc)
         except DiskFull as exc:
             return _disk_full(exc)
 
-    async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict) -> JSONResponse:
+    async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict,
+                            private: bool = False) -> JSONResponse:
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
         try:
             # Validation and the store commit block: keep them off the event loop.
             out = await run_in_threadpool(
-                service.submit, identity=user, track=track, data=data, metadata=metadata
+                service.submit, identity=user, track=track, data=data, metadata=metadata, private=private
             )
         except QuotaExceeded as exc:
             wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()
@@ -270,6 +276,23 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             return _busy(exc)
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
+
+    @router.post("/submissions/{submission_id}/make-public",
+                 summary="Put your private submission on the board (its submitter only)")
+    def make_public(
+        submission_id: str,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        try:
+            return service.make_public(submission_id, identity=user)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        except PermissionError as exc:
+            raise HTTPException(403, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(404, str(exc)) from None
 
     # -- held near-copies (worker/nearcopy.py): maintainers only -------------------------------------
 

@@ -89,6 +89,17 @@ def ensure_token_file(data_dir: Path) -> str | None:
     return token
 
 
+def local_token(data_dir: Path) -> str | None:
+    """The token of user `local` in the token file (None when there is none or the file is unreadable)."""
+    try:
+        tokens = json.loads((Path(data_dir) / TOKEN_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(tokens, dict):
+        return None
+    return next((t for t, user in tokens.items() if user == "local"), None)
+
+
 def bearer(authorization: str | None) -> str | None:
     if not authorization:
         return None

@@ -115,7 +115,7 @@ def test_upload_reaches_published_and_row_appears(live_space, browser_page: Page
 
     page.goto(f"{live_space.url}?submission={sid}")
     expect(page.locator("#page-header")).to_contain_text("browser-model", timeout=TIMEOUT)
-    expect(page.locator("#page-metrics")).to_contain_text("jrem")
+    expect(page.locator("#page-metrics")).to_contain_text("JREM")
     expect(page.locator("#page-bibtex")).to_contain_text(sid)
     shot(page, "08-submission-page")
     assert not page.errors, page.errors

@@ -82,6 +82,15 @@ def test_invalid_json_says_where() -> None:
     assert "not valid JSON" in problems[0].message and "column" in problems[0].message
 
 
+def test_json_error_reads_as_english() -> None:
+    """json's own messages differ in whether they end in "at"; ours never says "at at column"."""
+    _, problems = read_jsonl(b'{"a": "open string\n{"b": 1,}\n')
+    texts = messages(problems)
+    assert "line 1: not valid JSON (Unterminated string starting at column 7)" in texts[0], texts
+    assert "Expecting property name enclosed in double quotes at column 9" in texts[1], texts
+    assert not any("at at" in t for t in texts)
+
+
 def test_nan_and_infinity_are_rejected() -> None:
     _, problems = read_jsonl(b'{"a": NaN}\n{"a": -Infinity}\n')
     assert [p.line for p in problems] == [1, 2]

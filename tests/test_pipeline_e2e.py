@@ -312,6 +312,7 @@ def test_python_m_space_embedded_default(tmp_path):
         wait_for(healthy, 90, interval=0.3, what="python -m space to serve")
         token = next(iter(json.loads((data / "tokens.json").read_text())))
         assert token in (tmp_path / "space.log").read_text()  # printed once at start-up
+        assert f"open http://127.0.0.1:{port}\n" in (tmp_path / "space.log").read_text()  # where to go
         assert httpx.get(f"{base}/", timeout=10).status_code == 200  # the UI is mounted at /
         board = wait_for(
             lambda: (

@@ -20,7 +20,16 @@ from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
 from scoring.tracks import get_track
-from space.ui.tables import DEFAULT_METRICS, PAGE_SIZE, pct
+from space.ui.safe import md
+from space.ui.tables import (
+    DEFAULT_METRICS,
+    PAGE_SIZE,
+    better_arrow,
+    better_side,
+    metric_header,
+    model_cell,
+    pct,
+)
 from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
 from worker.leaderboard import Entry
@@ -134,19 +143,22 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     data = table(out)
     headers = data["headers"]
     assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM" in headers and "JREM 95% CI" in headers
-    assert out["datatype"][headers.index("Model 模型")] == "str"
+    assert out["datatype"][headers.index("Model 模型")] == "markdown"
     assert len(data["data"]) == n and f"Rows 1–{n} of {n}" in caption and page == 1
     assert link.endswith("[?track=varm](?track=varm)")
-    # The published order, names verbatim (the browser test checks the XSS name renders as text).
-    assert [r[1] for r in data["data"]] == [r["model_name"] for r in rows]
-    assert XSS_NAME in [r[1] for r in data["data"]]
+    # The published order, names escaped and linked to their pages (the browser test checks the XSS name
+    # renders as text).
+    assert [r[1] for r in data["data"]] == [model_cell(r) for r in rows]
+    assert model_cell({"model_name": XSS_NAME, "submission_id": "0" * 16}).startswith(f"[{md(XSS_NAME)}]")
+    assert any(md(XSS_NAME) in r[1] for r in data["data"])
     jrem = headers.index("JREM")
     assert [r[jrem] for r in data["data"]] == [pct(r["jrem"]) for r in rows]
 
     out, caption, link, _ = ui_client.predict(
         "varm", "lexi", [], [], True, "rank", [], 1, api_name="/leaderboard"
     )
-    assert [r[1] for r in table(out)["data"]] == ["baseline: lexicon"] and "q=lexi" in link
+    assert [r[1].split("](")[0] for r in table(out)["data"]] == [f"[{md('baseline: lexicon')}"]
+    assert "q=lexi" in link
     out, *_ = ui_client.predict("varm", "", [], [], False, "her_c", [], 1, api_name="/leaderboard")
     shown = table(out)["data"]
     her = [r[table(out)["headers"].index("HER-C")] for r in shown]
@@ -283,9 +295,9 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
 
     assert "**published**" in eventually(ui_app, polled, "the submission to be published")
     out, *_ = ui_client.predict("varm", "api-model", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert [r[1] for r in table(out)["data"]] == ["api-model"]
+    assert [r[1] for r in table(out)["data"]] == [f"[api\\-model](?submission={sid})"]
     page = ui_client.predict(sid, api_name="/submission")
-    assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "jrem"
+    assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "JREM"
     assert "@misc{varm-" + sid in page[9]
     assert {"queued", "scoring", "scored", "published"} <= {r[0] for r in table(page[8])["data"]}
     # The submitter's own format report, kept at intake: count, then line / id / issues per bad output.
@@ -335,7 +347,7 @@ def test_refresh_follows_store_head(ui_app) -> None:
     out, caption, _, page = client.predict(*VIEW, api_name="/refresh")
     data = table(out)
     name = find_record(ui_app.store, target)["metadata"]["model_name"]
-    row = next(r for r in data["data"] if r[1] == name)
+    row = next(r for r in data["data"] if r[1] == model_cell({"model_name": name, "submission_id": target}))
     assert "verified" in row[data["headers"].index("Mark 标记")] and page == 1 and "Rows 1–" in caption
     assert client.predict(*VIEW, api_name="/refresh") == first  # and quiet again until the next publish
     client.close()
@@ -374,9 +386,13 @@ def test_compare(ui_client, ui_app) -> None:
     expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
     title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
     rows = table(comp)["data"]
-    assert [r[0] for r in rows] == list(expected) and rows[0][0] == "jrem"
-    for metric, va, vb, diff, ci, significant in rows:
+    names = [f"{metric_header('varm', k)} {better_arrow(k).split()[0]}" for k in expected]
+    assert [r[0] for r in rows] == names
+    assert rows[0][0] == "JREM ↑" and "HER-C ↓" in [r[0] for r in rows]
+    for (_, va, vb, diff, ci, significant, better), metric in zip(rows, expected, strict=True):
         want = expected[metric]
+        side = better_side(metric, want["diff"], want["significant"])
+        assert better == {"A": "A", "B": "B", "": "—"}[side]
         assert (va, vb, diff) == (pct(want["a"], 2), pct(want["b"], 2), pct(want["diff"], 2))
         assert ci == f"[{pct(want['ci'][0], 2)}, {pct(want['ci'][1], 2)}]"
         assert significant == ("yes 是" if want["significant"] else "no 否")
@@ -427,7 +443,8 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
         ui_client.predict("cold", ALICE, api_name="/maint_report")
 
     target = ui_app.ids["cold"][5]
-    name = find_record(store, target)["metadata"]["model_name"]
+    before, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    assert any(f"(?submission={target})" in r[1] for r in table(before)["data"])  # positive control
     with pytest.raises(AppError, match="reason"):
         ui_client.predict(target, "hide", "", BOSS, api_name="/maint_moderate")
     out = ui_client.predict(target, "hide", "duplicate of another entry", BOSS, api_name="/maint_moderate")
@@ -439,7 +456,8 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert store.list("results", f"cold/results/{target}/") == []  # its public envelope is gone too
     out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
     names = [r[1] for r in table(out)["data"]]
-    assert name not in names and len(names) == len(board(ui_app, "cold")) == len(on_board) - 1
+    assert not any(f"(?submission={target})" in n for n in names)  # its row links nowhere: it is gone
+    assert len(names) == len(board(ui_app, "cold")) == len(on_board) - 1
 
 
 def test_compare_refuses_systems_not_on_the_board(ui_client, ui_app) -> None:

@@ -75,6 +75,19 @@ def test_partial_dev_predictions_still_explored_with_report() -> None:
     exp = explorer.explore("varm", _dev("varm"), b"\n".join(lines) + b"\nnot json\n")
     assert len(exp.items) == 10
     assert not exp.report["valid"] and any(p["line"] == 11 for p in exp.report["errors"])
+    missing = [p["message"] for p in exp.report["errors"] if "have no prediction" in p["message"]]
+    assert missing and missing[0].startswith("190 dev rows have no prediction"), missing  # dev, not test
+
+
+def test_explorer_names_the_dev_split_for_unknown_ids() -> None:
+    for track, good in (("varm", "lexicon.dev.jsonl"), ("cold", "lexicon.dev.jsonl")):
+        lines = (DEMO / track / "baselines" / good).read_bytes().splitlines()
+        stray = json.loads(lines[0])
+        stray["id"] = "no-such-dev-id"
+        exp = explorer.explore(track, _dev(track), b"\n".join([*lines, json.dumps(stray).encode()]))
+        unknown = [p["message"] for p in exp.report["errors"] if "no-such-dev-id" in p["message"]]
+        assert unknown and unknown[0].endswith("is not in the dev set"), exp.report["errors"]
+        assert not any("test" in p["message"] for p in exp.report["errors"]), exp.report["errors"]
 
 
 def test_toxitrace_breakdown_values_filter_like_subsets() -> None:

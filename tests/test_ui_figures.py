@@ -116,3 +116,20 @@ def test_compare_bars() -> None:
     fig = figures.compare_bars(comp, "A<b>", "B")
     assert fig.data[0].y[0] == pytest.approx(10)
     assert "&lt;b&gt;" in fig.layout.title.text
+
+
+def test_compare_colours_a_delta_by_improvement_not_sign() -> None:
+    """A higher HER-C is worse: A − B > 0 there means B is better, and the bar says so."""
+    sig = {"ci": [0.05, 0.15], "significant": True}
+    comp = {
+        "jrem": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},            # higher is better: A better
+        "her_c": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},           # lower is better: B better
+        "her_l": {"a": 0.3, "b": 0.4, "diff": -0.1, "ci": [-0.15, -0.05], "significant": True},  # A better
+        "t_f1": {"a": 0.5, "b": 0.49, "diff": 0.01, "ci": [-0.02, 0.04], "significant": False},
+    }
+    fig = figures.compare_bars(comp, "A", "B", "varm")
+    colours = dict(zip(fig.data[0].x, fig.data[0].marker.color, strict=True))
+    assert colours == {"JREM": figures.COMPARE_COLOURS["A"], "HER-C": figures.COMPARE_COLOURS["B"],
+                       "HER-L": figures.COMPARE_COLOURS["A"], "T-F1": figures.COMPARE_COLOURS[""]}
+    assert list(fig.data[0].customdata) == ["A better 更好", "B better 更好", "A better 更好",
+                                            "not significant 不显著"]

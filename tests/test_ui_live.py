@@ -15,6 +15,7 @@ import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
+from space.ui.safe import md
 from tests.conftest_ui import TOKENS
 
 pytestmark = pytest.mark.browser  # needs the same live service as the browser tests
@@ -46,8 +47,8 @@ def client(live_space) -> Iterator[Client]:
 
 def test_board_and_analysis_from_real_results(client) -> None:
     board, caption, *_ = client.predict("varm", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    models = [r[1] for r in value(board)["data"]]
-    assert {"baseline: lexicon", "baseline: majority", "baseline: char-ngram"} <= set(models)
+    models = {r[1].split("](")[0] for r in value(board)["data"]}  # [escaped name](?submission=id)
+    assert {f"[{md(f'baseline: {b}')}" for b in ("lexicon", "majority", "char-ngram")} <= models
     out = client.predict("varm", [], api_name="/analysis")
     figs = [pio.from_json(value(o)["plot"]) for o in out[:5]]
     heat = figs[4]
@@ -61,7 +62,7 @@ def test_compare_two_baselines_via_worker(client) -> None:
     ids = systems["value"]
     title, comp, fig, deltas = client.predict("varm", ids[0], ids[1], api_name="/compare")
     rows = value(comp)["data"]
-    assert rows and rows[0][0] == "jrem" and rows[0][4].startswith("[")
+    assert rows and rows[0][0] == "JREM ↑" and rows[0][4].startswith("[")
     assert len(value(deltas)["data"]) == 6
 
 

@@ -22,9 +22,26 @@ def test_result_unwrapping() -> None:
 def test_metrics_table_has_every_leaf_and_ci() -> None:
     sub = _sub()
     table = submission.metrics_table(submission.result_of(sub), "varm")
-    keys = table["Metric 指标"].tolist()
-    assert keys[0] == "jrem" and "field_accuracy.stance" in keys and "macro_f1.category" in keys
-    assert table.loc[table["Metric 指标"] == "jrem", "95% CI"].iloc[0].startswith("[")
+    names = table["Metric 指标"].tolist()
+    result = submission.result_of(sub)
+    assert len(names) == len(submission.flatten_metrics(result)) == len(set(names))  # every leaf, once
+    assert names[:7] == ["JREM", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
+                         "Parse success"]
+    assert {"Stance acc.", "Stance Macro-F1", "Type Macro-F1"} <= set(names)
+    assert not [n for n in names if "_" in n or "." in n.rstrip(".")], names  # no raw keys
+    jrem = table.set_index("Metric 指标").loc["JREM"]
+    assert jrem["Value 数值"] == f"{result['metrics']['jrem'] * 100:.1f}"  # one decimal, as on the board
+    assert jrem["95% CI"].startswith("[") and jrem["Direction 方向"].startswith("↑")
+    assert table.set_index("Metric 指标").loc["HER-C", "Direction 方向"].startswith("↓")
+
+
+def test_rank_line_names_the_tie_group() -> None:
+    tied = submission.rank_markdown({"rank_low": 2, "rank_high": 4}, 12, "varm")
+    assert "2–4 of 12" in tied and "statistically tied" in tied and "JREM" in tied
+    alone = submission.rank_markdown({"rank_low": 1, "rank_high": 1}, 12, "cold")
+    assert "1 of 12" in alone and "tied" not in alone
+    assert "not on the public board" in submission.rank_markdown(None, 12, "varm")
+    assert tied in submission.header_markdown(_sub(), tied)
 
 
 def test_header_escapes_and_links() -> None:

@@ -7,12 +7,14 @@ import json
 import pandas as pd
 import pytest
 
+from space.ui.safe import md
 from space.ui.tables import (
     View,
     column_choices,
     default_columns,
     display_frame,
     filter_rows,
+    model_cell,
     page_slice,
     rank_label,
     rows_frame,
@@ -53,10 +55,12 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
         "Mark 标记",
     ):
         assert header in table.columns
-    # User text columns are "str" (never markdown/html); metric columns are numbers.
-    assert set(types) <= {"str", "number"}
-    assert types[list(table.columns).index("Model 模型")] == "str"
-    assert types[list(table.columns).index("JREM")] == "number"
+    # User text is "str" (never markdown/html) except the model name and links, built as escaped Markdown;
+    # metric columns are numbers.
+    kinds = dict(zip(table.columns, types, strict=True))
+    assert {h for h, k in kinds.items() if k == "markdown"} <= {"Model 模型", "Links 链接"}
+    assert kinds["Model 模型"] == "markdown" and kinds["JREM"] == "number"
+    assert kinds["Organisation 机构"] == kinds["Setting 设置"] == "str"
     jrem = table["JREM"].tolist()
     assert all(0 <= v <= 100 for v in jrem)
     assert table["JREM 95% CI"].iloc[0].startswith("[")
@@ -66,8 +70,38 @@ def test_rank_order_and_baseline_mark(varm_rows: list[dict]) -> None:
     df = filter_rows(rows_frame(varm_rows), View())
     assert df["rank"].tolist() == sorted(df["rank"].tolist())
     table, _ = display_frame(df, "varm", default_columns("varm"))
-    marks = table.loc[table["Model 模型"].isin(["majority", "lexicon", "char-ngram"]), "Mark 标记"]
-    assert all("baseline" in m for m in marks)
+    baseline = df["model_name"].isin(["majority", "lexicon", "char-ngram"]).to_numpy()
+    marks = table.loc[baseline, "Mark 标记"]
+    assert len(marks) == 3 and all("baseline" in m for m in marks)
+    assert all("baseline" not in m for m in table.loc[~baseline, "Mark 标记"])
+
+
+def test_model_name_links_to_its_submission_page_as_escaped_text(varm_rows: list[dict]) -> None:
+    df = filter_rows(rows_frame(varm_rows), View())
+    table, _ = display_frame(df, "varm", default_columns("varm"))
+    for cell, name, sid in zip(table["Model 模型"], df["model_name"], df["submission_id"], strict=True):
+        assert cell == f"[{md(name)}](?submission={sid})", cell
+    xss = table.loc[df["model_name"].eq(XSS_NAME).to_numpy(), "Model 模型"].iloc[0]
+    assert "<" not in xss and "&lt;img" in xss  # inert: Markdown shows it as text (browser test renders it)
+    assert model_cell({"model_name": "m", "submission_id": "../x)(javascript:"}) == "m"  # no id, no link
+
+
+def test_links_column_only_links_http_urls_and_collapses_when_empty(varm_rows: list[dict]) -> None:
+    df = rows_frame(varm_rows).head(4).copy()
+    table, _ = display_frame(df, "varm", default_columns("varm"))
+    assert "Links 链接" not in table.columns  # nobody gave a link on this page: the column collapses
+    df["paper_url"] = ["https://arxiv.org/abs/1234.5678", "", "javascript:alert(1)", ""]
+    df["code_url"] = ["", "https://github.com/x/y", "", ""]
+    table, types = display_frame(df, "varm", default_columns("varm"))
+    links = table["Links 链接"].tolist()
+    assert links[0] == "[paper](<https://arxiv.org/abs/1234.5678>)"
+    assert links[1] == "[code](<https://github.com/x/y>)"
+    assert "](" not in links[2] and "javascript" in links[2]  # shown as text, never a link
+    assert links[3] == ""
+    assert types[list(table.columns).index("Links 链接")] == "markdown"
+    df["organisation"] = ""  # empty for everyone: collapses; other text columns stay
+    table, _ = display_frame(df, "varm", default_columns("varm"))
+    assert "Organisation 机构" not in table.columns and "Setting 设置" in table.columns
 
 
 def test_search_filters_and_sort(varm_rows: list[dict]) -> None:

@@ -1,7 +1,10 @@
 """`python -m worker ...`: a REST client for submitters and in-process commands for maintainers.
 
-submit FILE --track T --model-name N [--wait] [--api URL] [--token T]   (REST)
-status ID [--api URL]                                                  (REST)
+submit FILE --track T --model-name N [--wait [--json]] [--api URL] [--token T]   (REST)
+status ID [--json] [--api URL] [--token T]                                      (REST)
+make-public ID [--api URL] [--token T]   put your private submission (submit --private) on the board (REST)
+  --api defaults to $VARM_API, else http://127.0.0.1:$PORT; --token to $VARM_TOKEN, else the local
+  token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
 quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -37,14 +41,82 @@ def _default_token(config: Config) -> str | None:
     """$VARM_TOKEN, else the local token file's token of user `local` (embedded default)."""
     if os.environ.get("VARM_TOKEN"):
         return os.environ["VARM_TOKEN"]
-    path = Path(config.data_dir) / "tokens.json"
-    if path.is_file():
-        return next((t for t, user in json.loads(path.read_text()).items() if user == "local"), None)
-    return None
+    from space.auth import local_token  # the same file the local service reads
+
+    return local_token(Path(config.data_dir))
 
 
 def _print(obj) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+class ClientError(Exception):
+    """A REST call that went wrong in a way the user can act on: one line, no traceback."""
+
+
+def _request(client: httpx.Client, method: str, path: str, **kwargs) -> httpx.Response:
+    try:
+        response = client.request(method, path, **kwargs)
+    except httpx.TransportError as exc:
+        raise ClientError(
+            f"cannot reach the leaderboard service at {client.base_url} ({type(exc).__name__}): "
+            "is it running? Start it with scripts/serve, or point --api / VARM_API at it"
+        ) from None
+    if response.status_code == 401:
+        raise ClientError(
+            f"the service at {client.base_url} refused the token (401): pass --token or set VARM_TOKEN "
+            "(a local service prints it at start and keeps it in data/tokens.json)"
+        )
+    try:
+        response.json()
+    except ValueError:
+        raise ClientError(
+            f"{client.base_url} answered HTTP {response.status_code} without JSON: is --api / VARM_API the "
+            "leaderboard service?"
+        ) from None
+    return response
+
+
+def _error_lines(status_code: int, body: dict) -> list[str]:
+    """A refused upload or lookup as lines a person reads (line, field, message)."""
+    if isinstance(body.get("errors"), list):
+        lines = [
+            f"line {e.get('line')}, {e.get('field')}: {e.get('message')}" if e.get("line") is not None
+            else f"{e.get('field')}: {e.get('message')}"
+            for e in body["errors"]
+        ]
+        total = body.get("errors_total", len(lines))
+        more = [f"... {total - len(lines)} more"] if total > len(lines) else []
+        return [f"rejected (HTTP {status_code}):", *lines, *more]
+    return [f"error (HTTP {status_code}): {body.get('detail', body)}"]
+
+
+def _dig(tree, dotted: str):
+    for part in dotted.split("."):
+        tree = tree.get(part) if isinstance(tree, dict) else None
+    return tree
+
+
+def summary_line(body: dict) -> str:
+    """One line for a submission: id, status, and once scored the primary metric with its CI."""
+    from scoring.tracks import get_track
+
+    hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
+    model = str((body.get("metadata") or {}).get("model_name") or "")
+    line = f"{body.get('submission_id')} · {model} ({body.get('track')}): {body.get('status')}{hidden}"
+    scored = (body.get("result") or {}).get("result")
+    if scored:
+        primary = get_track(body["track"]).primary_metric
+        value, ci = _dig(scored.get("metrics", {}), primary), scored.get("ci", {}).get(primary)
+        if isinstance(value, (int, float)):
+            line += f" · {primary} {100 * value:.1f}"
+            if ci:
+                line += f" (95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
+    if body.get("error"):
+        line += f" · {body['error']}"
+    elif body.get("status") == "held" and body.get("reason"):
+        line += f" · {body['reason']}"
+    return line
 
 
 def cmd_submit(args, config: Config) -> int:
@@ -59,34 +131,41 @@ def cmd_submit(args, config: Config) -> int:
         "paper_url": args.paper_url,
         "code_url": args.code_url,
         "description": args.description,
+        "private": "true" if args.private else "false",
     }
     with httpx.Client(base_url=args.api, headers=headers, timeout=120) as client:
-        with open(args.file, "rb") as f:
-            response = client.post(
-                "/api/v1/submissions", data=fields, files={"file": (Path(args.file).name, f)}
-            )
+        try:
+            with open(args.file, "rb") as f:
+                upload = {"file": (Path(args.file).name, f)}
+                response = _request(client, "POST", "/api/v1/submissions", data=fields, files=upload)
+        except OSError as exc:
+            raise ClientError(f"cannot read {args.file}: {exc.strerror}") from None
         body = response.json()
-        _print(body)
         if response.status_code not in (200, 202):
+            print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
             return 1
-        if args.wait:
-            return _wait(client, body["submission_id"], args.timeout)
-    return 0
+        if not args.wait:
+            _print(body) if args.json else print(f"{body['submission_id']}: {body['status']}"
+                                                  + (" (already submitted)" if body.get("duplicate") else ""))
+            return 0
+        return _wait(client, body["submission_id"], args.timeout, args.json)
 
 
-def _wait(client: httpx.Client, submission_id: str, timeout: float) -> int:
+def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: bool) -> int:
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:
-        body = client.get(f"/api/v1/submissions/{submission_id}").json()
+        body = _request(client, "GET", f"/api/v1/submissions/{submission_id}").json()
         if body["status"] != status:
             status = body["status"]
             print(f"{submission_id}: {status}", file=sys.stderr)
-        if status in FINAL:
-            _print(body)
-            return 0 if status == "published" else 1
+        private_done = status == "scored" and body.get("hidden")  # a hidden result is never published
+        if status in FINAL or private_done:
+            _print(body) if as_json else print(summary_line(body))
+            return 0 if status == "published" or private_done else 1
         time.sleep(0.5)
-    print(f"timed out after {timeout} s", file=sys.stderr)
+    print(f"{submission_id}: timed out after {timeout:g} s (still {status}); "
+          f"check later with `python -m worker status {submission_id}`", file=sys.stderr)
     return 2
 
 
@@ -94,9 +173,26 @@ def cmd_status(args, config: Config) -> int:
     # With a token, the submitter (and the maintainers) also see a hidden submission; without, it is 404.
     token = args.token or _default_token(config)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    response = httpx.get(f"{args.api}/api/v1/submissions/{args.submission_id}", headers=headers, timeout=30)
-    _print(response.json())
-    return 0 if response.status_code == 200 else 1
+    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
+        response = _request(client, "GET", f"/api/v1/submissions/{args.submission_id}")
+    body = response.json()
+    if response.status_code != 200:
+        print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
+        return 1
+    _print(body) if args.json else print(summary_line(body))
+    return 0
+
+
+def cmd_make_public(args, config: Config) -> int:
+    token = args.token or _default_token(config)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
+        response = _request(client, "POST", f"/api/v1/submissions/{args.submission_id}/make-public")
+    if response.status_code != 200:
+        print("\n".join(_error_lines(response.status_code, response.json())), file=sys.stderr)
+        return 1
+    print(f"{args.submission_id}: public; it joins the board at the next publish")
+    return 0
 
 
 def cmd_reconcile(args, config: Config) -> int:
@@ -217,16 +313,27 @@ def parser(config: Config) -> argparse.ArgumentParser:
     s.add_argument("--model-name", required=True)
     for name in ("organisation", "model-type", "setting", "paper-url", "code-url", "description"):
         s.add_argument(f"--{name}", default="")
-    s.add_argument("--wait", action="store_true", help="poll until published, rejected or failed")
+    s.add_argument("--wait", action="store_true", help="poll until published, rejected, failed or held; "
+                   "end with one summary line")
     s.add_argument("--timeout", type=float, default=600)
-    s.add_argument("--api", default=_default_api(config))
-    s.add_argument("--token")
+    s.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API, else "
+                   "http://127.0.0.1:$PORT)")
+    s.add_argument("--token", help="bearer token (default $VARM_TOKEN, else the local token file's)")
+    s.add_argument("--json", action="store_true", help="print the full answer as JSON instead of one line")
+    s.add_argument("--private", action="store_true", help="scored, but off the board and visible to you only "
+                   "until `make-public ID`")
     s.set_defaults(run=cmd_submit)
     st = sub.add_parser("status", help="show a submission")
     st.add_argument("submission_id")
-    st.add_argument("--api", default=_default_api(config))
-    st.add_argument("--token")
+    st.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
+    st.add_argument("--token", help="bearer token (default $VARM_TOKEN): also shows your hidden submissions")
+    st.add_argument("--json", action="store_true", help="print the full record and result as JSON")
     st.set_defaults(run=cmd_status)
+    mp = sub.add_parser("make-public", help="put your private submission on the board")
+    mp.add_argument("submission_id")
+    mp.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
+    mp.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
+    mp.set_defaults(run=cmd_make_public)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)
@@ -266,4 +373,9 @@ def parser(config: Config) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     config = Config.from_env()
     args = parser(config).parse_args(argv)
-    return args.run(args, config)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a log line per poll is noise to a submitter
+    try:
+        return args.run(args, config)
+    except ClientError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

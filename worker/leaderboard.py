@@ -16,6 +16,8 @@ BASE_COLUMNS = (
     "organisation",
     "model_type",
     "setting",
+    "paper_url",
+    "code_url",
     "submitter",
     "is_baseline",
     "verified",
@@ -126,6 +128,8 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
             "organisation": meta.get("organisation", ""),
             "model_type": meta.get("model_type", ""),
             "setting": meta.get("setting", ""),
+            "paper_url": meta.get("paper_url", ""),  # checked http(s) URLs (worker.records), or ""
+            "code_url": meta.get("code_url", ""),
             "submitter": record["submitter"],
             "is_baseline": bool(record.get("is_baseline")),
             "verified": bool(record.get("verified")),

@@ -63,6 +63,7 @@ PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.j
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
+PRIVATE_REASON = "private: visible to its submitter only, until they make it public"
 
 
 class NotReady(Exception):
@@ -156,9 +157,14 @@ class Service:
     # -- submitting ------------------------------------------------------------------------------------
 
     def submit(
-        self, *, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool = False
+        self, *, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool = False,
+        private: bool = False,
     ) -> dict:
         """Validate, check quotas, store and enqueue one upload.
+
+        `private`: scored like any other and counted in the quota and by the near-copy guard, but hidden
+        (off the board, its result visible to its submitter and the maintainers only) until its submitter
+        makes it public (`make_public`).
 
         Returns {"submission_id", "status", "report", "duplicate", "quota"}; status "rejected" (with a
         line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded, and DiskFull when
@@ -170,14 +176,15 @@ class Service:
             raise ValueError("an identity is required")
         self._check_disk()
         try:
-            return self._submit(identity, track, data, metadata, is_baseline)
+            return self._submit(identity, track, data, metadata, is_baseline, private)
         except OSError as exc:
             if exc.errno in DISK_FULL_ERRNOS:
                 log.warning("upload to %s refused: the data disk is full", track)
                 raise DiskFull() from None
             raise
 
-    def _submit(self, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool) -> dict:
+    def _submit(self, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool,
+                is_private: bool = False) -> dict:
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -237,6 +244,8 @@ class Service:
                 is_baseline=is_baseline,
                 at=at,
             )
+            if is_private:
+                record.update(hidden=True, hidden_reason=PRIVATE_REASON)
             # The probe guard, at the head we commit on (the project's own baselines are indexed, not held).
             near, index_append = self._near_copies.find(store, track, fingerprint, head)
             if near is not None and not is_baseline:
@@ -517,6 +526,23 @@ class Service:
         if not record.get("hidden"):
             return True
         return bool(viewer) and (quotas.owned_by(record, viewer) or self.is_maintainer(viewer))
+
+    def make_public(self, submission_id: str, *, identity: str) -> dict:
+        """The submitter turns their private submission public: it joins the board at the next publish.
+        Only a submission hidden as private can be; one a maintainer hid stays hidden."""
+        if not is_submission_id(submission_id):
+            raise ValueError("malformed submission id")
+        record = find_record(self.store, submission_id)
+        if record is None or not self.may_see(record, identity):
+            raise LookupError("unknown submission id")
+        if not quotas.owned_by(record, identity):
+            raise PermissionError("only its submitter can make a submission public")
+        if not record.get("hidden"):
+            return public_view(record) | {"hidden": False}
+        if record.get("hidden_reason") != PRIVATE_REASON:
+            raise PermissionError("this submission was hidden by a maintainer; it cannot be made public")
+        return self.moderate(submission_id, actor=identity, hidden=False,
+                             reason="made public by its submitter")
 
     def is_maintainer(self, identity: str) -> bool:
         return quotas.normalise_identity(identity) in {

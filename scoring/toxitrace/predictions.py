@@ -51,9 +51,9 @@ class ToxiPredictions:
 
 
 def parse_predictions(
-    data: bytes, inputs: list[dict], *, spans: SpanMode = "optional"
+    data: bytes, inputs: list[dict], *, spans: SpanMode = "optional", split: str = "test"
 ) -> tuple[ToxiPredictions | None, Report]:
-    """Validate ``data`` against the public inputs ``[{"id", "text"}]``.
+    """Validate ``data`` against the public inputs ``[{"id", "text"}]`` of ``split`` (named in messages).
 
     Returns the aligned predictions (None when invalid) and the report shown to the submitter.
     """
@@ -100,7 +100,7 @@ def parse_predictions(
                 problems.add(Problem(line, fld, msg))
             row_spans.setdefault(rid, parsed)
 
-    for problem in coverage_problems(found, list(text_of)):
+    for problem in coverage_problems(found, list(text_of), split=split):
         problems.add(problem)
     for problem in explained.mixing_problems(len(rows)):
         problems.add(problem)

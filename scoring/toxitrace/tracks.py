@@ -61,8 +61,8 @@ class ToxiTraceTrack:
 
     # --- predictions -------------------------------------------------------------------------------
 
-    def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
-        return parse_predictions(data, inputs, spans=self.span_mode)[1]
+    def check_predictions(self, data: bytes, inputs: list[dict], *, split: str = "test") -> Report:
+        return parse_predictions(data, inputs, spans=self.span_mode, split=split)[1]
 
     def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
         """One canonical string per input row (input order): the label, plus the merged spans on a span

@@ -33,6 +33,28 @@ CSS = """
 .explorer-attr .attr-3 { background: #f8a270; } .explorer-attr .attr-4 { background: #f47d43; }
 .explorer-attr .attr-5 { background: #e4531b; color: #fff; }
 .explorer-attr .attr-top { outline: 1px solid #7a1f00; }
+/* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
+   (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
+@media (max-width: 640px) {
+  #site-title { min-width: 100% !important; }
+  #site-title h1 { font-size: 1.5rem; }
+  #site-title h2 { font-size: 1.1rem; }
+  #board table, #board table *, #board .body-cell, #board .body-cell * { font-size: 12px !important; }
+  #board th, #board td { padding: 0 !important; }
+  #board .cell-wrap { padding: 4px 3px !important; }
+  #board th .header { white-space: normal; }
+  #board th:nth-child(1), #board td:nth-child(1) { width: 38px !important; min-width: 38px !important;
+    max-width: 38px !important; }
+  #board th:nth-child(2), #board td:nth-child(2) { width: 100px !important; min-width: 100px !important;
+    max-width: 100px !important; }
+  #board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+    margin: 0; }
+  #board th:nth-child(3), #board td:nth-child(3) { width: 46px !important; min-width: 46px !important;
+    max-width: 46px !important; }
+  #board th:nth-child(4), #board td:nth-child(4) { width: 112px !important; min-width: 112px !important;
+    max-width: 112px !important; }
+  #board .cell-menu-button { display: none; }
+}
 """
 STANCES = ("攻击或认同", "反对攻击", "引用或转述", "中性提及")
 CATEGORIES = ("非攻击", "一般辱骂", "地域族群攻击", "性别攻击", "性少数攻击", "阶层职业攻击", "身心疾病攻击")
@@ -69,7 +91,7 @@ def build_demo(
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
-            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}")
+            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}", elem_id="site-title")
             lang = gr.Radio(
                 [("中文", "zh"), ("English", "en")],
                 value="zh",
@@ -143,10 +165,7 @@ def build_demo(
 
             # ---- Analysis ---------------------------------------------------------------------------
             with gr.Tab(both("tab_analysis"), id="analysis", elem_id="tab-analysis") as analysis_tab:
-                gr.Markdown(
-                    "Where systems really fail: a high label score can hide wrong targets, stances "
-                    "and categories. 系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。"
-                )
+                analysis_intro = gr.Markdown(analysis_intro_text("varm"), elem_id="analysis-intro")
                 systems = gr.Dropdown(
                     [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems"
                 )
@@ -452,6 +471,8 @@ def build_demo(
             show_progress="hidden",
         )
         export_btn.click(ui.export, view_inputs, export_files, api_name="export")
+        # .change: follows the track however it is set (the selector, or a link opened by load_view).
+        track.change(analysis_intro_text, track, analysis_intro, api_name=False, show_progress="hidden")
 
         gr.on(
             [analysis_tab.select, analyse_btn.click, systems.input],
@@ -537,6 +558,24 @@ def build_demo(
     ui.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
     return demo
+
+
+ANALYSIS_INTRO = {
+    "varm": "Where systems really fail: a high label score can hide wrong targets, stances and categories. "
+            "系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。",
+    "toxitrace": "Where systems really fail: accuracy and F1 per group of the test set (topic, target group, "
+                 "expression) show whom a detector misses. 系统究竟错在哪里：按测试集分组（话题、目标群体、"
+                 "表达方式）的准确率和 F1 显示检测器漏掉了谁。",
+    "cntp": "Where systems really fail: a right label with the wrong toxic span is still wrong; the span "
+            "overlap scores show it. 系统究竟错在哪里：标签正确但有害片段错误仍然是错的；"
+            "片段重合度会显示出来。",
+}
+
+
+def analysis_intro_text(track: str) -> str:
+    """The Analysis subtitle of a track: VARM's speaks of targets, stances and categories; the ToxiTrace
+    tracks have none of those fields."""
+    return ANALYSIS_INTRO.get(track) or ANALYSIS_INTRO["toxitrace"]
 
 
 def _language(lang: str):

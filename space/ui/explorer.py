@@ -100,7 +100,7 @@ def explore_varm(
     for name, ids in (dev_subsets or {}).items():
         for rid in ids:
             member_of.setdefault(rid, []).append(name)
-    report = get_track("varm").check_predictions(predictions, inputs).as_dict()
+    report = get_track("varm").check_predictions(predictions, inputs, split="dev").as_dict()
     by_id: dict[str, str] = {}
     by_text: dict[str, str] = {}
     for obj in read_lines(predictions):
@@ -178,7 +178,7 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
                 "rows": 0,
             },
         )
-    preds, report = parse_predictions(predictions, refs.public_inputs(), spans="optional")
+    preds, report = parse_predictions(predictions, refs.public_inputs(), spans="optional", split="dev")
     items = []
     if preds is not None:
         derived = preds.spans is None and preds.char_scores is not None  # spans from scores, as the scorer

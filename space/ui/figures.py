@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .tables import better_side, metric_header
+
 VARM_FIELDS = (
     ("target", "Target 对象"),
     ("target_type", "Type 类型"),
@@ -363,16 +365,23 @@ def submission_field_bars(result: dict) -> go.Figure:
     return fig
 
 
-def compare_bars(comparison: dict, label_a: str, label_b: str) -> go.Figure:
-    """Paired-bootstrap differences (A − B) per headline metric with their 95% CI."""
+COMPARE_COLOURS = {"A": "#2a9d8f", "B": "#e76f51", "": "#bbbbbb"}  # A better, B better, not significant
+
+
+def compare_bars(comparison: dict, label_a: str, label_b: str, track: str = "varm") -> go.Figure:
+    """Paired-bootstrap differences (A − B) per headline metric with their 95% CI. A bar is green when A
+    is significantly better, orange when B is: better by the metric's direction (a lower HER-C is better),
+    not by the sign of the difference; grey when the difference is not significant."""
     title = f"{html.escape(label_a)} − {html.escape(label_b)} (paired bootstrap 配对自助法, 95% CI)"
     metrics = [(k, v) for k, v in (comparison or {}).items() if isinstance(v, dict) and "diff" in v]
     if not metrics:
         return empty_figure(title)
-    x = [html.escape(k) for k, _ in metrics]
+    x = [html.escape(metric_header(track, k)) for k, _ in metrics]
     y = [_pct(v.get("diff")) for _, v in metrics]
     cis = [v.get("ci") or [None, None] for _, v in metrics]
-    colors = ["#2a9d8f" if v.get("significant") else "#bbbbbb" for _, v in metrics]
+    sides = [better_side(k, _num(v.get("diff")), bool(v.get("significant"))) for k, v in metrics]
+    colors = [COMPARE_COLOURS[side] for side in sides]
+    better = [{"A": "A better 更好", "B": "B better 更好", "": "not significant 不显著"}[s] for s in sides]
     err = {
         "type": "data",
         "symmetric": False,
@@ -383,7 +392,8 @@ def compare_bars(comparison: dict, label_a: str, label_b: str) -> go.Figure:
     }
     fig = go.Figure(
         go.Bar(
-            x=x, y=y, error_y=err, marker_color=colors, hovertemplate="%{x}: %{y:+.2f} points<extra></extra>"
+            x=x, y=y, error_y=err, marker_color=colors, customdata=better,
+            hovertemplate="%{x}: %{y:+.2f} points (%{customdata})<extra></extra>",
         )
     )
     fig.update_layout(

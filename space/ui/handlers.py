@@ -29,11 +29,14 @@ from .tables import (
     TRACK_TITLES,
     TRACKS,
     View,
+    better_arrow,
+    better_side,
     column_choices,
     default_columns,
     display_frame,
     filter_rows,
     is_explanation,
+    metric_header,
     metric_table,
     page_slice,
     pct,
@@ -482,8 +485,12 @@ class UI:
         sub_tables = (
             submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result)
         )
+        rank = ""
+        if sub and track in TRACKS and rec.get("status") == "published":
+            board = self.cache.board(track)
+            rank = submission.rank_markdown(board.row(sid), len(board.df), track)
         return (
-            submission.header_markdown(sub),
+            submission.header_markdown(sub, rank),
             submission.status_line(sub) if sub else "",
             submission.metrics_table(result, track),
             sub_tables,
@@ -595,17 +602,21 @@ class UI:
             if not isinstance(v, dict) or "diff" not in v:
                 continue
             ci = v.get("ci") or [None, None]
+            side = better_side(metric, v.get("diff"), bool(v.get("significant")))
             rows.append(
                 [
-                    metric,
+                    f"{metric_header(track, metric)} {better_arrow(metric).split()[0]}",
                     pct(v.get("a"), 2),
                     pct(v.get("b"), 2),
                     pct(v.get("diff"), 2),
                     "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
                     "yes 是" if v.get("significant") else "no 否",
+                    {"A": "A", "B": "B", "": "—"}[side],
                 ]
             )
-        table = pd.DataFrame(rows, columns=["Metric 指标", "A", "B", "A − B", "95% CI", "Significant 显著"])
+        table = pd.DataFrame(
+            rows, columns=["Metric 指标", "A", "B", "A − B", "95% CI", "Significant 显著", "Better 更好"]
+        )
         keys = (
             [f"field_accuracy.{f}" for f in _FIELD_KEYS]
             if track == "varm"
@@ -614,7 +625,7 @@ class UI:
         deltas = pd.DataFrame(
             [
                 [
-                    k,
+                    f"{metric_header(track, k)} {better_arrow(k).split()[0]}",
                     pct(ra.get(k), 2),
                     pct(rb.get(k), 2),
                     None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2),
@@ -624,7 +635,7 @@ class UI:
             columns=["Field / metric 字段/指标", "A", "B", "A − B"],
         )
         title = f"A = {md(name_a)} · B = {md(name_b)}"
-        return title, table, figures.compare_bars(comp, name_a, name_b), deltas
+        return title, table, figures.compare_bars(comp, name_a, name_b, track), deltas
 
     # -- about ----------------------------------------------------------------------------------------
 

@@ -87,9 +87,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "parsed record. Computed on the public dev split only; the hidden test is never touched.",
     ),
     "compare_help": (
-        "两两对比：配对自助法给出每个主要指标的差值及 95% 置信区间（在服务端用金标计算，只公开汇总值）。",
+        "两两对比：配对自助法给出每个主要指标的差值及 95% 置信区间（在服务端用金标计算，只公开汇总值）。"
+        "绿色：A 显著更好；橙色：B 显著更好；灰色：不显著（↑ 越高越好，↓ 越低越好，如 HER-C）。",
         "Two systems side by side: paired-bootstrap difference with a 95% CI for each headline metric "
-        "(computed server-side with the gold; only aggregates are shown).",
+        "(computed server-side with the gold; only aggregates are shown). Green: A significantly better; "
+        "orange: B significantly better; grey: not significant (↑ higher is better, ↓ lower is better, "
+        "e.g. HER-C).",
     ),
     "maint_only": ("仅维护者可见。", "Maintainers only."),
     "lang": ("语言", "Language"),

@@ -10,9 +10,12 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 
 
 def md(text: object, limit: int = 300) -> str:
-    """User text as inert Markdown: HTML-escaped, Markdown syntax backslash-escaped, one line, capped."""
+    """User text as inert Markdown: HTML-escaped, Markdown syntax backslash-escaped, one line, capped.
+
+    Quotes stay as they are: this is text, never an attribute value, and an entity such as `&#x27;` would
+    have its `#` escaped below and show up literally ("word&#x27;s")."""
     s = " ".join(str(text if text is not None else "").split())[:limit]
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(s, quote=True))
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(s, quote=False))
 
 
 def code(text: object, limit: int = 200) -> str:

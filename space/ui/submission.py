@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pandas as pd
 
 from .safe import code, md, md_link
-from .tables import METRICS, TRACK_TITLES, pct
+from .tables import METRICS, PRIMARY, TRACK_TITLES, better_arrow, metric_header, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -66,10 +66,14 @@ def flatten_metrics(result: dict) -> dict[str, float]:
     return dict(_leaves("", result.get("metrics") or {}))
 
 
+METRIC_COLUMNS = ["Metric 指标", "Value 数值", "95% CI", "Direction 方向"]
+
+
 def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
-    """Every metric (percent) with its 95% CI; headline metrics first in the track's order."""
+    """Every metric by display name (percent, one decimal like the board) with its 95% CI and whether
+    higher or lower is better; headline metrics first in the track's order."""
     if not result:
-        return pd.DataFrame(columns=["Metric 指标", "Value 数值", "95% CI"])
+        return pd.DataFrame(columns=METRIC_COLUMNS)
     flat = flatten_metrics(result)
     ci = result.get("ci") or {}
     order = [m.key for m in METRICS.get(track, ())]
@@ -78,8 +82,24 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
     for k in keys:
         c = ci.get(k)
         ci_text = f"[{pct(c[0]):.1f}, {pct(c[1]):.1f}]" if isinstance(c, list) and len(c) == 2 else ""
-        out.append({"Metric 指标": k, "Value 数值": pct(flat[k], 2), "95% CI": ci_text})
-    return pd.DataFrame(out)
+        value = pct(flat[k])
+        shown = "" if value is None else f"{value:.1f}"  # text: "63.0", not "63", as on the board
+        out.append({"Metric 指标": metric_header(track, k), "Value 数值": shown, "95% CI": ci_text,
+                    "Direction 方向": better_arrow(k)})
+    return pd.DataFrame(out, columns=METRIC_COLUMNS)
+
+
+def rank_markdown(row: dict | None, board_size: int, track: str) -> str:
+    """Where the submission stands on its board: rank or tie range, and what a range means."""
+    if not row:
+        return "**Rank 排名**: not on the public board 未上榜"
+    label = rank_label(row.get("rank_low"), row.get("rank_high"))
+    primary = metric_header(track, PRIMARY.get(track, ""))
+    tied = ""
+    if row.get("rank_low") != row.get("rank_high"):
+        tied = (f" · statistically tied with positions {label} (paired bootstrap on {primary}) "
+                f"与第 {label} 名统计上并列")
+    return f"**Rank 排名**: {label} of {board_size}{tied}"
 
 
 def subsets_table(result: dict | None) -> pd.DataFrame:
@@ -196,8 +216,8 @@ def history_table(record: dict) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["Status 状态", "At 时间", "Note 备注"])
 
 
-def header_markdown(sub: dict | None) -> str:
-    """Title, status and metadata block; all user text escaped."""
+def header_markdown(sub: dict | None, rank: str = "") -> str:
+    """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped."""
     rec = record_of(sub)
     if not rec:
         return "**未找到该提交 · No such submission.**"
@@ -215,6 +235,7 @@ def header_markdown(sub: dict | None) -> str:
         f"**Track 赛道**: {md(TRACK_TITLES.get(track, track))} · "
         f"**Status 状态**: {code(rec.get('status'))} · "
         f"**ID**: {code(rec.get('submission_id'))}",
+        *([rank] if rank else []),
         f"**Organisation 机构**: {md(meta.get('organisation') or '—')} · **Type 类型**: "
         f"{md(meta.get('model_type') or '—')} · **Setting 设置**: {md(meta.get('setting') or '—')} · "
         f"**Submitter 提交者**: {md(rec.get('submitter') or '—')}",

@@ -1,18 +1,22 @@
 """Leaderboard tables: pure functions from leaderboard rows (ARCHITECTURE §5) to display frames.
 
-Every cell a user typed (model name, organisation, ...) stays plain text: the display frame declares those
-columns as "str" so gr.Dataframe never renders them as Markdown or HTML.
+Every cell a user typed stays inert: organisation, type, setting are "str" columns (gr.Dataframe never
+renders them as Markdown or HTML); the model name and the paper/code links are "markdown" columns whose user
+text is escaped (`safe.md`) and whose only links are ones we build (the submission page, http(s) URLs).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import pandas as pd
+
+from .safe import md, md_link
 
 TRACKS = ("varm", "cold", "toxicn", "cntp")
 TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
@@ -97,11 +101,13 @@ TEXT_COLUMNS = (
     ("model_type", "Type 类型"),
     ("setting", "Setting 设置"),
     ("mark", "Mark 标记"),
+    ("links", "Links 链接"),
     ("date", "Date 日期"),
     ("scorer_version", "Scorer 评分器"),
     ("submission_id", "ID"),
 )
-DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "date", "scorer_version")
+DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version")
+MARKDOWN_TEXT = ("links",)  # text columns built as Markdown (escaped; links checked)
 MODEL_TYPES = ("open", "closed")
 SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 PAGE_SIZE = 100
@@ -120,11 +126,40 @@ RAW_TEXT_FIELDS = (
 )
 
 
+# Lower is better for these (hidden error rates); every other metric is higher-is-better.
+LOWER_BETTER = frozenset({"her_c", "her_l"})
+_FIELD_NAMES = {"target": "Target", "target_type": "Type", "target_explicitness": "Explicitness",
+                "stance": "Stance", "label": "Label", "category": "Category"}
+
+
 def metric_header(track: str, key: str) -> str:
-    for m in METRICS[track]:
+    """A metric's display name: the board's header, else one derived from its dotted key (never the raw
+    key such as `macro_f1.stance`)."""
+    for m in METRICS.get(track, ()):
         if m.key == key:
             return m.header
-    return key
+    head, _, leaf = key.partition(".")
+    words = _FIELD_NAMES.get(leaf, leaf.replace("_", " ").capitalize())
+    if head == "macro_f1" and leaf:
+        return f"{words} Macro-F1"
+    if head == "field_accuracy" and leaf:
+        return f"{words} acc."
+    if head == "spans" and leaf:
+        return f"Span {leaf.replace('_', ' ')}"
+    return key.replace("_", " ").replace(".", " · ").capitalize()
+
+
+def better_arrow(key: str) -> str:
+    return "↓ better 越低越好" if key in LOWER_BETTER else "↑ better 越高越好"
+
+
+def better_side(key: str, diff: float | None, significant: bool) -> str:
+    """Which of A and B a significant difference A − B favours, given the metric's direction; "" when the
+    difference is not significant (a tie) or unknown."""
+    if not significant or diff is None or diff == 0:
+        return ""
+    a_higher = diff > 0
+    return "A" if a_higher != (key in LOWER_BETTER) else "B"
 
 
 def column_choices(track: str) -> list[tuple[str, str]]:
@@ -297,9 +332,25 @@ def mark(row: dict | pd.Series) -> str:
     return " ".join(marks)
 
 
+def model_cell(row: dict | pd.Series) -> str:
+    """The model name (escaped) as a link to its submission page; relative, so it works inside the Space's
+    iframe too. Ids are 16 hex characters (worker.records); anything else gets no link."""
+    name = md(row.get("model_name", "") or "(unnamed)")
+    sid = str(row.get("submission_id", ""))
+    return f"[{name}](?submission={sid})" if re.fullmatch(r"[0-9a-f]{16}", sid) else name
+
+
+def links_cell(row: dict | pd.Series) -> str:
+    """Paper and code links a submitter gave (http(s) only; anything else is not linked)."""
+    given = ((label, row.get(key)) for key, label in (("paper_url", "paper"), ("code_url", "code")))
+    return " · ".join(md_link(label, url) for label, url in given if isinstance(url, str) and url)
+
+
 def _text_cell(row: pd.Series, key: str) -> str:
     if key == "mark":
         return mark(row)
+    if key == "links":
+        return links_cell(row)
     if key == "date":
         return str(row.get("created_at", ""))[:10]
     return str(row.get(key, "") or "")
@@ -308,46 +359,45 @@ def _text_cell(row: pd.Series, key: str) -> str:
 def display_frame(
     page_rows: pd.DataFrame, track: str, columns: Sequence[str]
 ) -> tuple[pd.DataFrame, list[str]]:
-    """The visible table for one page of rows and its per-column datatypes ("str" or "number").
+    """The visible table for one page of rows and its per-column datatypes ("str", "markdown", "number").
 
     Metrics are shown as percentages with one decimal; a metric with a CI gets a "95% CI" text column next
-    to it so the number column itself stays numeric (and sorts as a number in the browser).
+    to it so the number column itself stays numeric (and sorts as a number in the browser). The model name
+    links to its submission page. A chosen column that is empty on every row of the page is left out.
     """
     chosen = list(columns) or default_columns(track)
     headers: list[str] = ["Rank 排名", "Model 模型"]
-    types: list[str] = ["str", "str"]
+    types: list[str] = ["str", "markdown"]
+    records = [r for _, r in page_rows.iterrows()]
     data: dict[str, list] = {
         "Rank 排名": [
             rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"], strict=True)
         ],
-        "Model 模型": page_rows["model_name"].tolist(),
+        "Model 模型": [model_cell(r) for r in records],
     }
-    records = [r for _, r in page_rows.iterrows()]
 
-    def add_text(keys: tuple[str, ...]) -> None:
-        for key, header in TEXT_COLUMNS:
-            if key in keys and f"text:{key}" in chosen:
-                headers.append(header)
-                types.append("str")
-                data[header] = [_text_cell(r, key) for r in records]
+    def add(header: str, kind: str, values: list) -> None:
+        if records and all(v is None or v == "" for v in values):
+            return  # empty on this page: collapse it
+        headers.append(header)
+        types.append(kind)
+        data[header] = values
 
-    # Who (mark, organisation, type, setting), then the metrics, then provenance (date, scorer, id).
-    add_text(("mark", "organisation", "model_type", "setting"))
+    def add_text() -> None:
+        for key, header in TEXT_COLUMNS:  # in TEXT_COLUMNS order
+            if f"text:{key}" in chosen:
+                kind = "markdown" if key in MARKDOWN_TEXT else "str"
+                add(header, kind, [_text_cell(r, key) for r in records])
+
+    # The metrics right after the model (the headline ones fit a 1440 px screen without scrolling sideways),
+    # then who (mark, organisation, type, setting, links), then provenance (date, scorer, id).
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        values = [metric_value(m, r) for r in records]
-        if is_explanation(m.key) and all(v is None for v in values):
-            continue
-        headers.append(m.header)
-        types.append("number")
-        data[m.header] = values
-        if m.ci:
-            h = f"{m.header} 95% CI"
-            headers.append(h)
-            types.append("str")
-            data[h] = [ci_label(r, m.key) for r in records]
-    add_text(("date", "scorer_version", "submission_id"))
+        add(m.header, "number", [metric_value(m, r) for r in records])  # empty (explanations): collapses
+        if m.ci and m.header in data:
+            add(f"{m.header} 95% CI", "str", [ci_label(r, m.key) for r in records])
+    add_text()
     return pd.DataFrame(data, columns=headers), types
 
 

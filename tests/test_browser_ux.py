@@ -1,0 +1,152 @@
+"""The everyday path of issue 16 in headless Debian chromium against the real service (`live_space`):
+texts that fit the track, a board row leading to its evidence, the headline numbers in view at 1440 px and
+390 px. Screenshots go to test-output/screenshots/ (`ux-*`). Marked `browser`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest_ui import shot
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+VARM_WRONG_FIELDS = "wrong targets, stances"
+
+
+def open_tab(page: Page, name: str) -> None:
+    page.get_by_role("tab", name=re.compile(name)).click()
+
+
+def wait_board(page: Page, contains: str = "lexicon") -> None:
+    expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+    expect(page.locator("#board")).to_contain_text(contains, timeout=TIMEOUT)
+
+
+def test_analysis_subtitle_follows_the_track(live_space, browser_page: Page) -> None:
+    page = browser_page
+    page.goto(f"{live_space.url}?track=cold")  # a link sets the track, not the selector
+    wait_board(page)
+    open_tab(page, "Analysis")
+    intro = page.locator("#analysis-intro")
+    expect(intro).to_contain_text("target group", timeout=TIMEOUT)
+    expect(intro).not_to_contain_text(VARM_WRONG_FIELDS)  # COLD records have no targets or stances
+    shot(page, "ux-analysis-cold")
+    page.locator("#track").get_by_text("VARM-Bench", exact=True).click()  # positive control
+    expect(intro).to_contain_text(VARM_WRONG_FIELDS, timeout=TIMEOUT)
+    assert not page.errors, page.errors
+
+
+def test_model_name_opens_its_submission_page(live_space, browser_page: Page) -> None:
+    page = browser_page
+    page.goto(live_space.url)
+    wait_board(page)
+    link = page.locator("#board a", has_text="baseline: lexicon").first
+    href = link.get_attribute("href")
+    assert href and re.fullmatch(r"\?submission=[0-9a-f]{16}", href), href
+    sid = href.split("=")[1]
+    link.focus()  # keyboard: the link takes focus and Enter follows it (in a new tab: the board stays)
+    assert page.evaluate("document.activeElement.getAttribute('href')") == href
+    with page.context.expect_page(timeout=TIMEOUT) as opened:
+        page.keyboard.press("Enter")
+    board_page, page = page, opened.value
+    page.set_viewport_size({"width": 1440, "height": 900})
+    assert page.url.endswith(f"?submission={sid}"), page.url
+    header = page.locator("#page-header")
+    expect(header).to_contain_text("lexicon", timeout=TIMEOUT)
+    expect(header).to_contain_text("Rank 排名", timeout=TIMEOUT)
+    expect(page.locator("#page-metrics")).to_contain_text("Label Macro-F1", timeout=TIMEOUT)
+    expect(page.locator("#page-metrics")).not_to_contain_text("macro_f1.label")
+    expect(page.locator("#page-subsets")).to_contain_text("JREM harmful", timeout=TIMEOUT)
+    shot(page, "ux-submission-page-1440")
+    assert not board_page.errors, board_page.errors
+
+
+HEADLINE = {  # every headline metric of the track, as the board heads it
+    "varm": ("JREM", "JREM 95% CI", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
+             "Parse success"),
+    "cold": ("F1", "F1 95% CI", "Accuracy", "Precision", "Recall", "Macro-F1"),
+}
+PHONE = ("Rank 排名", "Model 模型", "JREM", "JREM 95% CI")
+
+
+def header_boxes(page: Page) -> dict[str, dict]:
+    """Bounding boxes of the board's visible column headers, by header text (what a viewer sees)."""
+    return page.evaluate("""() => {
+        const out = {};
+        for (const th of document.querySelectorAll('#board th')) {
+            const r = th.getBoundingClientRect();
+            const text = th.innerText.trim();
+            if (r.width > 0 && r.height > 0 && text && !(text in out))
+                out[text] = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+        }
+        return out;
+    }""")
+
+
+def truncated_cells(page: Page, columns) -> list[str]:
+    """Texts of the first visible row's cells (by column position) that the grid cuts short ("…")."""
+    return page.evaluate("""(columns) => {
+        const row = document.querySelector('#board [role=row].virtual-row, #board .virtual-row');
+        if (!row) return ['no rows'];
+        const cells = [...row.querySelectorAll('[role=gridcell]')];
+        return columns.map(i => cells[i]).filter(cell => cell && [cell, ...cell.querySelectorAll('*')]
+            .some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow !== 'visible'))
+            .map(cell => cell.innerText);
+    }""", list(columns))
+
+
+def board_box(page: Page) -> dict:
+    return page.locator("#board").bounding_box()
+
+
+@pytest.mark.parametrize("track", ["varm", "cold"])
+def test_headline_metrics_in_view_at_1440(live_space, browser_page: Page, track: str) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_space.url}?track={track}")
+    wait_board(page)
+    shot(page, f"ux-board-{track}-1440")
+    boxes, board = header_boxes(page), board_box(page)
+    right = min(board["x"] + board["width"], 1440)
+    for header in HEADLINE[track]:
+        box = next((b for text, b in boxes.items() if text.startswith(header) and
+                    (header.endswith("CI") or "CI" not in text)), None)
+        assert box is not None, (header, sorted(boxes))
+        assert board["x"] - 1 <= box["left"] and box["right"] <= right + 1, (header, box, board)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1440  # the page itself does not scroll
+    assert truncated_cells(page, range(0, 2 + len(HEADLINE[track]))) == []  # every number whole
+    assert not page.errors, page.errors
+
+
+def test_rank_model_and_primary_metric_in_view_at_390(live_space, chromium) -> None:
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                   is_mobile=True, has_touch=True, locale="zh-CN")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(live_space.url)
+        wait_board(page)
+        page.locator("#board").scroll_into_view_if_needed()
+        shot(page, "ux-board-varm-390")
+        boxes, board = header_boxes(page), board_box(page)
+        right = min(board["x"] + board["width"], 390)
+        for header in PHONE:
+            box = next((b for text, b in boxes.items() if text.startswith(header) and
+                        (header.endswith("CI") or "CI" not in text)), None)
+            assert box is not None, (header, sorted(boxes))
+            assert box["left"] >= max(board["x"], 0) - 1 and box["right"] <= right + 1, (header, box, board)
+        # The first row's numbers are whole (not cut with "…"), its model name readable (a link).
+        cut = truncated_cells(page, [0, 2, 3])  # a long model name may end in "…"; numbers may not
+        assert cut == [], cut
+        link = page.locator("#board a").first
+        link_box = link.bounding_box()
+        assert link_box and link_box["width"] >= 40 and link_box["x"] + link_box["width"] <= right + 1
+        assert not errors, errors
+    finally:
+        context.close()

