@@ -10,9 +10,11 @@ import json
 import logging
 from collections.abc import Callable
 
+from cachetools import LRUCache
+
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.leaderboard import Entry, build_rows, dataset_card, to_parquet
+from worker.leaderboard import Entry, board_json, build_rows, dataset_card, to_parquet
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -32,6 +34,8 @@ RESULTS = "results"
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
+ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
+COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
 
 
 def dumps_pretty(obj) -> bytes:
@@ -75,8 +79,9 @@ class Publisher:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._results: dict[tuple[str, int], dict] = {}
-        self._rows: dict[tuple[str, int], dict] = {}
-        self._below: dict[tuple, bool] = {}
+        # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
+        self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
+        self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head."""
@@ -182,7 +187,7 @@ class Publisher:
             )
             if not add and not delete and not extra and old is not None and old["rows"] == board["rows"]:
                 return {}, []
-            add[f"{track}/leaderboard.json"] = dumps_pretty(board)
+            add[f"{track}/leaderboard.json"] = board_json(board)
             add[f"{track}/leaderboard.parquet"] = to_parquet(board["rows"])
             boards = {
                 p.split("/")[0] for p in store.list(RESULTS, "", head) if p.endswith("/leaderboard.json")
