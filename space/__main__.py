@@ -14,6 +14,7 @@ import argparse
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import uvicorn
 
-from space.auth import auth_mode, ensure_token_file
+from space.auth import auth_mode, ensure_token_file, open_auth_problem
+from space.uploads import make_private_folder
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name
 
@@ -188,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
 
+    problem = open_auth_problem(auth_mode(config), config.host, config)
+    if problem:
+        print(problem, file=sys.stderr, flush=True)
+        return 2
     data_dir = Path(config.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATA_DIR": str(data_dir)}
@@ -216,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    uploads = make_private_folder()
+    log.info("Gradio upload folder: %s", uploads)
     server = _Server(
         uvicorn.Config(
             create_app(config), host=config.host, port=config.port, log_level="info",
@@ -227,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server.run()
     finally:
+        shutil.rmtree(uploads, ignore_errors=True)
         if worker is not None:
             began = stopping_at[0] if stopping_at else time.monotonic()
             worker.stop(max(0.5, SHUTDOWN_SECONDS - (time.monotonic() - began)))

@@ -38,12 +38,13 @@ BUSY_DOC = "Busy (every upload slot taken; see Retry-After) or track not ready"
 class BodyLimit:
     """ASGI middleware: refuse upload bodies beyond the cap while they stream in, not after buffering."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, paths: tuple[str, ...] = UPLOAD_PATHS) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.paths = paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] not in UPLOAD_PATHS:
+        if scope["type"] != "http" or scope["path"] not in self.paths:
             return await self.app(scope, receive, send)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
@@ -221,9 +222,19 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             body["reason"] = out["reason"]
         return JSONResponse(body, status_code=200 if out["duplicate"] else 202)
 
-    @router.get("/submissions/{submission_id}", summary="Status, error and (once scored) the result")
-    def submission(submission_id: str):
-        found = service.submission(submission_id)
+    @router.get(
+        "/submissions/{submission_id}",
+        summary="Status, error and (once scored) the result",
+        description="A hidden submission answers 404 except to its submitter and the maintainers "
+        "(send your token to see your own).",
+    )
+    def submission(
+        submission_id: str,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        viewer = auth.identify(authorization, x_user) if authorization or x_user else None
+        found = service.submission(submission_id, viewer)
         if found is None:
             raise HTTPException(404, "unknown submission id")
         return found

@@ -7,12 +7,19 @@ Modes (environment `AUTH`, default "hub" when STORE=hub, else "token"):
            bounded LRU; a Hub failure that says nothing about the token (429, 5xx, network) is not cached.
 - "token": a local token file `$DATA_DIR/tokens.json` mapping `{"<token>": "<username>"}`. On first start
            it is created with one random token for user `local`, printed once.
-- "open":  no authentication (demos, tests): identity from an `X-User` header, else "anonymous".
+- "open":  no authentication (demos, tests): identity from an `X-User` header, else "anonymous". Refused
+           at start-up (`open_auth_problem`) unless the service binds only to loopback, and never with
+           STORE=hub or inside a Space.
+
+Every identity is normalised by `worker.quotas.normalise_identity` (NFKC, format characters removed,
+case-folded) before it is used for quotas, ownership or display; a name that normalises to nothing, or in
+open mode to anything but a plain user name, is no identity.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
 import re
@@ -23,6 +30,7 @@ from pathlib import Path
 from cachetools import TTLCache
 
 from worker.config import AUTH_MODES, Config
+from worker.quotas import normalise_identity
 
 MODES = AUTH_MODES
 CACHE_SECONDS = 60.0
@@ -38,6 +46,34 @@ def auth_mode(config: Config, env=None) -> str:
     if mode not in MODES:
         raise ValueError(f"AUTH must be one of {', '.join(MODES)}, got {mode!r}")
     return mode
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip().strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def open_auth_problem(mode: str, host: str, config: Config, env=None) -> str | None:
+    """Why `AUTH=open` must not run here (one line), or None. Open mode believes any `X-User` header, so
+    it is for a single machine only: loopback binding, local store, never a Space."""
+    env = os.environ if env is None else env
+    if mode != "open":
+        return None
+    if env.get("SPACE_ID"):
+        return "AUTH=open is refused inside a Hugging Face Space (SPACE_ID is set): anyone could be anyone."
+    if config.store == "hub":
+        return "AUTH=open is refused with STORE=hub: anyone could be anyone on a shared store."
+    if not is_loopback(host):
+        return (
+            f"AUTH=open is refused with HOST={host}: it trusts the X-User header, so it may only bind to "
+            "loopback (HOST=127.0.0.1, ::1 or localhost)."
+        )
+    return None
 
 
 def ensure_token_file(data_dir: Path) -> str | None:
@@ -73,12 +109,15 @@ class Auth:
 
     def identify(self, authorization: str | None, x_user: str | None = None) -> str | None:
         if self.mode == "open":
-            user = (x_user or "").strip()
-            return user if _USER.fullmatch(user) else ("anonymous" if not user else None)
+            if not (x_user or "").strip():
+                return "anonymous"
+            user = normalise_identity(x_user)
+            return user if _USER.fullmatch(user) else None
         token = bearer(authorization)
         if token is None:
             return None
-        return self._hub_user(token) if self.mode == "hub" else self._local_user(token)
+        user = self._hub_user(token) if self.mode == "hub" else self._local_user(token)
+        return normalise_identity(user) or None if user else None
 
     def _local_user(self, token: str) -> str | None:
         path = Path(self.config.data_dir) / TOKEN_FILE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from pathlib import Path
 
 import gradio as gr
 from fastapi import FastAPI, Request
@@ -11,7 +12,8 @@ from fastapi.responses import JSONResponse
 from starlette.middleware.gzip import GZipMiddleware
 
 from scoring.limits import MAX_FILE_BYTES
-from space.api import FORM_OVERHEAD, BodyLimit, create_router
+from space import uploads
+from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
 from space.auth import Auth, auth_mode
 from worker.celery import make_app
 from worker.config import Config
@@ -21,6 +23,7 @@ from worker.service import DISK_FULL_ERRNOS, DiskFull, Service
 from worker.store import open_web_store
 
 log = logging.getLogger(__name__)
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"  # the demo bundles (with their references)
 
 
 def build_service(config: Config) -> Service:
@@ -75,14 +78,28 @@ def create_app(
         description="Submit predictions, follow their status and read the leaderboards. "
         "Authentication: `Authorization: Bearer <token>` (see space/auth.py).",
     )
-    app.add_middleware(BodyLimit, max_bytes=max_file_bytes + FORM_OVERHEAD)
-    # Outermost: compresses the API and the UI page (292 kB -> 27 kB); Starlette leaves text/event-stream
-    # (Gradio's queue) and responses that already carry a Content-Encoding alone.
+    # The last middleware added runs first: an oversized request is refused before it counts as space.
+    app.add_middleware(uploads.UploadSpace, max_bytes=config.ui_files_max_bytes)
+    # Uploads to the REST API and to Gradio: one request holds at most one file of the REST limit.
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=max_file_bytes + FORM_OVERHEAD,
+        paths=(*UPLOAD_PATHS, uploads.GRADIO_UPLOAD_PATH),
+    )
+    # Outermost, on responses only: compresses the API and the UI page (292 kB -> 27 kB); Starlette leaves
+    # text/event-stream (Gradio's queue) and responses that already carry a Content-Encoding alone.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_exception_handler(OSError, _os_error)
     app.include_router(create_router(service, auth, max_file_bytes))
     app.state.service = service
     if with_ui:
         # Mounted last, so the /api routes above take precedence over the UI's catch-all "/".
-        app = gr.mount_gradio_app(app, _ui(service), path="/")
+        app = uploads.mount(
+            app,
+            _ui(service),
+            data_dir=Path(config.data_dir),
+            repo_data=REPO_DATA,
+            ttl_seconds=config.ui_file_ttl_seconds,
+            max_file_size=max_file_bytes,
+        )
     return app

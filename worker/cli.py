@@ -91,7 +91,10 @@ def _wait(client: httpx.Client, submission_id: str, timeout: float) -> int:
 
 
 def cmd_status(args, config: Config) -> int:
-    response = httpx.get(f"{args.api}/api/v1/submissions/{args.submission_id}", timeout=30)
+    # With a token, the submitter (and the maintainers) also see a hidden submission; without, it is 404.
+    token = args.token or _default_token(config)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = httpx.get(f"{args.api}/api/v1/submissions/{args.submission_id}", headers=headers, timeout=30)
     _print(response.json())
     return 0 if response.status_code == 200 else 1
 
@@ -222,6 +225,7 @@ def parser(config: Config) -> argparse.ArgumentParser:
     st = sub.add_parser("status", help="show a submission")
     st.add_argument("submission_id")
     st.add_argument("--api", default=_default_api(config))
+    st.add_argument("--token")
     st.set_defaults(run=cmd_status)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")

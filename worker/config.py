@@ -89,6 +89,10 @@ class Config:
     @property
     def hard_time_limit(self) -> int:
         return self.task_time_limit if self.task_time_limit is not None else self.task_soft_time_limit + 60
+    # Web process: Gradio upload and export files are deleted once older than this, and new uploads are
+    # refused while the upload folder holds more than `ui_files_max_bytes`.
+    ui_file_ttl_seconds: int = 900
+    ui_files_max_bytes: int = 2 * 1024**3
 
     def __post_init__(self) -> None:
         if self.store not in STORE_KINDS:
@@ -112,6 +116,8 @@ class Config:
             ("WORK_QUEUE_SECONDS", self.work_queue_seconds, 0),
             ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
             ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
+            ("UI_FILE_TTL_SECONDS", self.ui_file_ttl_seconds, 1),
+            ("UI_FILES_MAX_BYTES", self.ui_files_max_bytes, 1),
         ):
             if value < low:
                 raise ValueError(f"{name} must be >= {low}, got {value!r}")
@@ -157,6 +163,8 @@ class Config:
             work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
+            ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
+            ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
         )
 
     def for_web(self) -> Config:

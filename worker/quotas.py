@@ -2,17 +2,18 @@
 
 One small index file per (identity, track), `identities/<sha256(identity)>/<track>.json`:
 `{"accepted": [{"submission_id", "sha256", "at"}], "attempts": ["ISO time", ...]}`. `accepted` (kept for
-ever) also answers "has this submitter sent this exact file before?". Identities compare case-insensitively
-and are stored only as hashes.
+ever) also answers "has this submitter sent this exact file before?". Identities are compared in their
+normalised form (`normalise_identity`) and stored only as hashes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from worker.records import check_track, parse_iso
+from worker.records import check_track, parse_iso, strip_format_characters
 
 WINDOW = timedelta(hours=24)
 
@@ -34,7 +35,17 @@ class QuotaExceeded(Exception):
 
 
 def normalise_identity(identity: str) -> str:
-    return identity.strip().casefold()
+    """The one form of a user name used for quotas, ownership, maintainer checks and display: NFKC,
+    format characters removed, case-folded, trimmed ("ＭＡＬＬＯＲＹ", "mallory\u200b" -> "mallory")."""
+    text = strip_format_characters(unicodedata.normalize("NFKC", str(identity)))
+    return unicodedata.normalize("NFKC", text.casefold()).strip()
+
+
+def owned_by(record: dict, identity: str | None) -> bool:
+    """Is `identity` the submitter of `record` (both in their normalised form)?"""
+    if not identity:
+        return False
+    return normalise_identity(record.get("submitter") or "") == normalise_identity(identity)
 
 
 def index_path(identity: str, track: str) -> str:

@@ -52,6 +52,7 @@ METADATA_LIMITS = {
     "description": 2000,
 }
 _ID = re.compile(r"[0-9a-f]{16}")
+RESERVED_MODEL_PREFIX = "baseline"  # model names starting so are the project's own baselines only
 
 
 def now_iso() -> str:
@@ -164,6 +165,15 @@ def public_view(record: dict) -> dict:
     return {key: record.get(key) for key in PUBLIC_FIELDS}
 
 
+# What a result version may show outside the workers. Not `references_revision`: the revision of the
+# private references area is a path component on the store's disk; `references_sha256` names the set.
+PUBLIC_VERSION_FIELDS = ("version", "scorer_version", "references_sha256", "scored_at")
+
+
+def public_version(version: dict) -> dict:
+    return {key: version.get(key) for key in PUBLIC_VERSION_FIELDS}
+
+
 def version_key(version: dict) -> tuple[str, str]:
     """What makes a result version unique for one submission (its file sha is fixed)."""
     return version["scorer_version"], version["references_sha256"]
@@ -183,6 +193,18 @@ def published_version(record: dict) -> dict | None:
 
 
 # -- metadata ------------------------------------------------------------------------------------------
+
+
+def strip_format_characters(text: str) -> str:
+    """`text` without Unicode format characters (category Cf: zero-width spaces and joiners, bidi marks,
+    soft hyphens...), which render as nothing and would make two names look alike."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def is_reserved_model_name(name: str) -> bool:
+    """Does `name` claim to be a baseline ("Baseline: x", "ＢＡＳＥＬＩＮＥ", "base\u200bline-x")?"""
+    folded = unicodedata.normalize("NFKC", strip_format_characters(unicodedata.normalize("NFKC", name)))
+    return folded.casefold().lstrip().startswith(RESERVED_MODEL_PREFIX)
 
 
 def _clean_text(value, name: str, problems: list[Problem], *, multiline: bool = False) -> str:
@@ -206,11 +228,15 @@ def _clean_url(value, name: str, problems: list[Problem]) -> str:
     return url
 
 
-def validate_metadata(raw: dict) -> tuple[dict, list[Problem]]:
-    """Normalised metadata and the problems found (field-level, line None)."""
+def validate_metadata(raw: dict, *, baseline: bool = False) -> tuple[dict, list[Problem]]:
+    """Normalised metadata and the problems found (field-level, line None). Format characters are removed
+    from the model name; names starting with "baseline" are refused unless `baseline` (the project's own
+    baseline submissions)."""
     problems: list[Problem] = []
     meta = {
-        "model_name": _clean_text(raw.get("model_name"), "model_name", problems),
+        "model_name": _clean_text(
+            strip_format_characters(str(raw.get("model_name") or "")), "model_name", problems
+        ),
         "organisation": _clean_text(raw.get("organisation"), "organisation", problems),
         "model_type": str(raw.get("model_type") or "").strip().lower(),
         "setting": str(raw.get("setting") or "").strip().lower(),
@@ -220,6 +246,15 @@ def validate_metadata(raw: dict) -> tuple[dict, list[Problem]]:
     }
     if not meta["model_name"]:
         problems.append(Problem(None, "model_name", "is required"))
+    elif is_reserved_model_name(meta["model_name"]) and not baseline:
+        problems.append(
+            Problem(
+                None,
+                "model_name",
+                f"names starting with '{RESERVED_MODEL_PREFIX}' are reserved for the leaderboard's own "
+                "baselines; please choose another name",
+            )
+        )
     if meta["model_type"] not in MODEL_TYPES:
         problems.append(Problem(None, "model_type", "must be 'open' or 'closed' (or left empty)"))
     if meta["setting"] not in SETTINGS:

@@ -38,6 +38,7 @@ from worker.records import (
     new_record,
     now_iso,
     predictions_path,
+    public_version,
     public_view,
     record_path,
     staged_result_path,
@@ -164,6 +165,9 @@ class Service:
         the data disk is (nearly) full: then nothing is stored.
         """
         check_track(track)
+        identity = quotas.normalise_identity(identity)
+        if not identity:
+            raise ValueError("an identity is required")
         self._check_disk()
         try:
             return self._submit(identity, track, data, metadata, is_baseline)
@@ -190,7 +194,7 @@ class Service:
         if not is_baseline:
             quotas.check(index["attempts"], self.config.attempts_per_day, now, "attempts")
 
-        meta, meta_problems = validate_metadata(metadata)
+        meta, meta_problems = validate_metadata(metadata, baseline=is_baseline)
         report = get_track(track).check_predictions(data, self.public_inputs(track))
         if meta_problems:
             report = _with_problems(report, meta_problems)
@@ -339,10 +343,13 @@ class Service:
 
     # -- reading ---------------------------------------------------------------------------------------
 
-    def submission(self, submission_id: str) -> dict | None:
-        """Public fields, status, error and (once scored) the latest result of one submission."""
+    def submission(self, submission_id: str, viewer: str | None = None) -> dict | None:
+        """Public fields, status, error and (once scored) the latest result of one submission.
+
+        None (404) when there is none, and for a hidden one unless `viewer` (the caller's identity, None
+        when anonymous) is its submitter or a maintainer."""
         record = find_record(self.store, submission_id)
-        if record is None:
+        if record is None or not self.may_see(record, viewer):
             return None
         if record["status"] == PUBLISHED:
             # Read-your-writes for "poll until published, then read the board": the results commit that
@@ -357,7 +364,7 @@ class Service:
             "hidden": record.get("hidden", False),
             "updated_at": record["updated_at"],
             "history": record["history"],
-            "versions": record["versions"],
+            "versions": [public_version(v) for v in record["versions"]],
             "format_report": self._format_report(record["track"], submission_id),
             "result": None,
         }
@@ -508,6 +515,12 @@ class Service:
         return self.enqueue.compare(a["track"], a_id, b_id)
 
     # -- maintainers -----------------------------------------------------------------------------------
+
+    def may_see(self, record: dict, viewer: str | None) -> bool:
+        """Everyone may see a visible submission; a hidden one only its submitter and the maintainers."""
+        if not record.get("hidden"):
+            return True
+        return bool(viewer) and (quotas.owned_by(record, viewer) or self.is_maintainer(viewer))
 
     def is_maintainer(self, identity: str) -> bool:
         return quotas.normalise_identity(identity) in {

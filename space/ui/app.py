@@ -6,6 +6,8 @@ import threading
 
 import gradio as gr
 
+from space.uploads import delete_cache
+
 from . import i18n
 from .handlers import UI
 from .i18n import both
@@ -59,7 +61,8 @@ def build_demo(
     threading.Thread(target=ui.warm, name="ui-warm", daemon=True).start()
     track_choices = [(TRACK_TITLES[t], t) for t in TRACKS]
 
-    with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard") as demo:
+    ttl = int(getattr(getattr(service, "config", None), "ui_file_ttl_seconds", 900))
+    with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
             gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}")
@@ -485,11 +488,16 @@ def build_demo(
             concurrency_limit=4,
         )
         status_timer.tick(
-            ui.poll_status, sub_id, [status, status_timer], api_name="poll_status", show_progress="hidden"
+            ui.poll_status,
+            [sub_id, token],
+            [status, status_timer],
+            api_name="poll_status",
+            show_progress="hidden",
         )
 
-        page_btn.click(ui.show_submission, page_id, page_outputs, api_name="submission")
-        page_id.submit(ui.show_submission, page_id, page_outputs, api_name=False)
+        # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
+        page_btn.click(ui.show_submission, [page_id, token], page_outputs, api_name="submission")
+        page_id.submit(ui.show_submission, [page_id, token], page_outputs, api_name=False)
 
         ex_btn.click(
             ui.explore,
@@ -522,6 +530,7 @@ def build_demo(
         m_go.click(ui.moderate, [m_id, m_action, m_reason, token], m_mod_out, api_name="maint_moderate")
         m_held_btn.click(ui.held, [m_track, token], m_held, api_name="maint_held")
 
+    ui.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
     return demo
 

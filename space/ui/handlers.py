@@ -10,11 +10,13 @@ import contextlib
 import json
 import logging
 import re
-import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 import gradio as gr
 import pandas as pd
+
+from space.uploads import UploadRefused, checked_upload, output_dir
 
 from . import explorer, figures, submission
 from .i18n import both, t
@@ -42,7 +44,6 @@ from .tables import (
 )
 
 log = logging.getLogger(__name__)
-MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 PAGE_OUTPUTS = 12  # what show_submission returns (app.py `page_outputs`)
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
@@ -61,15 +62,6 @@ def _slot(service: object, path: str):
     """The web process's work slot for reading and validating an upload (see worker/slots.py)."""
     slots = getattr(service, "slots", None)
     return slots.hold(Path(path).stat().st_size) if slots is not None else contextlib.nullcontext()
-
-
-def _read_upload(path: str | None) -> bytes | None:
-    if not path:
-        return None
-    p = Path(path)
-    if p.stat().st_size > MAX_UPLOAD_BYTES:
-        raise refused(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB.")
-    return p.read_bytes()
 
 
 def report_frame(report: dict | None) -> pd.DataFrame:
@@ -112,7 +104,16 @@ class UI:
         self.auth_mode = auth_mode
         self.resolve = Resolver(service, auth_mode)
         self.cache = BoardCache(service)
-        self.tmp = Path(tempfile.mkdtemp(prefix="varm-ui-"))
+        # Paths that came through /gradio_api/upload (the Blocks' upload_file_set, bound by build_demo):
+        # the only files a file input may name.
+        self.uploaded: Collection[str] | None = None
+
+    def checked_upload(self, path: str | None) -> Path | None:
+        """The real path of the user's upload (space/uploads.py rules); read it inside a work slot."""
+        try:
+            return checked_upload(path, self.uploaded)
+        except UploadRefused as exc:  # a user error, not a server fault: one log line, no traceback
+            raise refused(str(exc)) from None
 
     def warm(self) -> None:
         """One-off start-up work: every published board, and plotly's template (0.5 s+ on first use)."""
@@ -207,7 +208,7 @@ class UI:
             1,
         )
 
-    def load_view(self, request: gr.Request | None):
+    def load_view(self, request: gr.Request | None, profile: gr.OAuthProfile | None = None):
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
         view = View.from_query(params)
@@ -225,7 +226,11 @@ class UI:
         switch = self.switch_track(view.track)
         columns = list(view.columns) or default_columns(view.track)
         tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
-        sub_out = self.show_submission(sub_id) if sub_id else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
+        sub_out = (
+            self.show_submission(sub_id, None, profile)
+            if sub_id
+            else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
+        )
         return (
             view.track,
             view.q,
@@ -262,7 +267,7 @@ class UI:
         """CSV and JSON of every filtered row (all fields, unrounded)."""
         view = self.view(track, q, types, settings, baselines, sort, columns, page)
         df = filter_rows(self.cache.board(view.track).df, view)
-        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        out = output_dir()
         csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
         csv_path.write_bytes(to_csv(df))
         json_path.write_bytes(to_json(df, view.track))
@@ -332,11 +337,12 @@ class UI:
 
     def validate(self, track: str, path: str | None, lang: str):
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
-        if not path:
+        real = self.checked_upload(path)
+        if real is None:
             return t("need_file", lang), report_frame(None)
         try:
-            with _slot(self.service, path):  # the same bound as POST /api/v1/validate
-                report = self.service.validate(track, _read_upload(path))  # type: ignore[attr-defined]
+            with _slot(self.service, real):  # the same bound as POST /api/v1/validate
+                report = self.service.validate(track, real.read_bytes())  # type: ignore[attr-defined]
         except gr.Error:
             raise
         except Exception as exc:
@@ -368,7 +374,8 @@ class UI:
                 "",
                 *stay,
             )
-        if not path:
+        real = self.checked_upload(path)
+        if real is None:
             return t("need_file", lang), report_frame(None), "", *stay
         problems = []
         if not (model_name or "").strip():
@@ -389,11 +396,11 @@ class UI:
             "description": description or "",
         }
         try:
-            with _slot(self.service, path):  # the same bound as POST /api/v1/submissions
+            with _slot(self.service, real):  # the same bound as POST /api/v1/submissions
                 out = self.service.submit(
                     identity=who.name,
                     track=track,
-                    data=_read_upload(path),  # type: ignore[attr-defined]
+                    data=real.read_bytes(),  # type: ignore[attr-defined]
                     metadata=metadata,
                 )
         except gr.Error:
@@ -429,11 +436,15 @@ class UI:
             link,
         )
 
-    def poll_status(self, sid: str):
+    def viewer(self, token: str | None, profile: object | None) -> str | None:
+        """The signed-in identity looking at a submission (None: anonymous), for hidden submissions."""
+        return self.identity(token, profile).name if (token or profile) else None
+
+    def poll_status(self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None):
         """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
         if not SUBMISSION_ID.fullmatch(sid or ""):
             return gr.skip(), gr.Timer(active=False)
-        sub = self.service.submission(sid)  # type: ignore[attr-defined]
+        sub = self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
         if sub is None:
             return t("not_found", "en"), gr.Timer(active=False)
         status = str(submission.record_of(sub).get("status", ""))
@@ -441,11 +452,18 @@ class UI:
 
     # -- submission page ------------------------------------------------------------------------------
 
-    def show_submission(self, sid: str):
-        """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order)."""
+    def show_submission(
+        self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None
+    ):
+        """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order).
+        A hidden one shows only to its submitter and the maintainers (signed in), like "not found" else."""
         sid = (sid or "").strip().lower()
         # Ids are 16 hex characters; anything else is not looked up at all.
-        sub = self.service.submission(sid) if SUBMISSION_ID.fullmatch(sid) else None  # type: ignore[attr-defined]
+        sub = (
+            self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
+            if SUBMISSION_ID.fullmatch(sid)
+            else None
+        )
         rec = submission.record_of(sub)
         track = str(rec.get("track", "varm"))
         result = submission.result_of(sub)
@@ -505,9 +523,11 @@ class UI:
 
     def explore(self, track: str, path: str | None):
         """Score dev predictions item by item against the public dev references."""
-        preds = _read_upload(path)
-        if preds is None:
+        real = self.checked_upload(path)
+        if real is None:
             raise refused("Please upload dev predictions first. 请先上传开发集预测。")
+        with _slot(self.service, real):  # the same memory bound as validation
+            preds = real.read_bytes()
         dev = self.dev_file(track)
         if not dev:
             raise refused(f"No public dev split for {track}. 该赛道没有公开开发集。")
@@ -607,7 +627,7 @@ class UI:
 
     def downloads(self, track: str) -> list[str]:
         """Public test inputs and dev split of a track, as files."""
-        out = Path(tempfile.mkdtemp(dir=self.tmp))
+        out = output_dir()
         files = []
         for name in ("test_inputs.jsonl", "dev.jsonl"):
             data = self.service.public_file(track, name)  # type: ignore[attr-defined]

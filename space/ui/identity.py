@@ -1,12 +1,15 @@
 """Who is acting: an OAuth profile on a Space, a token (local or Hugging Face) elsewhere, or open mode.
 
-Token checks go through `space.auth.Auth`, the same code the REST API uses, so both agree on identities.
+Token checks go through `space.auth.Auth`, the same code the REST API uses, so both agree on identities;
+an OAuth user name is normalised by the same `worker.quotas.normalise_identity`.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from worker.quotas import normalise_identity
 
 OPEN_IDENTITY = "anonymous"
 UI_MODES = ("oauth", "token", "hub", "open")
@@ -38,7 +41,7 @@ def is_maintainer(service: object, name: str) -> bool:
     if callable(check):
         return bool(check(name))
     maintainers = getattr(getattr(service, "config", None), "maintainers", ()) or ()
-    return name.strip().casefold() in {m.strip().casefold() for m in maintainers}
+    return normalise_identity(name) in {normalise_identity(m) for m in maintainers}
 
 
 class Resolver:
@@ -56,8 +59,9 @@ class Resolver:
 
     def __call__(self, token: str | None, profile: object | None) -> Identity:
         username = getattr(profile, "username", None) if profile is not None else None
+        username = normalise_identity(username) if username else None
         if username:
-            return Identity(str(username), is_maintainer(self.service, str(username)))
+            return Identity(username, is_maintainer(self.service, username))
         token = (token or "").strip()
         if self.mode == "open":
             return Identity(OPEN_IDENTITY, False)

@@ -42,6 +42,16 @@ def dumps_pretty(obj) -> bytes:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
 
 
+def _report_names(store: Store, track: str, revision: str | None) -> list[str]:
+    """File names of the published re-score reports of `track` (`rescore/<track>/<run>.json`)."""
+    prefix = f"rescore/{track}/"
+    return [
+        p[len(prefix) :]
+        for p in store.list(RESULTS, prefix, revision)
+        if p.endswith(".json") and "/" not in p[len(prefix) :]
+    ]
+
+
 def published_runs(store: Store, track: str, revision: str | None = None) -> frozenset[str]:
     """Stamps of the re-score runs of `track` whose results commit has landed.
 
@@ -49,12 +59,7 @@ def published_runs(store: Store, track: str, revision: str | None = None) -> fro
     its new versions' envelopes and leaderboard, so its presence proves that the run was published, even
     when the process died before clearing the `pending_rescore` flags in the submissions area.
     """
-    prefix = f"rescore/{track}/"
-    return frozenset(
-        p[len(prefix) : -len(".json")]
-        for p in store.list(RESULTS, prefix, revision)
-        if p.endswith(".json") and "/" not in p[len(prefix) :]
-    )
+    return frozenset(name.removesuffix(".json") for name in _report_names(store, track, revision))
 
 
 def version_for(
@@ -71,6 +76,30 @@ def version_for(
         or v["pending_rescore"] in published
     ]
     return ready[-1] if ready else None
+
+
+def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
+    """A public history file (`changelog.jsonl`, a re-score report) without any mention of the `hidden`
+    submission ids, so the results head shows a hidden submission nowhere. Other files: unchanged."""
+    if not hidden:
+        return data
+    if path == "changelog.jsonl":
+        lines = []
+        for raw in data.splitlines():
+            line = json.loads(raw)
+            line["added"] = [a for a in line.get("added") or [] if a.split("/")[0] not in hidden]
+            if isinstance(line.get("removed"), list):  # older lines listed ids; new ones count
+                line["removed"] = [r for r in line["removed"] if r not in hidden]
+            lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n")
+        return b"".join(lines)
+    if path.startswith("rescore/") and path.endswith(".json"):
+        report = json.loads(data)
+        rows = report.get("submissions") or []
+        kept = [r for r in rows if r.get("submission_id") not in hidden]
+        if len(kept) == len(rows):
+            return data
+        return dumps_pretty({**report, "submissions": kept})
+    return data
 
 
 class Publisher:
@@ -185,8 +214,18 @@ class Publisher:
             summary.update(
                 added=added, removed=sorted({p.split("/")[2] for p in delete}), rows=len(board["rows"])
             )
+            # Hidden means hidden at the head: history files that name a hidden submission are rewritten.
+            hidden_ids = frozenset(r["submission_id"] for r in hidden)
+            names = _report_names(store, track, head) if hidden_ids else []
+            for path in [f"rescore/{track}/{name}" for name in names]:
+                before = store.read(RESULTS, path, head) or b""
+                after = scrub_hidden(path, before, hidden_ids)
+                if after != before:
+                    add[path] = after
             if not add and not delete and not extra and old is not None and old["rows"] == board["rows"]:
-                return {}, []
+                log = store.read(RESULTS, "changelog.jsonl", head) or b""
+                if scrub_hidden("changelog.jsonl", log, hidden_ids) == log:
+                    return {}, []
             add[f"{track}/leaderboard.json"] = board_json(board)
             add[f"{track}/leaderboard.parquet"] = to_parquet(board["rows"])
             boards = {
@@ -199,14 +238,16 @@ class Publisher:
                 "track": track,
                 "scorer_version": SCORER_VERSION,
                 "added": added,
-                "removed": summary["removed"],
+                "removed": len(summary["removed"]),  # a count: removed entries are hidden ones
                 "rows": len(board["rows"]),
                 "note": note,
             }
-            add["changelog.jsonl"] = (
-                log + json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n"
+            add["changelog.jsonl"] = scrub_hidden(
+                "changelog.jsonl",
+                log + json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n",
+                hidden_ids,
             )
-            add.update(extra or {})
+            add.update({p: scrub_hidden(p, d, hidden_ids) for p, d in (extra or {}).items()})
             return add, delete
 
         before = self.store.head(RESULTS)

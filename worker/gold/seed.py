@@ -19,7 +19,7 @@ from scoring.tracks import TRACK_NAMES, get_track
 from worker.service import BASELINE_SUBMITTER, Service
 from worker.store import Store
 
-DEMO_DIR = Path(os.environ.get("DEMO_DIR") or Path(__file__).resolve().parents[1] / "data" / "demo")
+DEMO_DIR = Path(os.environ.get("DEMO_DIR") or Path(__file__).resolve().parents[2] / "data" / "demo")
 
 
 def reference_files(track: str, bundle: Path) -> dict[str, bytes]:
