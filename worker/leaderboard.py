@@ -112,6 +112,22 @@ def tie_groups(ordered: list[Entry], below: Callable[[Entry, Entry], bool]) -> l
     return groups
 
 
+def known_verdicts(rows: list[dict]) -> dict[tuple[tuple[str, int], tuple[str, int]], bool]:
+    """The `below(leader, entry)` answers that `tie_groups` used to build these published rows (rank
+    order): each row after the first was compared with its group's first row, and was below it exactly
+    when it starts a new group. Keys are ((id, version) of the leader, (id, version) of the entry)."""
+    verdicts: dict[tuple[tuple[str, int], tuple[str, int]], bool] = {}
+    leader: tuple[str, int] | None = None
+    group = None
+    for row in rows:
+        key = (row["submission_id"], row["version"])
+        if leader is not None:
+            verdicts[(leader, key)] = row["tie_group"] != group
+        if leader is None or row["tie_group"] != group:
+            leader, group = key, row["tie_group"]
+    return verdicts
+
+
 def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry], bool]) -> list[dict]:
     ordered = sort_entries(entries, primary)
     groups = tie_groups(ordered, below)

@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.leaderboard import Entry, board_json, build_rows, dataset_card, to_parquet
+from worker.leaderboard import Entry, board_json, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -111,6 +111,7 @@ class Publisher:
         # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
         self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
         self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
+        self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head."""
@@ -167,8 +168,30 @@ class Publisher:
 
         return below
 
+    def recall_verdicts(self, track: str) -> int:
+        """Seed the comparison cache from the published board (once per track and Publisher), so a worker
+        that restarts does not recompute every paired bootstrap: the board's tie groups ARE the verdicts
+        it was built from (`known_verdicts`). A board from another scorer version is not used. Returns how
+        many verdicts were recalled."""
+        if track in self._recalled:
+            return 0
+        self._recalled.add(track)
+        board = read_json(self.store, RESULTS, f"{track}/leaderboard.json")
+        if not board or board.get("scorer_version") != SCORER_VERSION:
+            return 0
+        if board.get("primary_metric") != get_track(track).primary_metric:
+            return 0
+        recalled = 0
+        for (leader, entry), verdict in known_verdicts(board.get("rows") or []).items():
+            key = (track, leader, entry)
+            if key not in self._below:
+                self._below[key] = verdict
+                recalled += 1
+        return recalled
+
     def board(self, track: str, entries: list[Entry]) -> dict:
         track_obj = get_track(track)
+        self.recall_verdicts(track)
         rows = build_rows(entries, track_obj.primary_metric, self.significance(track))
         return {
             "track": track,
