@@ -169,14 +169,6 @@ GRACEFUL_WEB_SECONDS = 2
 SHUTDOWN_SECONDS = 3.0
 
 
-def seed_demo_enabled() -> bool:
-    """SEED_DEMO (default 1): 0 starts without the synthetic demo, as the Docker entrypoint does."""
-    value = os.environ.get("SEED_DEMO", "1").strip()
-    if value not in ("0", "1"):
-        raise SystemExit(f"SEED_DEMO must be 0 or 1 (got {value!r})")
-    return value == "1"
-
-
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(
         prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -206,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     worker = None
     if config.celery_broker_url is None:
-        if seed_demo_enabled():
+        if config.seed_demo:  # SEED_DEMO=0 starts without the synthetic demo, as the Docker entrypoint does
             subprocess.run([sys.executable, "-m", "worker", "seed"], check=True, cwd=ROOT, env=env)
         else:
             log.info("SEED_DEMO=0: no demo seeded; tracks without a reference set take no submissions")

@@ -233,7 +233,7 @@ def test_hide_while_broker_down_is_republished_by_the_reconciler(config: Config)
 
 
 def test_refused_ui_call_logs_one_line_and_the_maintainer_report_lists_quarantine(
-    config: Config, caplog, tmp_path: Path
+    config: Config, caplog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import gradio as gr
 
@@ -241,7 +241,10 @@ def test_refused_ui_call_logs_one_line_and_the_maintainer_report_lists_quarantin
 
     service = Service(config, open_store(config), RecordingEnqueuer())
     ui = UI(service, auth_mode="open")
-    upload = tmp_path / "p.jsonl"
+    # The handlers take only files in Gradio's upload folder (space/uploads.py): put the upload there.
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "uploads"))
+    upload = tmp_path / "uploads" / "p.jsonl"
+    upload.parent.mkdir()
     upload.write_bytes(VALID)
     caplog.set_level("WARNING")
     with pytest.raises(gr.Error) as refused:

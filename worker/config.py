@@ -37,6 +37,15 @@ def _opt_int(env: Mapping[str, str], name: str) -> int | None:
     return _int(env, name, 0) if env.get(name, "").strip() else None
 
 
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if raw not in ("0", "1"):
+        raise ValueError(f"{name} must be 0 or 1, got {raw!r}")
+    return raw == "1"
+
+
 def _opt(env: Mapping[str, str], name: str) -> str | None:
     value = env.get(name, "").strip()
     return value or None
@@ -93,6 +102,7 @@ class Config:
     # refused while the upload folder holds more than `ui_files_max_bytes`.
     ui_file_ttl_seconds: int = 900
     ui_files_max_bytes: int = 2 * 1024**3
+    seed_demo: bool = True  # embedded start-up seeds the synthetic demo (SEED_DEMO=0: no demo)
 
     def __post_init__(self) -> None:
         if self.store not in STORE_KINDS:
@@ -165,6 +175,7 @@ class Config:
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
+            seed_demo=_flag(env, "SEED_DEMO", True),
         )
 
     def for_web(self) -> Config:
