@@ -122,3 +122,23 @@ def test_a_board_from_another_scorer_version_is_not_recalled(tmp_path, monkeypat
     assert Publisher(store).recall_verdicts(TRACK) == 5  # positive control: 6 rows, 5 verdicts
     monkeypatch.setattr("worker.gold.publish.SCORER_VERSION", "0.0.0-other")
     assert Publisher(store).recall_verdicts(TRACK) == 0
+
+
+def test_a_publish_reads_each_record_once(tmp_path, monkeypatch) -> None:
+    """Marking published re-reads only the records that were scored (or flagged) when listed."""
+    store = open_store(Config(data_dir=tmp_path / "data"))
+    publish_demo_board(store, TRACK, 5)  # 8 rows, all published
+    sid = add_submission(store, 2, 0.4)
+    reads: list[str] = []
+    real_read = store.read
+
+    def read(area, path, revision=None):
+        if area == "submissions" and path.endswith("/submission.json"):
+            reads.append(path)
+        return real_read(area, path, revision)
+
+    monkeypatch.setattr(store, "read", read)
+    out = Publisher(store).publish(TRACK, note="one more")
+    assert out["rows"] == 9 and len(reads) == 9 + 1, reads  # listing 9, then the new one again
+    record = json.loads(real_read("submissions", record_path(TRACK, sid)))
+    assert record["status"] == "published"  # positive control: the new one was marked

@@ -282,9 +282,19 @@ class Publisher:
         return {"revision": revision, "changed": revision != before, **summary}
 
     def _mark_published(self, track: str, entries: list[Entry], done: frozenset[str] | set[str]) -> None:
+        # Only records that were scored or flagged when listed can need a change: re-reading the others
+        # (every published submission) made each publish read N records twice.
+        waiting = [
+            e for e in entries
+            if e.record["status"] == SCORED
+            or any(v.get("pending_rescore") in done for v in e.record["versions"])
+        ]
+        if not waiting:
+            return
+
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             add = {}
-            for e in entries:
+            for e in waiting:
                 record = load_record(store, track, e.key[0], head)
                 if record is None:
                     continue
