@@ -6,10 +6,15 @@ and run on the dev and test inputs of every demo track:
 * ``majority``   – predicts the most frequent training record / label, ignoring the text;
 * ``lexicon``    – flags any identity word or insult word as harmful (the failure mode VARM's cue subsets
   expose: it does well on harmful text and badly on quotation, rebuttal and neutral mention);
-* ``char-ngram`` – character 1–3-gram TF-IDF + logistic regression per field.
+* ``char-ngram`` – character 1–3-gram TF-IDF + logistic regression per field; on the ToxiTrace tracks
+  with explanations (spec §3: ``char_scores`` from its own feature weights, ``prob`` and the masked
+  probabilities from its own model on the masked texts);
+* ``char-ngram-random`` – ToxiTrace tracks only: the same model with seeded random ``char_scores``, the
+  chance level of the explanation metrics.
 
 VARM predictions are raw field-anchored rationales (``{"id", "output"}``) that pass the strict parser;
-ToxiTrace predictions are ``{"id", "label"}`` (+ ``"spans"`` for cntp). Everything is deterministic.
+ToxiTrace predictions are ``{"id", "label"}`` (+ ``"spans"`` for cntp, + the explanation keys for the
+n-gram baselines). Everything is deterministic.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TRACKS = ("varm", "cold", "toxicn", "cntp")
+TOXITRACE_TRACKS = ("cold", "toxicn", "cntp")
 SPLITS = ("dev", "test")
 
 
@@ -28,6 +34,7 @@ class BaselineInfo:
     description: str
     model_type: str
     setting: str
+    tracks: tuple[str, ...] = TRACKS  # where it runs (not written to baselines.json)
 
     def as_dict(self) -> dict:
         return {
@@ -61,8 +68,19 @@ BASELINES = (
         "(VARM) or for the label (ToxiTrace). VARM fields are made mutually consistent (label decides "
         "stance and category families); target = the train target mention found in the text with the highest "
         "train "
-        "precision. cntp spans = merged positions of the most positively weighted n-grams.",
+        "precision. cntp spans = merged positions of the most positively weighted n-grams. ToxiTrace "
+        "explanations: char_scores = each character's share of the logit (n-gram weight x TF-IDF value), "
+        "masked probabilities = the same model on the masked texts.",
         "char n-gram TF-IDF + LogisticRegression",
         "supervised on demo train; dev/test never used for fitting",
+    ),
+    BaselineInfo(
+        "char-ngram-random",
+        "The char-ngram model's labels and probabilities with RANDOM char_scores (uniform, seeded per item "
+        "id; no spans, so spans are derived from the scores): the chance level of attribution AUPRC, "
+        "comprehensiveness and sufficiency. ToxiTrace tracks only.",
+        "char n-gram TF-IDF + LogisticRegression, random attributions",
+        "supervised on demo train; attributions random (seed 17)",
+        TOXITRACE_TRACKS,
     ),
 )

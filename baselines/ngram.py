@@ -5,10 +5,18 @@ mutually consistent (the protocol rejects inconsistent records, and a baseline s
 content, not on format): the label decides whether stance/category come from the attack or the
 non-attack values, and the target comes from a list of target mentions seen in train. ToxiTrace: one
 label classifier; cntp spans are the merged positions of the most positively weighted n-grams.
+
+Explanations (spec §3): each character's score is its share of the model's logit -- every n-gram
+occurrence's term ``w_g · x_g`` (weight times TF-IDF value, split evenly over the occurrences of g) spread
+evenly over the n characters it covers -- so the scores sum to the logit minus the intercept. The masked
+probabilities come from running the same model on the masked texts the scorer defines
+(``scoring.toxitrace.masking``). The random-attribution variant keeps the model's labels and ``prob`` but
+draws the scores uniformly from a seed fixed per item id: the chance level of the faithfulness metrics.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 
 import numpy as np
@@ -16,10 +24,14 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from baselines.rationale import render
+from scoring.toxitrace.masking import VARIANTS, masked_texts
 
 NO_TARGET = "无明确对象"
 DISCRETE = ("target_type", "target_explicitness", "stance", "label", "category")
 MAX_SPAN_NGRAMS = 3  # top positive n-grams turned into spans per toxic row
+RANDOM_ATTRIBUTION_SEED = 17  # the random-attribution variant's scores: default_rng([seed, hash of the id])
+SCORE_DECIMALS = 4  # char_scores and probabilities are rounded so files are stable across BLAS builds
+PROB_DECIMALS = 6
 
 
 def _vectorizer() -> TfidfVectorizer:
@@ -129,6 +141,50 @@ class ToxiNgram:
             out.append(pred)
         return out
 
+    def explain_many(self, rows: list[dict], with_spans: bool, *, random_scores: bool = False) -> list[dict]:
+        """Predictions with explanations: ``char_scores``, ``prob`` and the six masked probabilities.
+
+        ``random_scores``: the chance-level variant (seeded uniform scores, no spans; labels and ``prob``
+        are the model's own, the masked probabilities the model's on the randomly masked texts).
+        """
+        texts = [r["text"] for r in rows]
+        features = self.vectorizer.transform(texts)
+        if random_scores:
+            scores = [random_char_scores(r["id"], len(r["text"])) for r in rows]
+            out = [{"id": p["id"], "label": p["label"]} for p in self.predict_many(rows, with_spans=False)]
+        else:
+            scores = [self.char_scores(text, features[k]) for k, text in enumerate(texts)]
+            out = self.predict_many(rows, with_spans)
+        for pred, prob in zip(out, self._toxic_probs(features), strict=True):
+            pred["prob"] = prob
+        masked = [masked_texts(text, s) for text, s in zip(texts, scores, strict=True)]
+        for variant in VARIANTS:
+            probs = self._toxic_probs(self.vectorizer.transform([m[variant] for m in masked]))
+            for pred, prob in zip(out, probs, strict=True):
+                pred[f"prob_{variant}"] = prob
+        for pred, s in zip(out, scores, strict=True):
+            pred["char_scores"] = s
+        return out
+
+    def _toxic_probs(self, features) -> list[float]:
+        return [round(float(p), PROB_DECIMALS) for p in self.model.predict_proba(features)[:, 1]]
+
+    def char_scores(self, text: str, features) -> list[float]:
+        """Each character's share of the logit (see the module docstring); ``features``: the text's row."""
+        analyzer = self.vectorizer.build_analyzer()
+        occurrences = Counter(analyzer(text))
+        lowered = text.lower()  # the vectorizer lower-cases; positions are unchanged by str.lower here
+        vocab, row = self.vectorizer.vocabulary_, features.toarray()[0]
+        scores = np.zeros(len(text), dtype=np.float64)
+        if len(lowered) != len(text):  # a character whose lower case is longer: no aligned n-grams
+            return [0.0] * len(text)
+        for n in (1, 2, 3):
+            for i in range(len(text) - n + 1):
+                gram = lowered[i : i + n]
+                if gram in vocab and occurrences[gram]:
+                    scores[i : i + n] += self.weights[vocab[gram]] * row[vocab[gram]] / occurrences[gram] / n
+        return [round(float(s), SCORE_DECIMALS) + 0.0 for s in scores]  # + 0.0: no "-0.0" in files
+
     def spans(self, text: str) -> list[list[int]]:
         """Merge the positions of the top positive 2–3-grams into ``[start, end)`` spans."""
         vocab = self.vectorizer.vocabulary_
@@ -146,3 +202,10 @@ class ToxiNgram:
             else:
                 spans.append([p, p + 1])
         return spans
+
+
+def random_char_scores(row_id: str, length: int) -> list[float]:
+    """Uniform scores from a seed fixed per id, so a row's scores do not depend on the file order."""
+    item = int.from_bytes(hashlib.sha256(row_id.encode("utf-8")).digest()[:8], "big")
+    rng = np.random.default_rng([RANDOM_ATTRIBUTION_SEED, item])
+    return [round(float(x), SCORE_DECIMALS) for x in rng.random(length)]

@@ -36,7 +36,8 @@ def _toxitrace(track: str, train: list[dict], rows: list[dict], model: ToxiNgram
     return {
         "majority": [{"id": r["id"], "label": label, **({"spans": []} if spans else {})} for r in rows],
         "lexicon": [lexicon.toxitrace_prediction(r, spans) for r in rows],
-        "char-ngram": model.predict_many(rows, spans),
+        "char-ngram": model.explain_many(rows, spans),
+        "char-ngram-random": model.explain_many(rows, spans, random_scores=True),
     }
 
 
@@ -77,7 +78,8 @@ def run(data: Path = DEFAULT_DATA, out: Path | None = None, tracks: tuple[str, .
         "note": "Baselines for the SYNTHETIC DEMO benchmark (data/demo), "
         "not for VARM-Bench, COLD, ToxiCN or CNTP.",
         "command": "python -m baselines",
-        "files": "<track>/baselines/<name>.<split>.jsonl (track: varm, cold, toxicn, cntp; split: dev, test)",
+        "files": "<track>/baselines/<name>.<split>.jsonl (track: varm, cold, toxicn, cntp; split: dev, test; "
+        "char-ngram-random: cold, toxicn, cntp only)",
         "baselines": [b.as_dict() for b in BASELINES],
     }
     meta_path = out / "baselines.json"

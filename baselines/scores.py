@@ -1,5 +1,9 @@
 """Score the committed baseline predictions with the scorer CLI and print the README tables.
 
+The last table shows the explanation metrics (spec §3; comprehensiveness, sufficiency and the flip rate in
+percentage points of probability / of items, span counts and lengths as plain numbers) for the baselines
+that give explanations: char-ngram with its own attributions, char-ngram-random with random ones.
+
 ``python -m baselines.scores [--data DIR]`` runs ``python -m scoring score`` (no bootstrap) for every
 track, baseline and split and prints Markdown: the tables in ``data/demo/README.md`` are this output.
 """
@@ -47,7 +51,7 @@ def collect(data: Path = DEFAULT_DATA, scorer: Scorer = cli_scorer) -> dict[tupl
     for track in TRACKS:
         for split in SPLITS:
             subsets = data / track / "subsets" if track == "varm" and split == "test" else None
-            for baseline in BASELINES:
+            for baseline in (b for b in BASELINES if track in b.tracks):
                 predictions = prediction_path(data, track, baseline.name, split)
                 results[track, baseline.name, split] = scorer(
                     track, data / track / f"{split}.jsonl", subsets, predictions
@@ -104,6 +108,20 @@ def markdown(results: dict[tuple[str, str, str], dict]) -> str:
         cells = [_pct(m[k]) for k in ("accuracy", "precision", "recall", "f1", "macro_f1")]
         spans = m.get("spans")
         cells += [_pct(spans["overlap_f1"]), _pct(spans["char_f1"])] if spans else ["–", "–"]
+        lines.append(f"| {track} | {name} | {split} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| explanations (§3) | baseline | split | attribution AUPRC | comprehensiveness | sufficiency | "
+        "decision flip @20 % | spans per item | mean span length |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (track, name, split), r in results.items():
+        e = r.get("explanations")
+        if e is None:
+            continue
+        cells = [_pct(e["auprc"]) if "auprc" in e else "–"]
+        cells += [_pct(e[k]) for k in ("comprehensiveness", "sufficiency", "decision_flip_20")]
+        cells += [f"{e['spans_per_item']:.2f}", f"{e['mean_span_length']:.2f}"]
         lines.append(f"| {track} | {name} | {split} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

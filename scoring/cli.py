@@ -1,4 +1,4 @@
-"""Command line: validate, score, check-references, import.
+"""Command line: validate, score, check-references, import, masked-inputs.
 
 Exit codes: 0 success/valid, 1 the input has problems (listed line by line), 2 usage error (bad arguments,
 unreadable file). Never prints a traceback for bad input.
@@ -22,6 +22,7 @@ from .version import SCORER_VERSION
 __all__ = ["main"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+NEWLINE = b"\n"
 
 
 class UsageError(Exception):
@@ -193,6 +194,19 @@ def _print_summary(summary: dict) -> int:
     return EXIT_OK
 
 
+def _masked_inputs(args: argparse.Namespace) -> int:
+    if args.track == "varm":
+        raise UsageError("masked-inputs is for the ToxiTrace tracks (cold, toxicn, cntp)")
+    from .toxitrace.masked_inputs import masked_inputs_jsonl
+
+    inputs = read_public_inputs(_read(args.inputs, "inputs file"))
+    predictions = _read(args.predictions, "predictions file")
+    data = masked_inputs_jsonl(inputs, predictions, spans=get_track(args.track).span_mode)
+    _write_atomically(Path(args.out), data)
+    print(f"wrote {data.count(NEWLINE):,} masked texts ({len(inputs):,} rows x 6 variants) to {args.out}")
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scoring",
                                      description=f"Leaderboard scorer {SCORER_VERSION}")
@@ -233,6 +247,16 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--fill-blank-targets", action="store_true",
                      help="varm: write 无明确对象 for blank gold targets whose target_type is 无明确对象")
     imp.set_defaults(run=_import)
+
+    masked = commands.add_parser(
+        "masked-inputs", help="write the masked texts (and their sha256) to run a model on for the masked "
+                              "probabilities of char_scores predictions")
+    masked.add_argument("--track", required=True, choices=TRACK_NAMES)
+    masked.add_argument("--inputs", required=True,
+                        help="public test inputs JSONL ({\"id\", \"text\"} per line)")
+    masked.add_argument("--predictions", required=True, help="predictions with char_scores on every line")
+    masked.add_argument("out", help="output JSONL, one line per row and masking variant")
+    masked.set_defaults(run=_masked_inputs)
     return parser
 
 

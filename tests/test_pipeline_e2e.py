@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from fastapi.testclient import TestClient
 
+from scoring.api import score_file
 from space.auth import Auth
 from space.server import create_app
 from tests.conftest_hub import HUB_TEST_OPTIONS, make_hub_config
@@ -352,3 +353,60 @@ def assert_alive(proc: subprocess.Popen, log: Path) -> bool:
     if proc.poll() is not None:
         raise AssertionError(f"python -m space exited:\n{log.read_text()[-3000:]}")
     return False
+
+
+def _explained_cntp_predictions() -> bytes:
+    """The char-ngram baseline's cntp test predictions (char_scores, prob, masked probabilities) plus the
+    masked-text hashes a submitter copies from `python -m scoring masked-inputs`."""
+    from scoring.toxitrace.masking import masked_texts, text_sha256
+
+    references = (DEMO / "cntp" / "test.jsonl").read_text().splitlines()
+    texts = {r["id"]: r["text"] for r in map(json.loads, references)}
+    rows = [json.loads(line) for line in baseline_file("cntp", "char-ngram").decode().splitlines()]
+    for row in rows:
+        row.update({f"sha256_{v}": text_sha256(t) for v, t in masked_texts(texts[row["id"]],
+                                                                           row["char_scores"]).items()})
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+
+
+def test_explanations_validated_scored_and_published(tmp_path, redis_available, key_prefix, workers):
+    """A REST submission with char_scores and masked probabilities on cntp: the real worker scores it and
+    every §3 metric is published (result envelope, board row, parquet); a bad hash is refused at upload."""
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO / "cntp", demo / "cntp", ignore=shutil.ignore_patterns("baselines", "train.jsonl"))
+    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available,
+                    celery_key_prefix=key_prefix, stuck_after_seconds=300)
+    seed_store(config, demo)
+    workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
+    client = api(config)
+    data = _explained_cntp_predictions()
+
+    first, rest = data.split(b"\n", 1)
+    bad = json.dumps({**json.loads(first), "sha256_kept_20": "0" * 64}).encode() + b"\n" + rest
+    refused = client.post("/api/v1/submissions", data={"track": "cntp", "model_name": "bad"},
+                          files={"file": ("p.jsonl", bad)}, headers={"X-User": "bob"})
+    assert refused.status_code == 422, refused.text
+    assert {(e["line"], e["field"]) for e in refused.json()["errors"]} == {(1, "sha256_kept_20")}
+
+    sid = submit(client, data, track="cntp")["submission_id"]
+    body = wait_status(client, sid, "published")
+    result = body["result"]["result"]
+    explanations = result["explanations"]
+    assert set(explanations) == {"tau", "spans_source", "spans_per_item", "mean_span_length", "auprc",
+                                 "comprehensiveness", "sufficiency", "comprehensiveness_k", "sufficiency_k",
+                                 "decision_flip_20"}
+    assert explanations["spans_source"] == "given"
+    assert set(explanations["sufficiency_k"]) == {"10", "20", "50"}
+    expected = score_file("cntp", DEMO / "cntp" / "test.jsonl", data)  # the worker's numbers are the scorer's
+    assert explanations == expected["explanations"]
+    assert {k: v for k, v in result["ci"].items() if k.startswith("explanations.")} == {
+        k: v for k, v in expected["ci"].items() if k.startswith("explanations.")}
+
+    row = client.get("/api/v1/leaderboard", params={"track": "cntp"}).json()["rows"][0]
+    assert row["explanations.comprehensiveness"] == explanations["comprehensiveness"]
+    assert row["explanations.auprc"] == explanations["auprc"] and "ci.explanations.auprc.low" in row
+    store = open_store(config)
+    frame = pd.read_parquet(io.BytesIO(store.read("results", "cntp/leaderboard.parquet")))
+    assert frame["explanations.sufficiency"].iloc[0] == explanations["sufficiency"]
+    envelope = json.loads(store.read("results", f"cntp/results/{sid}/v1.json"))
+    assert envelope["result"]["explanations"] == explanations

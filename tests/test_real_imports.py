@@ -212,7 +212,8 @@ def test_baselines_on_a_real_bundle_without_a_dev_split(tmp_path: Path) -> None:
                "--out", str(tmp_path / "o"))
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in (tmp_path / "o" / "cold" / "baselines").iterdir())
-    assert written == ["char-ngram.test.jsonl", "lexicon.test.jsonl", "majority.test.jsonl"]
+    assert written == ["char-ngram-random.test.jsonl", "char-ngram.test.jsonl", "lexicon.test.jsonl",
+                       "majority.test.jsonl"]
     assert len(lines((tmp_path / "o" / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes())) == 5_323
     asked = run("baselines", "--data", str(tmp_path / "bundles"), "--tracks", "cold", "--splits", "dev")
     assert asked.returncode == 2 and "has no dev split file" in asked.stderr

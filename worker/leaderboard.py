@@ -159,6 +159,9 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
             "tie_group": group,
         }
         row.update({k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()})
+        # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>` columns
+        explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
+        row.update({k: _finite(v) for k, v in explanations.items()})
         row.update(ci_columns(result.get("ci", {})))
         rows.append(row)
     return rows

@@ -7,8 +7,16 @@ One object per line, one line per test row, any order::
 
 ``label`` is the number 0 or 1 (see the package docstring for the label policy). ``spans`` follows the span
 policy of ``spans.py`` and is checked against the PUBLIC text of the row, so validation never needs gold.
-On span tracks every line needs ``spans`` (``[]`` for none); elsewhere it is optional, checked when given,
-and scored only when every line has it and the references carry spans. Unknown keys are ignored.
+On span tracks every line needs ``spans`` (``[]`` for none) unless it gives ``char_scores`` (spans are then
+derived from the scores, spec §3); elsewhere it is optional, checked when given, and scored only when every
+line has it and the references carry spans. Unknown keys are ignored.
+
+Explanations (spec §3), optional on every track, all-or-none across the file:
+
+- ``char_scores``: one finite number per code point of the row's public text;
+- ``prob`` and ``prob_removed_<k>`` / ``prob_kept_<k>`` for k in 10, 20, 50 (all seven or none; they need
+  ``char_scores``): probabilities in [0, 1];
+- ``sha256_<variant>`` (each optional): checked against the masked text recomputed from ``char_scores``.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import numpy as np
 from ..jsonl import coverage_problems, read_jsonl
 from ..problems import Problem
 from ..report import Report
+from .explanations_input import ExplanationRows, parse_explanation_fields
 from .fields import id_problem, label_problem
 from .spans import Span, parse_spans
 
@@ -29,10 +38,16 @@ SpanMode = Literal["required", "optional"]
 
 @dataclass
 class ToxiPredictions:
-    """Predictions aligned to the public inputs' order; ``spans`` None when not given on every line."""
+    """Predictions aligned to the public inputs' order; ``spans`` None when not given on every line.
+
+    ``char_scores`` (one float64 array per row) and ``probs`` (key -> per-row array) are None when the
+    submission has no explanations; the reader refuses files that give them on some lines only.
+    """
 
     labels: np.ndarray
     spans: list[tuple[Span, ...]] | None
+    char_scores: list[np.ndarray] | None = None
+    probs: dict[str, np.ndarray] | None = None
 
 
 def parse_predictions(
@@ -50,6 +65,7 @@ def parse_predictions(
     labels: dict[str, int] = {}
     row_spans: dict[str, tuple[Span, ...]] = {}
     lines_without_spans = 0
+    explained = ExplanationRows()
 
     for line, obj in rows:
         if "id" not in obj:
@@ -69,9 +85,13 @@ def parse_predictions(
         elif rid is not None and rid not in labels:
             labels[rid] = obj["label"]
 
+        text = text_of.get(rid) if rid is not None else None
+        for problem in parse_explanation_fields(line, obj, rid, text, explained):
+            problems.add(problem)
+
         if "spans" not in obj:
             lines_without_spans += 1
-            if spans == "required":
+            if spans == "required" and "char_scores" not in obj:
                 problems.add(Problem(line, "spans", "missing field 'spans': this track scores toxic spans; "
                                                     "write [] when the model marks none"))
         elif rid is not None and rid in text_of:  # unknown ids are reported by the coverage check
@@ -82,11 +102,15 @@ def parse_predictions(
 
     for problem in coverage_problems(found, list(text_of)):
         problems.add(problem)
+    for problem in explained.mixing_problems(len(rows)):
+        problems.add(problem)
     report.extend(list(problems))
     report.errors_total = problems.total  # the reader counted problems beyond those it kept
-    if spans == "optional" and 0 < lines_without_spans < len(rows):
+    if 0 < lines_without_spans < len(rows) and (spans == "optional" or explained.lines_with["char_scores"]):
         report.advice.append(
-            "Some lines give 'spans' and some do not; spans are only scored when every line has them."
+            "Some lines give 'spans' and some do not; spans are only scored when every line has them"
+            + (" (otherwise they are derived from 'char_scores')." if explained.lines_with["char_scores"]
+               else ".")
         )
     if not report.valid:
         return None, report
@@ -95,6 +119,8 @@ def parse_predictions(
         ToxiPredictions(
             labels=np.asarray([labels[i] for i in order], dtype=np.int8),
             spans=[row_spans[i] for i in order] if lines_without_spans == 0 else None,
+            char_scores=explained.aligned_scores(order),
+            probs=explained.aligned_probs(order),
         ),
         report,
     )

@@ -3,12 +3,14 @@
 Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
 macro_f1[, spans{...}]}``,
 ``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1, withheld}``,
-``ci.<dotted metric path>: [low, high]`` and ``bootstrap{resamples, seed, level}``. Plain Python floats,
+``ci.<dotted metric path>: [low, high]``, ``bootstrap{resamples, seed, level}`` and, only for predictions
+with ``char_scores``, ``explanations{...}`` (§3, see ``explanations.py``). Plain Python floats,
 unrounded; the same references, predictions and seed always give the same dict.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics
+from .explanations import derive_spans, explanation_result
 from .predictions import ToxiPredictions, parse_predictions
 from .references import ToxiReferences, bundle_warnings, check_reference_bundle, load_references
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
@@ -59,41 +62,57 @@ class ToxiTraceTrack:
     # --- predictions -------------------------------------------------------------------------------
 
     def check_predictions(self, data: bytes, inputs: list[dict]) -> Report:
-        return parse_predictions(data, inputs, spans=self._span_mode)[1]
+        return parse_predictions(data, inputs, spans=self.span_mode)[1]
 
     def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
         """One canonical string per input row (input order): the label, plus the merged spans on a span
         track (cntp). The classification tracks' references carry no spans (COLD, ToxiCN), so spans there
         change no score and are left out: they cannot make two files differ. Gold-independent; InputError
-        for an invalid file."""
-        preds, report = parse_predictions(data, inputs, spans=self._span_mode)
+        for an invalid file. On a span track `char_scores` (§3) count too: they decide the derived spans and
+        the attribution AUPRC, both gold-dependent, so a file differing only in one row's scores is a
+        near-copy there; elsewhere they feed gold-independent metrics only and are left out."""
+        preds, report = parse_predictions(data, inputs, spans=self.span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
-        if preds.spans is None or not self.spans:
+        spans = self._predicted_spans(preds)
+        if spans is None or not self.spans:
             return [str(int(label)) for label in preds.labels]
-        pairs = zip(preds.labels, preds.spans, strict=True)
-        return [f"{int(label)}|{sorted(spans)}" for label, spans in pairs]
+        keys = [f"{int(label)}|{sorted(row)}" for label, row in zip(preds.labels, spans, strict=True)]
+        if preds.char_scores is not None:
+            keys = [f"{key}|{hashlib.sha256(s.tobytes()).hexdigest()[:16]}"
+                    for key, s in zip(keys, preds.char_scores, strict=True)]
+        return keys
 
     @property
-    def _span_mode(self) -> str:
+    def span_mode(self) -> str:
         return "required" if self.spans else "optional"
 
     def _parse(self, refs: ToxiReferences, data: bytes) -> ToxiPredictions:
-        preds, report = parse_predictions(data, refs.public_inputs(), spans=self._span_mode)
+        preds, report = parse_predictions(data, refs.public_inputs(), spans=self.span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
         return preds
 
     def row_outcomes(self, refs: ToxiReferences, data: bytes) -> dict[str, list]:
         """PRIVATE per-row gold-joined arrays in reference order; never publish."""
-        preds = self._parse(refs, data)
+        return self._outcomes(refs, self._parse(refs, data))
+
+    @staticmethod
+    def _predicted_spans(preds: ToxiPredictions) -> list | None:
+        """The submitted spans; else, when only scores were given, the spans derived from them (§3)."""
+        if preds.spans is None and preds.char_scores is not None:
+            return [derive_spans(scores) for scores in preds.char_scores]
+        return preds.spans
+
+    def _outcomes(self, refs: ToxiReferences, preds: ToxiPredictions) -> dict[str, list]:
         out: dict[str, list] = {
             "id": list(refs.ids),
             "gold": [int(x) for x in refs.labels],
             "pred": [int(x) for x in preds.labels],
         }
-        if refs.spans is not None and preds.spans is not None:
-            counts = SpanCounts.from_spans(refs.spans, preds.spans)
+        pred_spans = self._predicted_spans(preds)
+        if refs.spans is not None and pred_spans is not None:
+            counts = SpanCounts.from_spans(refs.spans, pred_spans)
             for key, arr in zip(SPAN_KEYS, (counts.gold, counts.pred, counts.inter), strict=True):
                 out[key] = [int(x) for x in arr]
         return out
@@ -103,8 +122,11 @@ class ToxiTraceTrack:
     def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
               disclose: bool = True) -> dict:
         """The full result dict; InputError when the predictions are invalid. `disclose` (the published
-        form): small and label-pure breakdown cells are withheld; False gives every cell's raw values."""
-        outcomes = self.row_outcomes(refs, data)
+        form): small and label-pure breakdown cells are withheld; False gives every cell's raw values.
+
+        ``explanations`` is added only when the predictions carry ``char_scores`` (spec §3)."""
+        preds = self._parse(refs, data)
+        outcomes = self._outcomes(refs, preds)
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
@@ -118,7 +140,7 @@ class ToxiTraceTrack:
             for path, values in _resampled(_unlinked(outcomes), idx).items():
                 ci[path] = percentile_ci(values, DEFAULT_LEVEL)
 
-        return {
+        result = {
             "scorer_version": SCORER_VERSION,
             "track": self.name,
             "rows": len(gold),
@@ -127,6 +149,12 @@ class ToxiTraceTrack:
             "ci": ci,
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
+        if preds.char_scores is not None:
+            result["explanations"], explanation_ci = explanation_result(
+                pred, preds.char_scores, preds.probs, self._predicted_spans(preds),
+                "given" if preds.spans is not None else "derived", refs.spans, idx)
+            ci.update(explanation_ci)
+        return result
 
     def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
                        metrics: Sequence[str] | None = None) -> dict:

@@ -29,6 +29,10 @@ CSS = """
 .explorer-fields td, .explorer-fields th { padding: 2px 10px; border-bottom: 1px solid #ddd; }
 .explorer-fields tr.wrong td { color: #b00020; font-weight: 600; }
 .explorer-text { font-size: 1.1em; line-height: 1.8; }
+.explorer-attr .attr-1 { background: #fde2cf; } .explorer-attr .attr-2 { background: #fbc4a0; }
+.explorer-attr .attr-3 { background: #f8a270; } .explorer-attr .attr-4 { background: #f47d43; }
+.explorer-attr .attr-5 { background: #e4531b; color: #fff; }
+.explorer-attr .attr-top { outline: 1px solid #7a1f00; }
 """
 STANCES = ("攻击或认同", "反对攻击", "引用或转述", "中性提及")
 CATEGORIES = ("非攻击", "一般辱骂", "地域族群攻击", "性别攻击", "性少数攻击", "阶层职业攻击", "身心疾病攻击")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from scoring.protocol import FIELDS, parse_output
+from scoring.toxitrace.explanations import derive_spans
+from scoring.toxitrace.masking import top_positions
 from scoring.tracks import get_track
 
 from .safe import h
@@ -179,9 +181,13 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
     preds, report = parse_predictions(predictions, refs.public_inputs(), spans="optional")
     items = []
     if preds is not None:
+        derived = preds.spans is None and preds.char_scores is not None  # spans from scores, as the scorer
         for i, rid in enumerate(refs.ids):
             gold_spans = list(refs.spans[i]) if refs.spans is not None else []
-            pred_spans = list(preds.spans[i]) if preds.spans is not None else []
+            if derived:
+                pred_spans = list(derive_spans(preds.char_scores[i]))
+            else:
+                pred_spans = list(preds.spans[i]) if preds.spans is not None else []
             g, p = int(refs.labels[i]), int(preds.labels[i])
             items.append(
                 {
@@ -200,6 +206,8 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
                     "subsets": [f"{k}={val}" for k, v in refs.breakdowns.items() for val in v[i]],
                 }
             )
+            if preds.char_scores is not None:
+                items[-1]["char_scores"] = [float(x) for x in preds.char_scores[i]]
     n = len(items)
     summary = {"rows": n, "accuracy": (sum(not it["wrong"] for it in items) / n) if n else None}
     return Exploration(track, items, report.as_dict(), summary)
@@ -287,6 +295,25 @@ def highlight_spans(text: str, gold: Sequence[tuple[int, int]], pred: Sequence[t
     return "".join(out)
 
 
+ATTRIBUTION_LEVELS = 5  # shades of the attribution heat map (classes attr-0 .. attr-5 in app.CSS)
+
+
+def highlight_attributions(text: str, scores: Sequence[float], gold: Sequence[tuple[int, int]]) -> str:
+    """Escaped text, each character shaded by its attribution score (min-max scaled within the item, in
+    ATTRIBUTION_LEVELS steps), gold spans underlined; the top 20 % by score (the characters the masking
+    removes at k = 20) are outlined."""
+    g = {i for s, e in gold for i in range(s, e)}
+    top = top_positions(scores, 20)
+    low, high = (min(scores), max(scores)) if len(scores) else (0.0, 0.0)
+    out = []
+    for i, ch in enumerate(text):
+        level = round(ATTRIBUTION_LEVELS * (scores[i] - low) / (high - low)) if high > low else 0
+        css = f"attr-{level}" + (" attr-top" if top[i] else "")
+        piece = f'<span class="{css}">{h(ch)}</span>'
+        out.append(f"<u>{piece}</u>" if i in g else piece)
+    return "".join(out)
+
+
 def item_html(item: dict | None) -> str:
     """Detail view of one item: the text with the gold target highlighted, and gold vs parsed fields."""
     if not item:
@@ -294,9 +321,17 @@ def item_html(item: dict | None) -> str:
     if "gold_spans" in item:
         body = highlight_spans(item["text"], item["gold_spans"], item["pred_spans"])
         verdict = "✓" if not item["wrong"] else "✗"
+        attributions = ""
+        if item.get("char_scores") is not None:
+            heat = highlight_attributions(item["text"], item["char_scores"], item["gold_spans"])
+            attributions = (
+                f"<p class='explorer-text explorer-attr'>{heat}</p><p><small>attribution 归因: darker = "
+                "higher char_scores; outlined = top 20 % (removed at k = 20); underline = gold span"
+                "</small></p>"
+            )
         return (
             f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code></p>"
-            f"<p class='explorer-text'>{body}</p>"
+            f"<p class='explorer-text'>{body}</p>{attributions}"
             f"<p>gold 金标 label = {h(item['gold']['label'])} · predicted 预测 = {h(item['pred']['label'])} "
             f"{verdict}</p><p><small>underline = gold span 金标片段 · highlight = predicted span 预测片段"
             "</small></p></div>"

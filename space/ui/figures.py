@@ -390,3 +390,34 @@ def compare_bars(comparison: dict, label_a: str, label_b: str) -> go.Figure:
         title=title, xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)", **_LAYOUT
     )
     return fig
+
+
+def comprehensiveness_vs_f1(rows: Sequence[dict]) -> go.Figure:
+    """Does a better classifier explain itself better? Comprehensiveness (spec §3) against F1, one point per
+    system that submitted explanations, with the comprehensiveness CI as a vertical error bar."""
+    title = "Explanations: comprehensiveness vs F1 解释忠实度与F1"
+    shown = [r for r in rows if _num(r.get("explanations.comprehensiveness")) is not None]
+    if not shown:
+        return empty_figure(title, "No system with explanations 暂无提交解释的系统")
+    y = [_pct(r.get("explanations.comprehensiveness")) for r in shown]
+    hi = [_pct(r.get("ci.explanations.comprehensiveness.high")) for r in shown]
+    lo = [_pct(r.get("ci.explanations.comprehensiveness.low")) for r in shown]
+    fig = go.Figure(
+        go.Scatter(
+            x=[_pct(r.get("f1")) for r in shown],
+            y=y,
+            mode="markers+text",
+            text=system_labels(shown),
+            textposition="top center",
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [None if h is None else h - v for h, v in zip(hi, y, strict=True)],
+                "arrayminus": [None if lo_ is None else v - lo_ for lo_, v in zip(lo, y, strict=True)],
+            },
+            hovertemplate="%{text}<br>F1 %{x:.1f}%<br>comprehensiveness %{y:.1f} points<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title, xaxis_title="F1 (%)",
+                      yaxis_title="Comprehensiveness 全面性 (probability points)", **_LAYOUT)
+    return fig

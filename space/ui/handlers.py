@@ -33,6 +33,7 @@ from .tables import (
     default_columns,
     display_frame,
     filter_rows,
+    is_explanation,
     metric_table,
     page_slice,
     pct,
@@ -295,7 +296,7 @@ class UI:
                 figures.cue_heatmap(rows, results),
             ]
         else:
-            cls = [(m.key, m.header) for m in METRICS["cold"]]
+            cls = [(m.key, m.header) for m in METRICS["cold"] if not is_explanation(m.key)]
             figs = [
                 figures.metric_bars(rows, cls, f"{TRACK_TITLES[track]}: classification 分类指标 (95% CI)")
             ]
@@ -304,6 +305,8 @@ class UI:
             if track == "cntp":
                 spans = [(m.key, m.header) for m in METRICS["cntp"] if m.key.startswith("spans.")]
                 figs.append(figures.metric_bars(rows, spans, "CNTP: toxic spans 毒性片段 (95% CI)"))
+            if any(r.get("explanations.comprehensiveness") is not None for r in rows):
+                figs.append(figures.comprehensiveness_vs_f1(rows))
         plots = [gr.Plot(value=f, visible=True) for f in figs]
         plots += [gr.Plot(value=None, visible=False) for _ in range(5 - len(plots))]
         return (*plots, metric_table(rows, track))
@@ -606,7 +609,7 @@ class UI:
         keys = (
             [f"field_accuracy.{f}" for f in _FIELD_KEYS]
             if track == "varm"
-            else [m.key for m in METRICS[track]]
+            else [m.key for m in METRICS[track] if m.percent]
         )
         deltas = pd.DataFrame(
             [

@@ -26,6 +26,7 @@ class Metric:
     key: str
     header: str
     ci: bool = False
+    percent: bool = True  # False: a plain number (a count or a length), shown with two decimals
 
 
 _VARM_METRICS = (
@@ -59,12 +60,20 @@ _SPAN_METRICS = (
     Metric("spans.char_f1", "Span char F1"),
     Metric("spans.iou", "Span IoU"),
 )
+# The "Expl." column group (spec §3): blank for systems without explanations, and left out of a page on
+# which no system has them, so a board without explanations looks as before.
+_EXPLANATION_METRICS = (
+    Metric("explanations.comprehensiveness", "Expl. comprehensiveness", ci=True),
+    Metric("explanations.sufficiency", "Expl. sufficiency (lower better)"),
+    Metric("explanations.spans_per_item", "Expl. spans per item", percent=False),
+)
+_AUPRC = Metric("explanations.auprc", "Expl. attribution AUPRC")
 METRICS: dict[str, tuple[Metric, ...]] = {
     "varm": _VARM_METRICS,
-    "cold": _TT_METRICS,
-    "toxicn": _TT_METRICS,
+    "cold": _TT_METRICS + _EXPLANATION_METRICS,
+    "toxicn": _TT_METRICS + _EXPLANATION_METRICS,
     # CNTP's primary metric is the span overlap F1, so it leads; classification follows.
-    "cntp": _SPAN_METRICS + _TT_METRICS,
+    "cntp": _SPAN_METRICS + _TT_METRICS + (_AUPRC,) + _EXPLANATION_METRICS,
 }
 # Shown by default (the column chooser adds the rest).
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
@@ -124,8 +133,13 @@ def column_choices(track: str) -> list[tuple[str, str]]:
     return text + [(m.header, m.key) for m in METRICS[track]]
 
 
+def is_explanation(key: str) -> bool:
+    return key.startswith("explanations.")
+
+
 def default_columns(track: str) -> list[str]:
-    return [f"text:{k}" for k in DEFAULT_TEXT] + list(DEFAULT_METRICS[track])
+    explanations = [m.key for m in METRICS[track] if is_explanation(m.key)]
+    return [f"text:{k}" for k in DEFAULT_TEXT] + list(DEFAULT_METRICS[track]) + explanations
 
 
 def sort_choices(track: str) -> list[tuple[str, str]]:
@@ -245,15 +259,28 @@ def rank_label(low: object, high: object) -> str:
     return str(lo) if lo == hi else f"{lo}–{hi}"
 
 
-def pct(value: object, digits: int = 1) -> float | None:
-    """A share in [0, 1] as a percentage rounded for display; None stays None."""
+def _float(value: object) -> float | None:
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
-    if v != v:  # NaN
-        return None
-    return round(v * 100, digits)
+    return None if v != v else v  # NaN -> None
+
+
+def pct(value: object, digits: int = 1) -> float | None:
+    """A share in [0, 1] as a percentage rounded for display; None stays None."""
+    v = _float(value)
+    return None if v is None else round(v * 100, digits)
+
+
+def number(value: object, digits: int = 2) -> float | None:
+    """A plain number (not a share) rounded for display; None and NaN stay None."""
+    v = _float(value)
+    return None if v is None else round(v, digits)
+
+
+def metric_value(m: Metric, row: dict | pd.Series) -> float | None:
+    return pct(row.get(m.key)) if m.percent else number(row.get(m.key))
 
 
 def ci_label(row: dict | pd.Series, key: str) -> str:
@@ -309,9 +336,12 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
+        values = [metric_value(m, r) for r in records]
+        if is_explanation(m.key) and all(v is None for v in values):
+            continue
         headers.append(m.header)
         types.append("number")
-        data[m.header] = [pct(r.get(m.key)) for r in records]
+        data[m.header] = values
         if m.ci:
             h = f"{m.header} 95% CI"
             headers.append(h)
@@ -401,8 +431,11 @@ def metric_table(rows: Iterable[dict], track: str) -> pd.DataFrame:
     for r in rows:
         rec: dict[str, object] = {"Model 模型": str(r.get("model_name", ""))}
         for m in METRICS[track]:
-            rec[m.header] = pct(r.get(m.key))
+            rec[m.header] = metric_value(m, r)
             if m.ci:
                 rec[f"{m.header} 95% CI"] = ci_label(r, m.key)
         out.append(rec)
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    unused = [c for m in METRICS[track] if is_explanation(m.key) and m.header in table
+              and table[m.header].isna().all() for c in (m.header, f"{m.header} 95% CI") if c in table]
+    return table.drop(columns=unused)

@@ -1,0 +1,93 @@
+"""The board's explanation views (spec §3): the "Expl." column group, the comprehensiveness-vs-F1 chart and
+the dev explorer's attribution heat map, on results produced by the real scorer from the demo baselines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scoring.api import score_file
+from space.ui import explorer, figures
+from space.ui.tables import default_columns, display_frame, metric_table, rows_frame
+from tests.factories import XSS_NAME, board_rows, make_entries
+from worker.leaderboard import Entry
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+
+
+def _with_baselines(track: str) -> list[dict]:
+    """Factory board rows whose first two results are the real scores of char-ngram (explanations) and
+    lexicon (none) on the demo test split; the third is renamed to an XSS probe with the random variant."""
+    entries = make_entries(track, 6)
+    refs = DEMO / track / "test.jsonl"
+    for entry, name in zip(entries, ("char-ngram", "lexicon", "char-ngram-random"), strict=False):
+        data = (DEMO / track / "baselines" / f"{name}.test.jsonl").read_bytes()
+        entry.result.update(score_file(track, refs, data, bootstrap=20))
+        entry.record["metadata"]["model_name"] = name
+    entries[2].record["metadata"]["model_name"] = XSS_NAME
+    return board_rows([Entry(e.record, e.version, e.result) for e in entries], track)
+
+
+def test_explanation_columns_only_for_systems_that_have_them() -> None:
+    rows = _with_baselines("cntp")
+    table, types = display_frame(rows_frame(rows), "cntp", default_columns("cntp"))
+    expl = ["Expl. attribution AUPRC", "Expl. comprehensiveness", "Expl. comprehensiveness 95% CI",
+            "Expl. sufficiency (lower better)", "Expl. spans per item"]
+    assert [c for c in table.columns if c.startswith("Expl.")] == expl
+    by_model = table.set_index("Model 模型")
+    with_expl = by_model.loc["char-ngram"]
+    row = next(r for r in rows if r["model_name"] == "char-ngram")
+    assert with_expl["Expl. comprehensiveness"] == round(row["explanations.comprehensiveness"] * 100, 1)
+    assert with_expl["Expl. spans per item"] == round(row["explanations.spans_per_item"], 2)  # not a share
+    lexicon = by_model.loc["lexicon"]
+    assert lexicon[[c for c in expl if "CI" not in c]].isna().all()
+    assert lexicon["Expl. comprehensiveness 95% CI"] == ""
+    # A board with no explanation anywhere looks exactly as before: no Expl. column at all.
+    plain, _ = display_frame(rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp",
+                             default_columns("cntp"))
+    assert not [c for c in plain.columns if c.startswith("Expl.")]
+    assert len(types) == len(table.columns)
+
+
+def test_metric_table_keeps_explanations_only_when_present() -> None:
+    rows = _with_baselines("cold")
+    assert "Expl. comprehensiveness" in metric_table(rows, "cold").columns
+    assert "Expl. attribution AUPRC" not in metric_table(rows, "cold").columns  # no gold spans on cold
+    plain = board_rows(make_entries("cold", 4), "cold")
+    assert not [c for c in metric_table(plain, "cold").columns if c.startswith("Expl.")]
+
+
+def test_comprehensiveness_vs_f1_chart() -> None:
+    rows = _with_baselines("cntp")
+    fig = figures.comprehensiveness_vs_f1(rows)
+    (trace,) = fig.data
+    assert len(trace.x) == 2  # char-ngram and the (renamed) random variant; lexicon has no explanations
+    real = next(r for r in rows if r["model_name"] == "char-ngram")
+    assert real["f1"] * 100 in trace.x and real["explanations.comprehensiveness"] * 100 in trace.y
+    assert all("<script" not in label for label in trace.text)  # user text escaped
+    empty = figures.comprehensiveness_vs_f1(board_rows(make_entries("cold", 3), "cold"))
+    assert not empty.data
+
+
+def test_explorer_shows_attributions_next_to_gold_spans() -> None:
+    dev = (DEMO / "cntp" / "dev.jsonl").read_bytes()
+    preds = (DEMO / "cntp" / "baselines" / "char-ngram-random.dev.jsonl").read_bytes()  # scores, no spans
+    exp = explorer.explore("cntp", dev, preds)
+    assert exp.report["valid"]
+    item = next(i for i in exp.items if i["gold_spans"])
+    assert item["pred_spans"]  # derived from the scores, as the scorer derives them
+    html = explorer.item_html(item)
+    n = len(item["text"])
+    assert html.count("attr-top") == -(-20 * n // 100)  # the characters the k = 20 masking removes
+    gold = sum(e - s for s, e in item["gold_spans"])
+    assert html.count("<u><span class=\"attr-") == gold
+    # Without explanations the item view is unchanged (no heat map).
+    lexicon = (DEMO / "cntp" / "baselines" / "lexicon.dev.jsonl").read_bytes()
+    assert "explorer-attr" not in explorer.item_html(explorer.explore("cntp", dev, lexicon).items[1])
+
+
+def test_attribution_heat_map_escapes_text() -> None:
+    html = explorer.highlight_attributions("<b>&", [0.0, 1.0, 0.5, 0.2], [(0, 2)])
+    assert "<b>" not in html and "&lt;" in html and "&amp;" in html
+    assert html.count("attr-top") == 1 and 'class="attr-5 attr-top">b<' in html
+    assert explorer.highlight_attributions("", [], []) == ""
