@@ -86,7 +86,8 @@ def mixed_predictions(seed: int) -> bytes:
 
 
 def board_ids(base: str) -> set[str]:
-    rows = httpx.get(f"{base}/api/v1/leaderboard", params={"track": TRACK}, timeout=30).json()["rows"]
+    params = {"track": TRACK, "page_size": 1000}  # the API pages; 1000 rows covers any run of this bench
+    rows = httpx.get(f"{base}/api/v1/leaderboard", params=params, timeout=30).json()["rows"]
     return {r["submission_id"] for r in rows}
 
 

@@ -8,6 +8,7 @@ metric becomes a matrix product (one BLAS call for all resamples instead of a Py
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -18,8 +19,10 @@ __all__ = [
     "bootstrap_ci",
     "paired_bootstrap",
     "percentile_ci",
+    "resample_count_table",
     "resample_counts",
     "resample_indices",
+    "resample_table",
 ]
 
 DEFAULT_LEVEL = 0.95
@@ -31,6 +34,23 @@ def resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
     if n <= 0 or resamples <= 0:
         return np.zeros((max(resamples, 0), max(n, 0)), dtype=np.int64)
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n), dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=4)
+def resample_table(n: int, resamples: int, seed: int) -> np.ndarray:
+    """`resample_indices(n, resamples, seed)`, built once per (n, resamples, seed) and shared read-only:
+    every submission of a track is resampled with the same table (tie groups compare hundreds of pairs)."""
+    table = resample_indices(n, resamples, seed)
+    table.flags.writeable = False
+    return table
+
+
+@functools.lru_cache(maxsize=2)
+def resample_count_table(n: int, resamples: int, seed: int) -> np.ndarray:
+    """`resample_counts` of `resample_table(n, resamples, seed)`, built once and shared read-only."""
+    counts = resample_counts(resample_table(n, resamples, seed), n)
+    counts.flags.writeable = False
+    return counts
 
 
 def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:

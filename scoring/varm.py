@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_counts, resample_indices
+from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_count_table
 from .disclosure import unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
@@ -155,7 +155,7 @@ class VarmTrack:
         publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
-            counts = resample_counts(resample_indices(outcomes.n, bootstrap, seed), outcomes.n)
+            counts = resample_count_table(outcomes.n, bootstrap, seed)
             canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
             for name, values in resampled_metrics(outcomes, counts, matrix=canonical).items():
                 ci[name] = percentile_ci(values, DEFAULT_LEVEL)
@@ -197,7 +197,7 @@ class VarmTrack:
                 raise ValueError(f"cannot compare on {unknown}; choose among {names}")
             names = list(dict.fromkeys(metrics))
         point_a, point_b = metrics_for_rows(in_order_a), metrics_for_rows(in_order_b)
-        counts = resample_counts(resample_indices(outcomes_a.n, max(bootstrap, 0), seed), outcomes_a.n)
+        counts = resample_count_table(outcomes_a.n, max(bootstrap, 0), seed)
         if metrics is None:
             resampled_a = resampled_metrics(outcomes_a, counts, names)
             resampled_b = resampled_metrics(outcomes_b, counts, names)

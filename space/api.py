@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, File, Form, Header, HTTPException, Query, UploadFile
+from fastapi import APIRouter, Body, Depends, File, Form, Header, HTTPException, Query, UploadFile
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -14,6 +14,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from scoring.limits import MAX_FILE_BYTES
 from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
+from space.board_api import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    BadQuery,
+    BoardBytes,
+    EncodedBoard,
+    board_view,
+    etag,
+    matches,
+)
+from space.ui.tables import View
 from worker.quotas import QuotaExceeded, parse_iso
 from worker.records import check_track
 from worker.service import DiskFull, NotHeld, NotReady, Service
@@ -234,10 +245,85 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             raise HTTPException(404, "unknown submission id")
         return found
 
-    @router.get("/leaderboard", summary="Leaderboard rows with headline metrics and confidence intervals")
-    def leaderboard(track: Annotated[str, Query()] = "varm"):
+    boards = BoardBytes(service.leaderboard_at, service.reference_set)
+
+    def board_query(
+        track: Annotated[str, Query()] = "varm",
+        q: Annotated[str, Query(description="search in model, organisation and submitter")] = "",
+        baselines: Annotated[bool, Query(description="include the baselines")] = True,
+        model_type: Annotated[str, Query(alias="type", description="open,closed (comma-separated)")] = "",
+        setting: Annotated[str, Query(description="zero-shot,taxonomy,fine-tuned (comma-separated)")] = "",
+        sort: Annotated[str, Query(description="rank (default), a metric key, date or model")] = "rank",
+    ) -> tuple[EncodedBoard, View]:
+        """The board at the current results head and the UI's view of it asked for by the query."""
         track = track_or_404(track)
-        return {**service.leaderboard(track), "reference_set": service.reference_set(track)}
+        try:
+            view = board_view(track, q, baselines, model_type, setting, sort)
+        except BadQuery as exc:
+            raise HTTPException(422, str(exc)) from None
+        return boards.get(track), view
+
+    @router.get(
+        "/leaderboard",
+        summary="One page of leaderboard rows (headline metrics, CIs), searched, filtered and sorted "
+        "as in the UI",
+        responses={304: {"description": "Not modified (If-None-Match named the current ETag)"}},
+    )
+    def leaderboard(
+        page: Annotated[int, Query(ge=1)] = 1,
+        page_size: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
+        if_none_match: Annotated[str | None, Header()] = None,
+        query: tuple[EncodedBoard, View] = Depends(board_query),  # noqa: B008 - FastAPI's idiom
+    ):
+        board, view = query
+        tag = etag(board.head, "page", view, page, page_size)
+        if matches(if_none_match, tag):
+            return Response(status_code=304, headers={"ETag": tag, "Cache-Control": "no-cache"})
+        found = board.positions(view)
+        start = (page - 1) * page_size
+        paging = {
+            "total": len(board.rows),
+            "matched": len(found),
+            "page": page,
+            "page_size": page_size,
+            "pages": -(-len(found) // page_size),
+        }
+        return Response(
+            board.body(found[start : start + page_size], paging),
+            media_type="application/json",
+            headers={"ETag": tag, "Cache-Control": "no-cache"},
+        )
+
+    @router.get(
+        "/leaderboard/download",
+        summary="Every row of the leaderboard (or every row matching the same filters as /leaderboard), "
+        "as JSON or CSV",
+        responses={304: {"description": "Not modified (If-None-Match named the current ETag)"}},
+    )
+    def leaderboard_download(
+        format: Annotated[Literal["json", "csv"], Query()] = "json",
+        if_none_match: Annotated[str | None, Header()] = None,
+        accept_encoding: Annotated[str, Header()] = "",
+        query: tuple[EncodedBoard, View] = Depends(board_query),  # noqa: B008 - FastAPI's idiom
+    ):
+        board, view = query
+        track = view.track
+        tag = etag(board.head, "download", view, format)
+        headers = {
+            "ETag": tag,
+            "Cache-Control": "no-cache",
+            "Content-Disposition": f'attachment; filename="{track}-leaderboard.{format}"',
+            "Vary": "Accept-Encoding",
+        }
+        if matches(if_none_match, tag):
+            return Response(status_code=304, headers=headers)
+        if format == "csv":
+            return Response(board.csv(board.positions(view)), media_type="text/csv", headers=headers)
+        if view == View(track=view.track) and "gzip" in accept_encoding.lower():
+            # The whole board, compressed once per revision (GZipMiddleware skips an encoded response).
+            headers["Content-Encoding"] = "gzip"
+            return Response(board.full_gzip(), media_type="application/json", headers=headers)
+        return Response(board.body(board.positions(view)), media_type="application/json", headers=headers)
 
     @router.get("/tracks", summary="Each track and what it is scored on: a real set, the demo, or none")
     def tracks():

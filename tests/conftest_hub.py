@@ -110,9 +110,11 @@ class FakeHubControl:
             return json.loads(response.read())
 
     def fault(self, path_regex: str, status: int | None = None, count: int = 1, delay: float = 0.0,
-              method: str | None = None, after: bool = False) -> None:
-        """The next `count` requests whose path matches get `status` (and/or `delay`); see fakehub.py."""
-        spec = {"path_regex": path_regex, "status": status, "count": count, "delay": delay, "after": after}
+              method: str | None = None, after: bool = False, headers: dict | None = None) -> None:
+        """The next `count` requests whose path matches get `status` (and/or `delay`, with `headers`);
+        see fakehub.py."""
+        spec = {"path_regex": path_regex, "status": status, "count": count, "delay": delay, "after": after,
+                "headers": headers or {}}
         self._call("POST", "/_fake/faults", spec | ({"method": method} if method else {}))
 
     def reset(self) -> None:

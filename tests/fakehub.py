@@ -5,7 +5,8 @@ Implements /work/shared/notes/hub-and-gradio.md §2.2: repo create/delete/info, 
 (X-Repo-Commit, ETag, Range), commits, refs, paths-info, whoami-v2, agent-harnesses, and validate-yaml
 (called before a README.md is committed; only an unclosed front matter is rejected).
 
-Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "delay", "method", "after"}
+Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "delay", "method", "after",
+"headers"} (headers: sent with an injected status, e.g. Retry-After on a 429)
 makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
 the request is processed first and its answer replaced, like a response lost after the write landed);
 POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts.
@@ -200,7 +201,8 @@ class Handler(BaseHTTPRequestHandler):
             if fault and fault.get("delay"):
                 time.sleep(float(fault["delay"]))
             if fault and fault.get("status") and not fault.get("after"):
-                return self.send(int(fault["status"]), {"error": f"injected {fault['status']}"})
+                return self.send(int(fault["status"]), {"error": f"injected {fault['status']}"},
+                                 fault.get("headers") or None)
             if fault and fault.get("status"):
                 # Apply the request, then "lose" the answer: the caller sees only the injected status.
                 self.send = lambda *a, **k: Handler.send(self, int(fault["status"]), {"error": "injected"})

@@ -496,3 +496,34 @@ def test_fakehub_serves_the_real_client(fakehub_url: str, tmp_path: Path) -> Non
         assert f.read(2) == b"ne"
     api.delete_repo(repo, repo_type="dataset")
     assert not api.repo_exists(repo, repo_type="dataset")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Retry-After": "1"},
+        {"RateLimit": '"api";r=0;t=1', "RateLimit-Policy": '"fixed window";"api";q=500;w=300'},
+    ],
+)
+def test_hub_waits_out_a_rate_limit_window(hub_config: Config, tmp_path: Path, fakehub, headers) -> None:
+    """A 429 naming its window is waited out (without using an attempt); one that names none, or a window
+    longer than the budget, still fails after the bounded retries."""
+    store = open_store(hub_config, cache_dir=tmp_path / "c", attempts=2, base_delay=0.001)
+    store.commit("results", {"a.json": b"1"}, [], "a")
+    fakehub.reset()
+    fakehub.fault(r"/api/datasets/", status=429, method="GET", count=3, headers=headers)
+    started = time.monotonic()
+    assert store.head("results")  # 3 windows of 1 s with only 2 attempts: it waited
+    assert time.monotonic() - started >= 3 * 0.9
+    assert sum(n for route, n in fakehub.stats().items() if route.startswith("GET")) == 4
+    # Positive controls: a bare 429 uses the attempts; a window beyond the budget is not waited for.
+    fakehub.fault(r"/api/datasets/", status=429, method="GET", count=3)
+    with pytest.raises(StoreError, match="429|Too Many"):
+        store.head("results")
+    fakehub.reset()
+    impatient = open_store(hub_config, cache_dir=tmp_path / "d", attempts=2, base_delay=0.001,
+                           rate_limit_wait=0.5)
+    fakehub.fault(r"/api/datasets/", status=429, method="GET", count=3, headers=headers)
+    with pytest.raises(StoreError, match="429|Too Many"):
+        impatient.head("results")
+    fakehub.reset()

@@ -414,22 +414,26 @@ class Service:
 
     def leaderboard(self, track: str) -> dict:
         """The published leaderboard of `track` (cached per results head; treat the dict as read-only)."""
+        return self.leaderboard_at(track)[1]
+
+    def leaderboard_at(self, track: str) -> tuple[str, dict]:
+        """(results head, the leaderboard at that head): the head names the board's revision (an ETag)."""
         check_track(track)
         head = self.results_head()
         with self._lock:
             cached = self._boards.get(track)
             if cached is not None and cached[0] == head:
-                return cached[1]
+                return cached
             track_lock = self._board_locks.setdefault(track, threading.Lock())
         with track_lock:  # concurrent viewers after a publish wait for one read instead of all reading
             with self._lock:
                 cached = self._boards.get(track)
             if cached is not None and cached[0] == head:
-                return cached[1]
+                return cached
             board = self._read_leaderboard(track, head)
             with self._lock:
                 self._boards[track] = (head, board)
-        return board
+        return head, board
 
     def _read_leaderboard(self, track: str, revision: str) -> dict:
         board = read_json(self.store, "results", f"{track}/leaderboard.json", revision)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_indices
+from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_table
 from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
@@ -135,7 +135,7 @@ class ToxiTraceTrack:
             metrics["spans"] = span_metrics(counts)
 
         ci: dict[str, list[float]] = {}
-        idx = resample_indices(len(gold), bootstrap, seed)
+        idx = resample_table(len(gold), bootstrap, seed)
         if idx.size:
             for path, values in _resampled(_unlinked(outcomes), idx).items():
                 ci[path] = percentile_ci(values, DEFAULT_LEVEL)
@@ -170,7 +170,7 @@ class ToxiTraceTrack:
                 raise ValueError(f"cannot compare on {unknown}; choose among {list(self.headline_metrics)}")
         wanted = self.headline_metrics if metrics is None else tuple(dict.fromkeys(metrics))
         spans = any(m.startswith("spans.") for m in wanted)
-        idx = resample_indices(len(a["gold"]), bootstrap, seed)
+        idx = resample_table(len(a["gold"]), bootstrap, seed)
         values_a, values_b = _flat_metrics(a, spans), _flat_metrics(b, spans)
         unlinked_a, unlinked_b = _unlinked_pair(a, b)
         resampled_a = _resampled(unlinked_a, idx, spans) if idx.size else {}

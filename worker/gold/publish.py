@@ -10,9 +10,11 @@ import json
 import logging
 from collections.abc import Callable
 
+from cachetools import LRUCache
+
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.leaderboard import Entry, build_rows, dataset_card, to_parquet
+from worker.leaderboard import Entry, board_json, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -32,6 +34,8 @@ RESULTS = "results"
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
+ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
+COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
 
 
 def dumps_pretty(obj) -> bytes:
@@ -104,8 +108,10 @@ class Publisher:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._results: dict[tuple[str, int], dict] = {}
-        self._rows: dict[tuple[str, int], dict] = {}
-        self._below: dict[tuple, bool] = {}
+        # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
+        self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
+        self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
+        self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head."""
@@ -162,8 +168,30 @@ class Publisher:
 
         return below
 
+    def recall_verdicts(self, track: str) -> int:
+        """Seed the comparison cache from the published board (once per track and Publisher), so a worker
+        that restarts does not recompute every paired bootstrap: the board's tie groups ARE the verdicts
+        it was built from (`known_verdicts`). A board from another scorer version is not used. Returns how
+        many verdicts were recalled."""
+        if track in self._recalled:
+            return 0
+        self._recalled.add(track)
+        board = read_json(self.store, RESULTS, f"{track}/leaderboard.json")
+        if not board or board.get("scorer_version") != SCORER_VERSION:
+            return 0
+        if board.get("primary_metric") != get_track(track).primary_metric:
+            return 0
+        recalled = 0
+        for (leader, entry), verdict in known_verdicts(board.get("rows") or []).items():
+            key = (track, leader, entry)
+            if key not in self._below:
+                self._below[key] = verdict
+                recalled += 1
+        return recalled
+
     def board(self, track: str, entries: list[Entry]) -> dict:
         track_obj = get_track(track)
+        self.recall_verdicts(track)
         rows = build_rows(entries, track_obj.primary_metric, self.significance(track))
         return {
             "track": track,
@@ -221,7 +249,7 @@ class Publisher:
                 log = store.read(RESULTS, "changelog.jsonl", head) or b""
                 if scrub_hidden("changelog.jsonl", log, hidden_ids) == log:
                     return {}, []
-            add[f"{track}/leaderboard.json"] = dumps_pretty(board)
+            add[f"{track}/leaderboard.json"] = board_json(board)
             add[f"{track}/leaderboard.parquet"] = to_parquet(board["rows"])
             boards = {
                 p.split("/")[0] for p in store.list(RESULTS, "", head) if p.endswith("/leaderboard.json")
@@ -254,9 +282,19 @@ class Publisher:
         return {"revision": revision, "changed": revision != before, **summary}
 
     def _mark_published(self, track: str, entries: list[Entry], done: frozenset[str] | set[str]) -> None:
+        # Only records that were scored or flagged when listed can need a change: re-reading the others
+        # (every published submission) made each publish read N records twice.
+        waiting = [
+            e for e in entries
+            if e.record["status"] == SCORED
+            or any(v.get("pending_rescore") in done for v in e.record["versions"])
+        ]
+        if not waiting:
+            return
+
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             add = {}
-            for e in entries:
+            for e in waiting:
                 record = load_record(store, track, e.key[0], head)
                 if record is None:
                     continue

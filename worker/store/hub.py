@@ -7,6 +7,7 @@ also passed explicitly to the one HfApi each store owns.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -26,8 +27,24 @@ from worker.store.base import (
 )
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 NONCE_KEY = "store-commit-id:"
+
+
+def _rate_limit_window(exc: BaseException) -> float | None:
+    """Seconds until the Hub's rate-limit window resets, from a 429's headers (None: not a 429 that says)."""
+    response = getattr(exc, "response", None)
+    if getattr(response, "status_code", None) != 429:
+        return None
+    from huggingface_hub.utils import parse_ratelimit_headers
+
+    headers = getattr(response, "headers", None) or {}
+    info = parse_ratelimit_headers(headers)
+    if info is not None and info.remaining == 0:
+        return float(info.reset_in_seconds)
+    retry_after = str(headers.get("retry-after", "")).strip()
+    return float(retry_after) if retry_after.isdigit() else None
 
 
 def _status(exc: BaseException) -> int | None:
@@ -68,6 +85,8 @@ class HubStore:
 
     Transient failures (429, 5xx, timeouts, connection errors) are retried `attempts` times with
     exponential backoff from `base_delay` seconds; `timeout` bounds every HTTP request (process-wide).
+    A 429 that says when its window resets (`Retry-After`, or `RateLimit: ...;r=0;t=<s>`) is waited out
+    instead, without using an attempt, up to `rate_limit_wait` seconds of such waits per call.
     A commit carries a unique id in its description, so a retry after an ambiguous failure (the server
     may have applied it) finds it instead of applying it twice. Pass `parent` for read-modify-write
     commits: a request that hung and lands late then fails with 412 instead of applying again.
@@ -86,6 +105,7 @@ class HubStore:
         base_delay: float = 1.0,
         timeout: float = 60.0,
         create_repos: bool = True,
+        rate_limit_wait: float = 900.0,
     ) -> None:
         from huggingface_hub import HfApi
 
@@ -100,6 +120,7 @@ class HubStore:
         self.cache_dir = str(cache_dir) if cache_dir is not None else None
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
+        self.rate_limit_wait = rate_limit_wait
         set_http_timeout(timeout)
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
         self.api = HfApi(endpoint=endpoint, token=token or False)
@@ -161,14 +182,24 @@ class HubStore:
         time.sleep(self.base_delay * 2**attempt * random.uniform(0.5, 1.0))
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
-        for attempt in range(self.attempts):
+        attempt, waited = 0, 0.0
+        while True:
             try:
                 return fn()
             except Exception as exc:
+                # A 429 that names its window (Retry-After or RateLimit headers) is waited out without using
+                # an attempt, up to `rate_limit_wait` seconds in all: the Hub's windows are minutes long.
+                window = _rate_limit_window(exc)
+                if window is not None and waited + window <= self.rate_limit_wait:
+                    wait = max(window, self.base_delay)
+                    log.warning("%s: rate-limited by the Hub; waiting %.0f s for the window", what, wait)
+                    time.sleep(wait)
+                    waited += wait
+                    continue
                 if self._classify(exc) == "fatal" or attempt == self.attempts - 1:
                     raise self._translate(what, exc) from exc
                 self._sleep(attempt)
-        raise AssertionError("unreachable")
+                attempt += 1
 
     def ensure_repos(self) -> None:
         """Create missing repos (private except results) and refuse a public references/submissions repo."""

@@ -1,0 +1,293 @@
+"""Growth benchmark (issue 15 item 6): what one more submission costs as a board grows; prints figures.
+
+For each N it builds a LocalStore holding N scored submissions of the demo VARM track with the project's own
+code: a pool of `--pool` distinct prediction files is scored by the real scoring job (staged results and
+private row outcomes), then N submission records are committed that reuse those scored versions (the
+store's content addressing keeps the copies cheap), and one `Publisher.publish` builds the board (real
+paired-bootstrap tie groups). Then, per new submission (a record + its scored version, then a publish):
+
+- publish time with the same Publisher (warm) and with a new Publisher (a worker after a restart: cold);
+- store operations by kind during the publish (reads, lists, heads, commits: on the Hub each is a request)
+  and bytes committed, and how much the store folder grew;
+- `GET /api/v1/leaderboard?track=varm` through the web app (in-process, warm): latency, body bytes as sent
+  (gzip when the server compresses) and raw;
+and the log-log slope of each figure against N (0: flat; 1: grows like N).
+
+`--api-n` adds board/API-only sizes (default 10,000): boards written by `Publisher.board` with a stand-in tie
+rule (as bench/bench_ui.py does), since those rows have no private row outcomes.
+
+`--root DIR` imports the project from another checkout (e.g. `--root /work/main` for "before" figures).
+
+Usage: .venv/bin/python bench/bench_growth.py [--n 100,1000,3000] [--api-n 10000] [--root DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+TRACK = "varm"
+
+
+def _use_root(root: Path) -> None:
+    sys.path.insert(0, str(root))
+
+
+class Counting:
+    """A store proxy counting calls by method and bytes committed (every other attribute delegates)."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.calls: Counter[str] = Counter()
+        self.committed = 0
+
+    def reset(self) -> None:
+        self.calls.clear()
+        self.committed = 0
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._store, name)
+        if not callable(attr) or name.startswith("_"):
+            return attr
+
+        def counted(*args, **kwargs):
+            self.calls[name] += 1
+            if name == "commit":
+                add = args[1] if len(args) > 1 else kwargs.get("add", {})
+                self.committed += sum(len(v) for v in add.values())
+            return attr(*args, **kwargs)
+
+        return counted
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def build_pool(store, size: int) -> list[str]:
+    """`size` distinct VARM prediction files, scored by the real scoring job. Returns their ids."""
+    from tests.conftest_ui import seed_public
+    from tests.factories import mixed_predictions
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.records import new_record, predictions_path, record_path
+    from worker.submissions import dumps
+
+    seed_public(store, TRACK)
+    add, ids = {}, []
+    for i in range(size):
+        data = mixed_predictions(TRACK, 0.05 + 0.9 * i / max(size - 1, 1), seed=f"pool-{i}")
+        sid = hashlib.sha256(f"pool-{i}".encode()).hexdigest()[:16]
+        record = new_record(
+            submission_id=sid, track=TRACK, sha256=hashlib.sha256(data).hexdigest(), submitter=f"pool{i}",
+            metadata={"model_name": f"pool-{i}", "organisation": "bench", "model_type": "open",
+                      "setting": "zero-shot", "paper_url": "", "code_url": "", "description": ""},
+            is_baseline=False, at=f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}.000Z",
+        )
+        add[predictions_path(TRACK, sid)] = data
+        add[record_path(TRACK, sid)] = dumps(record)
+        ids.append(sid)
+    store.commit("submissions", add, [], f"bench: pool of {size}")
+    refs = ReferenceCache(store)
+    for sid in ids:
+        assert score_submission(store, refs.get, TRACK, sid, time_limit=300) == "scored"
+    return ids
+
+
+def copies(store, pool: list[str], start: int, count: int) -> dict[str, bytes]:
+    """Files of `count` new scored submissions (ids from `start`), each reusing a pool member's scored
+    version: its record (new id, submitter, time), staged result and row outcomes."""
+    from worker.records import SCORED, record_path, rows_path, staged_result_path
+    from worker.submissions import dumps, load_record
+
+    add: dict[str, bytes] = {}
+    for k in range(start, start + count):
+        source = pool[k % len(pool)]
+        record = load_record(store, TRACK, source)
+        version = record["versions"][-1]["version"]
+        sid = hashlib.sha256(f"copy-{k}".encode()).hexdigest()[:16]
+        minute, day = (60 + k) % 1440, 1 + (60 + k) // 1440
+        record = {
+            **record,
+            "submission_id": sid,
+            "submitter": f"user{k}",
+            "status": SCORED,  # scored, waiting for its publish
+            "created_at": f"2026-01-{day:02d}T{minute // 60:02d}:{minute % 60:02d}:00.000Z",
+            "metadata": {**record["metadata"], "model_name": f"model-{k:05d}"},
+        }
+        add[record_path(TRACK, sid)] = dumps(record)
+        for path in (staged_result_path, rows_path):
+            add[path(TRACK, sid, version)] = store.read("submissions", path(TRACK, source, version))
+    return add
+
+
+def store_with(data_dir: Path, n: int, pool_size: int):
+    from worker.gold.publish import Publisher
+    from worker.store.local import LocalStore
+
+    store = LocalStore(data_dir)
+    pool = build_pool(store, pool_size)
+    for start in range(pool_size, n, 1000):
+        store.commit("submissions", copies(store, pool, start, min(1000, n - start)), [], "bench: copies")
+    t0 = time.perf_counter()
+    Publisher(store).publish(TRACK, note="bench: initial board")
+    return store, pool, time.perf_counter() - t0
+
+
+def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path) -> dict:
+    """Add submission `k` and publish it; the figures of that publish."""
+    counting._store.commit("submissions", copies(counting._store, pool, k, 1), [], f"bench: submission {k}")
+    before = folder_bytes(data_dir)
+    counting.reset()
+    t0 = time.perf_counter()
+    out = publisher.publish(TRACK, note=f"bench {k}")
+    seconds = time.perf_counter() - t0
+    assert out["changed"], out
+    return {
+        "seconds": seconds,
+        "ops": dict(counting.calls),
+        "committed": counting.committed,
+        "grew": folder_bytes(data_dir) - before,
+    }
+
+
+def api_figures(data_dir: Path, rounds: int = 7) -> dict:
+    from fastapi.testclient import TestClient
+
+    from space.auth import Auth
+    from space.server import create_app
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.config import Config
+    from worker.service import Service
+    from worker.store import WEB_AREAS, open_store
+
+    config = Config(data_dir=data_dir)
+    service = Service(config, open_store(config, areas=WEB_AREAS), RecordingEnqueuer())
+    client = TestClient(create_app(config, service=service, auth=Auth(config, "open"), with_ui=False))
+    url = f"/api/v1/leaderboard?track={TRACK}"
+    t0 = time.perf_counter()
+    first = client.get(url, headers={"Accept-Encoding": "gzip"})
+    first_s = time.perf_counter() - t0
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        response = client.get(url, headers={"Accept-Encoding": "gzip"})
+        times.append(time.perf_counter() - t0)
+    assert response.status_code == 200 and first.status_code == 200
+    return {
+        "first_s": first_s,
+        "warm_s": statistics.median(times),
+        "sent": int(response.headers.get("content-length", len(response.content))),
+        "gzip": response.headers.get("content-encoding") == "gzip",
+        "raw": len(response.content),
+        "rows": len(response.json()["rows"]),
+    }
+
+
+def stand_in_board(data_dir: Path, n: int) -> None:
+    """A board of `n` rows with the publisher's own board code and a stand-in tie rule (no row outcomes)."""
+    from tests.factories import PRIMARY, make_entries
+    from worker.gold import publish
+    from worker.leaderboard import metric, to_parquet
+    from worker.store.local import LocalStore
+
+    class StandInTies(publish.Publisher):
+        def significance(self, track: str):
+            primary = PRIMARY[track]
+            return lambda a, b: (metric(a.result, primary) or 0) - (metric(b.result, primary) or 0) > 0.02
+
+    store = LocalStore(data_dir)
+    board = StandInTies(store).board(TRACK, make_entries(TRACK, n, seed=1))
+    encode = getattr(publish, "board_json", None) or publish.dumps_pretty  # before orjson: dumps_pretty
+    store.commit("results", {f"{TRACK}/leaderboard.json": encode(board),
+                             f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"])}, [], "bench: board")
+
+
+def slope(ns: list[int], values: list[float]) -> float | None:
+    points = [(math.log(n), math.log(v)) for n, v in zip(ns, values, strict=True) if v and v > 0]
+    if len(points) < 2:
+        return None
+    xs, ys = zip(*points, strict=True)
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x in xs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", default="100,1000,3000", help="store sizes (submissions on the track)")
+    ap.add_argument("--api-n", default="10000", help="extra board/API-only sizes ('' for none)")
+    ap.add_argument("--pool", type=int, default=40, help="distinct scored prediction files")
+    ap.add_argument("--warm", type=int, default=3, help="warm publishes measured per N (median)")
+    ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    args = ap.parse_args()
+    _use_root(args.root.resolve())
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from worker.gold.publish import Publisher
+
+    ns = [int(x) for x in args.n.split(",") if x]
+    api_ns = [int(x) for x in args.api_n.split(",") if x]
+    print(f"project: {args.root.resolve()}  track: {TRACK}  pool: {args.pool} scored files")
+    results: dict[int, dict] = {}
+    for n in ns:
+        with tempfile.TemporaryDirectory() as tmp:
+            data_dir = Path(tmp)
+            store, pool, build_s = store_with(data_dir, n, args.pool)
+            counting = Counting(store)
+            warm_publisher = Publisher(counting)
+            one_more(counting, warm_publisher, pool, n, data_dir)  # the publisher's first publish: cold
+            warm = [one_more(counting, warm_publisher, pool, n + 1 + i, data_dir) for i in range(args.warm)]
+            cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir)
+            api = api_figures(data_dir)
+            results[n] = {
+                "build_s": build_s,
+                "warm_s": statistics.median(w["seconds"] for w in warm),
+                "cold_s": cold["seconds"],
+                "ops": warm[-1]["ops"],
+                "requests": sum(warm[-1]["ops"].values()),
+                "commits": warm[-1]["ops"].get("commit", 0),
+                "committed": statistics.median(w["committed"] for w in warm),
+                "grew": statistics.median(w["grew"] for w in warm),
+                "store": folder_bytes(data_dir),
+                **{f"api_{k}": v for k, v in api.items()},
+            }
+        r = results[n]
+        print(
+            f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
+            f"{r['build_s']:.1f} s); store ops {r['requests']} {r['ops']}; committed "
+            f"{r['committed'] / 1e6:.3f} MB, store grew {r['grew'] / 1e6:.3f} MB "
+            f"(store {r['store'] / 1e6:.0f} MB); API warm {r['api_warm_s'] * 1000:.1f} ms, "
+            f"{r['api_sent'] / 1e3:.1f} kB sent"
+            f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, {r['api_rows']} rows)",
+            flush=True,
+        )
+    for n in api_ns:
+        with tempfile.TemporaryDirectory() as tmp:
+            stand_in_board(Path(tmp), n)
+            api = api_figures(Path(tmp))
+        results.setdefault(n, {}).update({f"api_{k}": v for k, v in api.items()})
+        print(
+            f"N={n:>6} (board only): API first {api['first_s'] * 1000:.0f} ms, "
+            f"warm {api['warm_s'] * 1000:.1f} ms, {api['sent'] / 1e3:.1f} kB sent"
+            f"{' gzip' if api['gzip'] else ''} ({api['raw'] / 1e3:.1f} kB raw, {api['rows']} rows)",
+            flush=True,
+        )
+    print("log-log slope against N (0 = flat, 1 = linear):")
+    for key in ("warm_s", "cold_s", "requests", "commits", "committed", "grew", "api_warm_s", "api_sent"):
+        have = [n for n in sorted(results) if key in results[n]]
+        s = slope(have, [float(results[n][key]) for n in have])
+        print(f"  {key:>11}: {'n/a' if s is None else f'{s:+.2f}'}  ({', '.join(str(n) for n in have)})")
+    print(json.dumps({str(n): {k: v for k, v in r.items() if k != "ops"} for n, r in results.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
