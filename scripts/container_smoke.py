@@ -206,9 +206,9 @@ def scenario_all(image: str) -> None:
         check_gradio_event(url, cid)
     with step("ROLE=all: HEALTHCHECK healthy"):
         healthcheck(cid)
-    with step("one-off `IMAGE python -m worker status` against it"):
+    with step("one-off `IMAGE python -m worker status --json` against it"):
         out = run_container(image, "--rm", "--network", f"container:{cid}", detach=False,
-                            command=("python", "-m", "worker", "status", sid))
+                            command=("python", "-m", "worker", "status", "--json", sid))
         expect(out.returncode == 0 and '"published"' in out.stdout,
                f"`python -m worker status {sid}` through the image: exit {out.returncode}\n"
                f"{out.stdout}{out.stderr}")
