@@ -140,7 +140,10 @@ def board_rows(client: httpx.Client, track: str = "varm") -> list[dict]:
     return response.json()["rows"]
 
 
-def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180) -> str:
+def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180,
+                    web_cid: str | None = None) -> str:
+    """Submit, then wait until published; a refused upload shows the web container's log (`web_cid`, else
+    `cid`), a submission that never publishes the log of `cid` (the container that scores)."""
     response = client.post(
         "/api/v1/submissions",
         headers={"Authorization": f"Bearer {token}"},
@@ -148,7 +151,7 @@ def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeo
         files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm"))},
     )
     expect(response.status_code == 202, f"POST /api/v1/submissions: expected 202, got {response.status_code} "
-           f"{response.text[:500]}", cid)
+           f"{response.text[:500]}", web_cid or cid)
     sid = response.json()["submission_id"]
 
     def final():
@@ -275,7 +278,7 @@ def scenario_split(image: str) -> None:
                f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n"
                f"{again.stdout}")
     with step("split: REST submission published (Hub token identity)"):
-        submit_and_wait(client, HUB_TOKEN, "smoke split", worker)
+        submit_and_wait(client, HUB_TOKEN, "smoke split", worker, web_cid=web)
     with step("split: HEALTHCHECK healthy for ROLE=web and ROLE=worker"):
         healthcheck(web)
         healthcheck(worker)
