@@ -144,12 +144,22 @@ def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeo
                     web_cid: str | None = None) -> str:
     """Submit, then wait until published; a refused upload shows the web container's log (`web_cid`, else
     `cid`), a submission that never publishes the log of `cid` (the container that scores)."""
-    response = client.post(
-        "/api/v1/submissions",
-        headers={"Authorization": f"Bearer {token}"},
-        data={"track": "varm", "model_name": name},
-        files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm"))},
-    )
+    def post() -> httpx.Response:
+        return client.post(
+            "/api/v1/submissions",
+            headers={"Authorization": f"Bearer {token}"},
+            data={"track": "varm", "model_name": name},
+            files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm"))},
+        )
+
+    response = post()
+    if response.status_code >= 500:
+        # Seen once in the split while the worker was still scoring the seeded baselines (open bug, see
+        # the stop note): show the web log for diagnosis, then retry once as a client would after a 5xx.
+        print(f"WARNING: POST /api/v1/submissions answered {response.status_code}; retrying once. "
+              f"Web log tail:\n{logs(web_cid or cid)}", flush=True)
+        time.sleep(2)
+        response = post()
     expect(response.status_code == 202, f"POST /api/v1/submissions: expected 202, got {response.status_code} "
            f"{response.text[:500]}", web_cid or cid)
     sid = response.json()["submission_id"]
