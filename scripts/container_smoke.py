@@ -279,6 +279,16 @@ def scenario_split(image: str) -> None:
         client = httpx.Client(base_url=url, timeout=30)
         check_web(client, web)
     with step("split: the seed step again writes nothing (idempotent)"):
+        # The worker is still scoring and publishing the baselines the first seed submitted: wait until the
+        # Hub has been quiet for 3 s, so only the second seed could move it.
+        quiet: list[int] = []
+
+        def settled() -> bool:
+            quiet.append(hub_commits(fakehub))
+            return len(quiet) >= 4 and len(set(quiet[-4:])) == 1
+
+        wait_for("the worker to finish the seeded baselines (Hub quiet for 3 s)", settled, 180, worker,
+                 interval=1.0)
         commits = hub_commits(fakehub)
         again = run_container(image, "--rm", *pod_args, env=common, detach=False,
                               command=("python", "-m", "worker", "seed"), timeout=300)
