@@ -236,6 +236,19 @@ class LiveSpace:
         return self.log.read_text(errors="replace")[-n:]
 
 
+def spawn_space(env: dict[str, str], log: Path) -> subprocess.Popen:
+    """`python -m space` as a real subprocess in its own session (killable as a group), output to `log`."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "space"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
 def _wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -291,15 +304,7 @@ def live_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSpace]:
     for name in ("CELERY_BROKER_URL", "STORE", "HF_RESULTS_REPO", "SPACE_ID", "OAUTH_CLIENT_ID"):
         env.pop(name, None)  # the embedded default: local store, SQLite broker, one worker subprocess
     log = data_dir / "space.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "space"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    process = spawn_space(env, log)
     url = f"http://127.0.0.1:{port}/"
     try:
         _wait_http(f"{url}api/v1/health", process, log, timeout=180)

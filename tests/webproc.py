@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest_pipeline import redis_url
-from tests.conftest_ui import ROOT, TOKENS, free_port, seed_public
+from tests.conftest_ui import ROOT, TOKENS, free_port, seed_public, spawn_space
 
 TRACKS = ("varm", "cold", "toxicn", "cntp")
 
@@ -84,15 +83,7 @@ def start_web(tmp: Path, tokens: dict[str, str] | None = None, **env_extra: str)
     )
     env.update(env_extra)
     log = tmp / "space.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "space"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    process = spawn_space(env, log)
     web = WebProcess(f"http://127.0.0.1:{port}", data_dir, upload_dir, log, process, prefix)
     deadline = time.monotonic() + 120
     while True:
