@@ -20,7 +20,7 @@ from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
 from worker.heartbeat import HEARTBEAT_STALE, Heartbeats
 from worker.service import DISK_FULL_ERRNOS, DiskFull, Service
-from worker.store import open_web_store
+from worker.store import StoreError, open_web_store
 
 log = logging.getLogger(__name__)
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"  # the demo bundles (with their references)
@@ -45,6 +45,24 @@ async def _os_error(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": str(DiskFull()), "problem": "disk_full"}, status_code=507)
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     return JSONResponse({"detail": "internal error"}, status_code=500)
+
+
+STORE_RETRY_AFTER_SECONDS = 30
+
+
+async def _store_error(request: Request, exc: Exception) -> JSONResponse:
+    """The store (the Hub, or the data folder) failed after its own retries: a 503 the client can retry.
+
+    The store's message names areas and paths, so it goes to the log only; the client learns that nothing
+    was saved (every write is one commit, so a failed request wrote nothing) and when to try again.
+    """
+    log.error("%s %s failed: the store is unavailable (%s)", request.method, request.url.path, exc)
+    return JSONResponse(
+        {"detail": "The results store is not reachable right now; nothing was saved. Try again in a minute.",
+         "problem": "store_unavailable"},
+        status_code=503,
+        headers={"Retry-After": str(STORE_RETRY_AFTER_SECONDS)},
+    )
 
 
 def _ui(service: Service) -> gr.Blocks:
@@ -90,6 +108,7 @@ def create_app(
     # text/event-stream (Gradio's queue) and responses that already carry a Content-Encoding alone.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.add_exception_handler(OSError, _os_error)
+    app.add_exception_handler(StoreError, _store_error)
     app.include_router(create_router(service, auth, max_file_bytes))
     app.state.service = service
     if with_ui:

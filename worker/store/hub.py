@@ -154,6 +154,10 @@ class HubStore:
             return "fatal"
         if isinstance(exc, LocalEntryNotFoundError):
             return "transient"  # hf_hub_download's wrapper around a failed HEAD (5xx or network)
+        if type(exc) in (FileNotFoundError, FileExistsError):
+            # Threads (or processes) sharing the download cache can race on the same blob or ref file
+            # (huggingface_hub#1133, #4306): the next attempt finds the file in place.
+            return "transient"
         if isinstance(exc, httpx2.TransportError):
             return "ambiguous"
         status = _status(exc)
