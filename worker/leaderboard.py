@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import orjson
 import pandas as pd
+
+from worker.store import layout
 
 BASE_COLUMNS = (
     "submission_id",
@@ -171,46 +170,6 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
     return rows
 
 
-# Floats that orjson spells differently from json (Python's repr): 0.00005 and 5.96e-8 where json writes
-# 5e-05 and 5.96e-08. In indented output a number token is followed by "," or a newline, which a string's
-# content never is (it ends with a quote first), and is preceded by a space (after ": " or the indent).
-_EXPONENT = re.compile(rb"e-\d+(?=,?\n)")
-_TINY_DECIMAL = re.compile(rb"0\.0000\d*(?=,?\n)")
-_NUMBER_BYTES = frozenset(b"0123456789.-e")
-_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-
-
-def _respell_floats(text: bytes) -> bytes:
-    """orjson's indented output with every float that json spells differently re-spelled with `repr`
-    (both write the shortest round-trip digits, so `float()` of orjson's token is the same float)."""
-    ends = sorted({m.end() for pattern in (_EXPONENT, _TINY_DECIMAL) for m in pattern.finditer(text)})
-    parts, last = [], 0
-    for end in ends:
-        start = end
-        while start > 0 and text[start - 1] in _NUMBER_BYTES:
-            start -= 1
-        if start <= last or text[start - 1] != ord(" "):  # not a whole number token
-            continue
-        parts += [text[last:start], repr(float(text[start:end])).encode()]
-        last = end
-    return b"".join([*parts, text[last:]]) if parts else text
-
-
-def board_json(board: dict) -> bytes:
-    """`leaderboard.json`: exactly `json.dumps(board, ensure_ascii=False, sort_keys=True, indent=2)` plus a
-    newline, written by orjson (363 ms -> 18 ms for 3,000 rows).
-
-    orjson spells every value as json does except floats that need an exponent or are below 1e-4 in
-    magnitude, which are re-spelled (`_respell_floats`), and NaN/infinity, which a board never holds
-    (`build_rows` keeps finite numbers only, else None).
-    """
-    try:
-        fast = orjson.dumps(board, option=_PRETTY)
-    except TypeError:  # integers beyond 64 bits, non-string keys: json knows them
-        return json.dumps(board, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
-    return _respell_floats(fast)
-
-
 def columns(rows: list[dict]) -> list[str]:
     extra: dict[str, None] = {}
     for row in rows:
@@ -238,7 +197,7 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
             f"- config_name: {name}",
             "  data_files:",
             "  - split: test",
-            f"    path: {name}/leaderboard.parquet",
+            f"    path: {layout.leaderboard_parquet(name)}",
         ]
     lines += ["license: cc-by-4.0", "pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
     lines += [
@@ -247,7 +206,8 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
         "Published results of the VARM-Bench and ToxiTrace leaderboard. One config per track:",
         "",
         *[
-            f"- `{name}`: {title} (`{name}/leaderboard.parquet`, same rows in `{name}/leaderboard.json`)"
+            f"- `{name}`: {title} (`{layout.leaderboard_parquet(name)}`, same rows in "
+            f"`{layout.leaderboard_json(name)}`)"
             for name, title in sorted(tracks.items())
         ],
         "",

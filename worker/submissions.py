@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from scoring.tracks import TRACK_NAMES
 from worker.records import is_submission_id, record_path
-from worker.store import Store, commit_with_retry
+from worker.store import Store, codec, commit_change, layout
 
 AREA = "submissions"
 RECORD_KEYS = ("submission_id", "track", "status", "created_at", "updated_at")
@@ -22,8 +22,7 @@ _logged: set[str] = set()  # unreadable records already logged by this process (
 _logged_lock = threading.Lock()
 
 
-def dumps(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1).encode() + b"\n"
+dumps = codec.record  # records and other private JSON of the submissions area
 
 
 def read_json(store: Store, area: str, path: str, revision: str | None = None):
@@ -81,7 +80,7 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
     """All readable records of a track, oldest first. An unreadable one is skipped (logged once per process;
     `quarantined` lists them), so one corrupt file never blocks the others."""
     records = []
-    for path in (p for p in store.list(AREA, f"{track}/", revision) if p.endswith("/submission.json")):
+    for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track), revision)):
         raw = store.read(AREA, path, revision)
         problem = record_problem(raw)
         if problem is None:
@@ -94,7 +93,7 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
 def quarantined(store: Store, track: str) -> list[dict]:
     """The track's unreadable submission records: [{"path", "problem"}], for maintainers."""
     out = []
-    for path in (p for p in store.list(AREA, f"{track}/") if p.endswith("/submission.json")):
+    for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track))):
         problem = record_problem(store.read(AREA, path))
         if problem not in (None, "missing"):
             out.append({"path": path, "problem": problem})
@@ -110,18 +109,14 @@ def update_record(store: Store, track: str, submission_id: str, change: Change, 
     `change` sees the record as of the head it is given and may return None to leave it alone (e.g. a
     transition that another process already made). Returns the record as committed (or as found).
     """
-    result: dict = {}
 
-    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict | None]:
         record = load_record(store, track, submission_id, head)
-        result["record"] = record
         if record is None:
-            return {}, []
+            return {}, [], None
         new, extra = change(store, head, record)
         if new is None:
-            return {}, []
-        result["record"] = new
-        return {record_path(track, submission_id): dumps(new), **extra}, []
+            return {}, [], record
+        return {record_path(track, submission_id): dumps(new), **extra}, [], new
 
-    commit_with_retry(store, AREA, build, message, attempts=20)
-    return result.get("record")
+    return commit_change(store, AREA, build, message, attempts=20)[1]
