@@ -37,15 +37,29 @@ BASE_COLUMNS = (
 
 @dataclass
 class Entry:
-    """One published (submission, version): its record, version info and scorer result."""
+    """One published (submission, version): its record (or the index's summary of it), version info, and
+    its scorer result or, for an entry already on the board, its row's metric columns (`columns`)."""
 
     record: dict
     version: dict
-    result: dict
+    result: dict | None
+    columns: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
         return self.record["submission_id"], self.version["version"]
+
+    def metric_columns(self) -> dict[str, float | None]:
+        """The row's metric, explanation and CI columns (from the result the first time)."""
+        if self.columns is None:
+            result = self.result or {}
+            columns = {k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()}
+            # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>`
+            explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
+            columns.update({k: _finite(v) for k, v in explanations.items()})
+            columns.update(ci_columns(result.get("ci", {})))
+            self.columns = columns
+        return self.columns
 
 
 def numeric_leaves(tree: dict, prefix: str = "") -> dict[str, float]:
@@ -89,7 +103,7 @@ def sort_entries(entries: list[Entry], primary: str) -> list[Entry]:
     """Best primary metric first; earlier submissions win exact ties (then id, for determinism)."""
 
     def key(e: Entry):
-        value = metric(e.result, primary)
+        value = e.metric_columns().get(primary)
         return (
             -(value if value is not None else -math.inf),
             e.record["created_at"],
@@ -137,7 +151,7 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
         positions.setdefault(group, []).append(position)
     rows = []
     for position, (entry, group) in enumerate(zip(ordered, groups, strict=True), start=1):
-        record, version, result = entry.record, entry.version, entry.result
+        record, version = entry.record, entry.version
         meta = record["metadata"]
         row = {
             "submission_id": record["submission_id"],
@@ -161,29 +175,25 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
             "rank_high": positions[group][-1],
             "tie_group": group,
         }
-        row.update({k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()})
-        # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>` columns
-        explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
-        row.update({k: _finite(v) for k, v in explanations.items()})
-        row.update(ci_columns(result.get("ci", {})))
+        row.update(entry.metric_columns())
         rows.append(row)
     return rows
 
 
 def columns(rows: list[dict]) -> list[str]:
-    extra: dict[str, None] = {}
-    for row in rows:
-        extra.update(dict.fromkeys(k for k in row if k not in BASE_COLUMNS))
-    metrics = [c for c in extra if not c.startswith("ci.")]
-    cis = [c for c in extra if c.startswith("ci.")]
+    """The base columns, then metric and CI columns by name: the order cannot depend on whether a row was
+    built from its result or reused from a published board."""
+    extra = set().union(*(row.keys() for row in rows)) - set(BASE_COLUMNS) if rows else set()
+    metrics = sorted(c for c in extra if not c.startswith("ci."))
+    cis = sorted(c for c in extra if c.startswith("ci."))
     return [*BASE_COLUMNS, *metrics, *cis]
 
 
 def to_parquet(rows: list[dict]) -> bytes:
-    frame = pd.DataFrame(rows, columns=columns(rows))
-    for name in frame.columns:
-        if name not in BASE_COLUMNS:
-            frame[name] = frame[name].astype("float64")
+    names = columns(rows)
+    # Column by column (not a list of row dicts): 5x faster for 3,000 rows of ~120 columns.
+    frame = pd.DataFrame({name: [row.get(name) for row in rows] for name in names}, columns=names)
+    frame = frame.astype({name: "float64" for name in names if name not in BASE_COLUMNS})
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()

@@ -40,7 +40,6 @@ from worker.records import (
     predictions_path,
     public_version,
     public_view,
-    record_path,
     staged_result_path,
     transition,
     validate_metadata,
@@ -55,6 +54,7 @@ from worker.submissions import (
     load_record,
     quarantined,
     read_json,
+    record_files,
     update_record,
 )
 
@@ -255,7 +255,7 @@ class Service:
             outcome["error"] = record["error"]
             files = {
                 predictions_path(track, submission_id): data,
-                record_path(track, submission_id): dumps(record),
+                **record_files(store, head, [record]),
                 index_path: dumps(index),
                 **index_append.files(submission_id),
             }

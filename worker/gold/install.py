@@ -32,7 +32,7 @@ from worker.gold.seed import (  # the files seed writes for the demo, for any bu
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
 from worker.store import Store, codec, commit_with_retry, layout
 from worker.submissions import AREA as SUBMISSIONS
-from worker.submissions import dumps, list_records, read_json
+from worker.submissions import list_records, read_json, record_files
 
 REFERENCES, RESULTS = "references", "results"
 MANIFEST = layout.REFERENCE_SET
@@ -210,7 +210,7 @@ def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> lis
     reason = "retired: scored on the synthetic demo reference set, which a real set replaced"
 
     def build(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-        add = {}
+        changed = []
         for record in records:
             fresh = read_json(s, SUBMISSIONS, record_path(track, record["submission_id"]), head)
             if fresh is None or fresh.get("retired"):
@@ -218,8 +218,8 @@ def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> lis
             fresh.update(hidden=True, hidden_reason=reason, updated_at=at,
                          retired={"at": at, "references_sha256": demo_sha})
             fresh["history"] = [*fresh["history"], {"status": fresh["status"], "at": at, "note": reason}]
-            add[record_path(track, record["submission_id"])] = dumps(fresh)
-        return add, []
+            changed.append(fresh)
+        return record_files(s, head, changed), []
 
     if records:
         commit_with_retry(store, SUBMISSIONS, build, f"retire demo submissions of {track}", attempts=20)

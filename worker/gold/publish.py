@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.leaderboard import Entry, build_rows, dataset_card, known_verdicts, to_parquet
+from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -22,19 +22,19 @@ from worker.records import (
     now_iso,
     public_view,
     published_result_path,
-    record_path,
     rows_path,
     staged_result_path,
     transition,
 )
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
-from worker.submissions import AREA, dumps, list_records, load_record, read_json
+from worker.submissions import AREA, list_records, load_record, read_index, read_json, record_files
 
 RESULTS = "results"
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
 ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
+RESULTS_CACHED = 256  # staged results kept by a Publisher (only new entries need theirs)
 COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
 
 
@@ -103,22 +103,35 @@ class Publisher:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._results: dict[tuple[str, int], dict] = {}
+        self._results: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=RESULTS_CACHED)
+        self._shards: dict[str, dict] = {}  # track -> record index shards read so far (read_index)
+        # track -> (results revision, {(id, version): metric columns of its row on that revision's board})
+        self._columns: dict[str, tuple[str, dict]] = {}
         # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
         self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
         self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
         self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
-        """(visible entries, hidden records) of a track as of the submissions head."""
+        """(visible entries, hidden records) of a track as of the submissions head.
+
+        Records come from the record index (summaries: only the shards that changed are read), and an
+        entry already on the published board reuses its row's metric columns (its result is immutable),
+        so a publish reads the staged results of new entries only."""
         entries, hidden = [], []
-        published = published_runs(self.store, track)
-        for record in list_records(self.store, track):
+        results_head = self.store.head(RESULTS)
+        published = published_runs(self.store, track, results_head)
+        on_board = self._board_columns(track, results_head)
+        for record in self._records(track):
             version = version_for(record, rescore_stamp, published)
             if version is None or record["status"] in FINAL_BAD:
                 continue
             if record.get("hidden"):
                 hidden.append(record)
+                continue
+            columns = on_board.get((record["submission_id"], version["version"]))
+            if columns is not None:
+                entries.append(Entry(record, version, None, columns))
                 continue
             try:
                 result = self.result(track, record["submission_id"], version["version"])
@@ -130,6 +143,38 @@ class Publisher:
                 continue
             entries.append(Entry(record, version, result))
         return entries, hidden
+
+    def _records(self, track: str) -> list[dict]:
+        """Summaries of the track's records (oldest first), from the index at the submissions head; every
+        record of a store that has no index yet (it gets one with its next record change)."""
+        head = self.store.head(AREA)
+        index = read_index(self.store, track, head, self._shards.setdefault(track, {}))
+        records = list_records(self.store, track, head) if index is None else list(index.values())
+        return sorted(records, key=lambda r: r["created_at"])
+
+    def _board_columns(self, track: str, revision: str) -> dict[tuple[str, int], dict]:
+        """{(id, version): metric columns} of the rows on the board at `revision` (cached per revision)."""
+        cached = self._columns.get(track)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
+        board = read_json(self.store, RESULTS, layout.leaderboard_json(track), revision) or {}
+        columns = self._remember_board(track, revision, board.get("rows") or [])
+        return columns
+
+    def _remember_board(self, track: str, revision: str, rows: list[dict]) -> dict[tuple[str, int], dict]:
+        columns = {
+            (row["submission_id"], row["version"]): {k: v for k, v in row.items() if k not in BASE_COLUMNS}
+            for row in rows
+        }
+        self._columns[track] = (revision, columns)
+        return columns
+
+    def envelope(self, track: str, entry: Entry) -> dict:
+        """The public result envelope of a new entry: the FULL record's public fields (the index keeps
+        no description) and its staged result."""
+        record = load_record(self.store, track, entry.key[0]) or entry.record
+        result = entry.result or self.result(track, *entry.key)
+        return {"submission": public_view(record), "version": entry.key[1], "result": result}
 
     def result(self, track: str, submission_id: str, version: int) -> dict:
         key = (submission_id, version)
@@ -216,10 +261,12 @@ class Publisher:
         board = self.board(track, entries)
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
-            return results_change(store, head, track, board, entries, hidden, extra or {}, note)
+            envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
+            return results_change(store, head, track, board, entries, hidden, extra or {}, note, envelope)
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        self._remember_board(track, revision, board["rows"])
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
@@ -238,7 +285,7 @@ class Publisher:
             return
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            add = {}
+            changed = []
             for e in waiting:
                 record = load_record(store, track, e.key[0], head)
                 if record is None:
@@ -260,18 +307,19 @@ class Publisher:
                     }
                 if record["status"] == SCORED:
                     record = transition(record, PUBLISHED, f"on the leaderboard as version {e.key[1]}")
-                add[record_path(track, e.key[0])] = dumps(record)
-            return add, []
+                changed.append(record)
+            return record_files(store, head, changed), []
 
         commit_with_retry(self.store, AREA, build, f"mark {track} submissions published", attempts=20)
 
 
 def results_change(
     store: Store, head: str, track: str, board: dict, entries: list[Entry], hidden: list[dict],
-    extra: dict[str, bytes], note: str,
+    extra: dict[str, bytes], note: str, envelope: Callable[[Entry], dict],
 ) -> tuple[dict[str, bytes], list[str], dict]:
     """The results commit that publishes `board` on top of `head`: (add, delete, summary), where summary
-    is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}. No operations
+    is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}; `envelope(e)`
+    gives the published envelope of an entry that has none yet. No operations
     when the head already shows exactly this board (the summary then lists nothing added)."""
     existing = set(store.list(RESULTS, layout.results_dir(track), head))
     add: dict[str, bytes] = {}
@@ -279,8 +327,7 @@ def results_change(
     for e in entries:
         path = published_result_path(track, *e.key)
         if path not in existing:
-            envelope = {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
-            add[path] = codec.pretty(envelope)
+            add[path] = codec.pretty(envelope(e))
             added.append(f"{e.key[0]}/v{e.key[1]}")
     hidden_dirs = tuple(layout.published_result_dir(track, r["submission_id"]) for r in hidden)
     delete = sorted(p for p in existing if p.startswith(hidden_dirs)) if hidden_dirs else []

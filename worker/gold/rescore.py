@@ -17,9 +17,9 @@ from worker.gold.publish import Publisher, published_runs, version_for
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
-from worker.records import FINAL_BAD, find_version, predictions_path, record_path, staged_result_path
+from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
-from worker.submissions import AREA, dumps, list_records, load_record, read_json
+from worker.submissions import AREA, dumps, list_records, load_record, read_json, record_files
 
 CHUNK = 25
 
@@ -76,6 +76,7 @@ def score_chunk(
     def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict[str, dict]]:
         add: dict[str, bytes] = {}
         chunk = {sid: dict(entry) for sid, entry in summary.items()}  # this head's version numbers
+        changed = []
         for sid, (result, rows) in computed.items():
             record = load_record(store, track, sid, head)
             attached = None if dry_run else attach_version(record, pinned, result, rows, pending_rescore=run)
@@ -83,7 +84,8 @@ def score_chunk(
                 new, files = attached
                 chunk[sid]["new_version"] = new["versions"][-1]["version"]
                 add.update(files)
-                add[record_path(track, sid)] = dumps(new)
+                changed.append(new)
+        add.update(record_files(store, head, changed))
         add[layout.rescore_chunk(track, run, index)] = dumps(chunk)
         return add, [], chunk
 
