@@ -55,6 +55,7 @@ class Counting:
     def reset(self) -> None:
         self.calls.clear()
         self.committed = 0
+        self.by_file.clear()
 
     def __getattr__(self, name: str):
         attr = getattr(self._store, name)

@@ -13,7 +13,7 @@ submissions (private)
     <track>/<id>/result_v<N>.json             the scorer's result, staged until a publish copies it
     <track>/<id>/rows_v<N>.json               per-row outcomes (paired comparisons for tie groups)
     <track>/<id>/fingerprint.bin              the near-copy guard's fingerprint
-    <track>/index.json                        the record index: shard -> sha256 and count
+    <track>/index.json                        the record index: shard -> a stamp of its bytes
     <track>/index/<xx>.json                   a shard: summaries of the records whose id starts with xx
     identities/<sha256>/<track>.json          a submitter's quota index
     nearcopy/<track>/segment-<NNNNN>.bin      the near-copy guard's fingerprint segments
@@ -125,15 +125,8 @@ def fingerprint_path(track: str, submission_id: str) -> str:
 
 
 def index_path(track: str) -> str:
-    """The record index's shard table: `{"shards": {xx: {"sha256", "count"}}}`."""
+    """The record index's shard table: `{"shards": {xx: 16 hex digits of the shard's sha256}}`."""
     return f"{check_track(track)}/index.json"
-
-
-def index_shard(track: str, submission_id: str) -> str:
-    """The shard of the record index that holds this submission's summary."""
-    if not is_submission_id(submission_id):
-        raise ValueError(f"malformed submission id {submission_id!r}")
-    return index_shard_path(track, submission_id[:INDEX_SHARD_CHARS])
 
 
 def index_shard_path(track: str, shard: str) -> str:
