@@ -158,13 +158,9 @@ class Publisher:
         if cached is not None and cached[0] == revision:
             return cached[1]
         board = read_json(self.store, RESULTS, layout.leaderboard_json(track), revision) or {}
-        columns = self._remember_board(track, revision, board.get("rows") or [])
-        return columns
-
-    def _remember_board(self, track: str, revision: str, rows: list[dict]) -> dict[tuple[str, int], dict]:
         columns = {
             (row["submission_id"], row["version"]): {k: v for k, v in row.items() if k not in BASE_COLUMNS}
-            for row in rows
+            for row in board.get("rows") or []
         }
         self._columns[track] = (revision, columns)
         return columns
@@ -266,7 +262,7 @@ class Publisher:
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
-        self._remember_board(track, revision, board["rows"])
+        self._columns[track] = (revision, {e.key: e.metric_columns() for e in entries})
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
