@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -49,10 +50,12 @@ class Counting:
         self._store = store
         self.calls: Counter[str] = Counter()
         self.committed = 0
+        self.by_file: Counter[str] = Counter()  # bytes committed by file name (ids and versions folded)
 
     def reset(self) -> None:
         self.calls.clear()
         self.committed = 0
+        self.by_file.clear()
 
     def __getattr__(self, name: str):
         attr = getattr(self._store, name)
@@ -64,9 +67,16 @@ class Counting:
             if name == "commit":
                 add = args[1] if len(args) > 1 else kwargs.get("add", {})
                 self.committed += sum(len(v) for v in add.values())
+                for path, data in add.items():
+                    self.by_file[file_kind(path)] += len(data)
             return attr(*args, **kwargs)
 
         return counted
+
+
+def file_kind(path: str) -> str:
+    """`varm/results/<id>/v3.json` for `varm/results/0123456789abcdef/v3.json`: a path's kind."""
+    return re.sub(r"(?<=/)[0-9a-f]{2}(?=\.json$)", "<xx>", re.sub(r"[0-9a-f]{16}", "<id>", path))
 
 
 def folder_bytes(path: Path) -> int:
@@ -110,6 +120,7 @@ def copies(store, pool: list[str], start: int, count: int) -> dict[str, bytes]:
     from worker.submissions import dumps, load_record
 
     add: dict[str, bytes] = {}
+    records = []
     for k in range(start, start + count):
         source = pool[k % len(pool)]
         record = load_record(store, TRACK, source)
@@ -124,9 +135,15 @@ def copies(store, pool: list[str], start: int, count: int) -> dict[str, bytes]:
             "created_at": f"2026-01-{day:02d}T{minute // 60:02d}:{minute % 60:02d}:00.000Z",
             "metadata": {**record["metadata"], "model_name": f"model-{k:05d}"},
         }
-        add[record_path(TRACK, sid)] = dumps(record)
+        records.append(record)
         for path in (staged_result_path, rows_path):
             add[path(TRACK, sid, version)] = store.read("submissions", path(TRACK, source, version))
+    try:  # the records with the record index, as the service and the workers write them
+        from worker.submissions import record_files
+    except ImportError:  # an older checkout (--root): records only
+        add.update({record_path(TRACK, r["submission_id"]): dumps(r) for r in records})
+    else:
+        add.update(record_files(store, store.head("submissions"), records))
     return add
 
 
@@ -144,9 +161,13 @@ def store_with(data_dir: Path, n: int, pool_size: int):
 
 
 def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path) -> dict:
-    """Add submission `k` and publish it; the figures of that publish."""
-    counting._store.commit("submissions", copies(counting._store, pool, k, 1), [], f"bench: submission {k}")
+    """Add submission `k` (its scored record, result and row outcomes in one commit) and publish it; the
+    figures of that publish, and the bytes of both commits (the upload's own predictions file and its
+    earlier status commits are not counted: they do not depend on N)."""
     before = folder_bytes(data_dir)
+    counting.reset()
+    counting.commit("submissions", copies(counting._store, pool, k, 1), [], f"bench: submission {k}")
+    record_bytes = counting.committed
     counting.reset()
     t0 = time.perf_counter()
     out = publisher.publish(TRACK, note=f"bench {k}")
@@ -155,7 +176,8 @@ def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: P
     return {
         "seconds": seconds,
         "ops": dict(counting.calls),
-        "committed": counting.committed,
+        "committed": counting.committed + record_bytes,
+        "by_file": dict(counting.by_file),
         "grew": folder_bytes(data_dir) - before,
     }
 
@@ -207,13 +229,16 @@ def stand_in_board(data_dir: Path, n: int) -> None:
 
     store = LocalStore(data_dir)
     board = StandInTies(store).board(TRACK, make_entries(TRACK, n, seed=1))
-    encode = getattr(publish, "board_json", None) or publish.dumps_pretty  # before orjson: dumps_pretty
+    try:
+        from worker.store.codec import pretty as encode
+    except ImportError:  # an older checkout (--root): the encoder lived in the publisher's module
+        encode = getattr(publish, "board_json", None) or publish.dumps_pretty
     store.commit("results", {f"{TRACK}/leaderboard.json": encode(board),
                              f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"])}, [], "bench: board")
 
 
 def slope(ns: list[int], values: list[float]) -> float | None:
-    points = [(math.log(n), math.log(v)) for n, v in zip(ns, values, strict=True) if v and v > 0]
+    points = [(math.log(n), math.log(v)) for n, v in zip(ns, values, strict=True) if n > 0 and v and v > 0]
     if len(points) < 2:
         return None
     xs, ys = zip(*points, strict=True)
@@ -255,6 +280,7 @@ def main() -> int:
                 "requests": sum(warm[-1]["ops"].values()),
                 "commits": warm[-1]["ops"].get("commit", 0),
                 "committed": statistics.median(w["committed"] for w in warm),
+                "by_file": warm[-1]["by_file"],
                 "grew": statistics.median(w["grew"] for w in warm),
                 "store": folder_bytes(data_dir),
                 **{f"api_{k}": v for k, v in api.items()},
@@ -269,6 +295,9 @@ def main() -> int:
             f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, {r['api_rows']} rows)",
             flush=True,
         )
+        top = sorted(r["by_file"].items(), key=lambda kv: -kv[1])[:6]
+        print("         committed by file (last warm publish): "
+              + ", ".join(f"{k} {v / 1e3:.1f} kB" for k, v in top), flush=True)
     for n in api_ns:
         with tempfile.TemporaryDirectory() as tmp:
             stand_in_board(Path(tmp), n)
@@ -285,7 +314,8 @@ def main() -> int:
         have = [n for n in sorted(results) if key in results[n]]
         s = slope(have, [float(results[n][key]) for n in have])
         print(f"  {key:>11}: {'n/a' if s is None else f'{s:+.2f}'}  ({', '.join(str(n) for n in have)})")
-    print(json.dumps({str(n): {k: v for k, v in r.items() if k != "ops"} for n, r in results.items()}))
+    print(json.dumps({str(n): {k: v for k, v in r.items() if k not in ("ops", "by_file")}
+                      for n, r in results.items()}))
     return 0
 
 

@@ -33,9 +33,10 @@ def seed(data_dir: Path, track: str, n: int) -> float:
     2-point rule), since N synthetic results have no private row outcomes for the paired bootstrap.
     """
     from tests.factories import PRIMARY, make_entries
-    from worker.gold.publish import Publisher, dumps_pretty
+    from worker.gold.publish import Publisher
     from worker.leaderboard import metric, to_parquet
     from worker.records import public_view, published_result_path
+    from worker.store import codec, layout
     from worker.store.local import LocalStore
 
     class StandInTies(Publisher):
@@ -48,11 +49,11 @@ def seed(data_dir: Path, track: str, n: int) -> float:
     entries = make_entries(track, n, seed=1)
     board = StandInTies(store).board(track, entries)
     add = {
-        f"{track}/leaderboard.json": dumps_pretty(board),
-        f"{track}/leaderboard.parquet": to_parquet(board["rows"]),
+        layout.leaderboard_json(track): codec.pretty(board),
+        layout.leaderboard_parquet(track): to_parquet(board["rows"]),
     }
     for e in entries:
-        add[published_result_path(track, *e.key)] = dumps_pretty(
+        add[published_result_path(track, *e.key)] = codec.pretty(
             {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
         )
     store.commit("results", add, [], f"bench: {n} results")

@@ -25,9 +25,9 @@ from space.ui.tables import View, filter_rows, rows_frame
 from tests.conftest_pipeline import RecordingEnqueuer
 from tests.conftest_ui import free_port, publish_demo_board
 from worker.config import Config
-from worker.leaderboard import board_json
 from worker.service import Service
 from worker.store import WEB_AREAS, open_store
+from worker.store.codec import pretty as board_json
 
 TRACK = "cold"
 SYSTEMS = 9  # plus 3 baselines: 12 rows

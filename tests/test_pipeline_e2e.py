@@ -38,6 +38,7 @@ from worker.celery import make_app
 from worker.config import Config
 from worker.service import Service
 from worker.store import Store, open_store
+from worker.submissions import record_files
 
 pytestmark = pytest.mark.slow
 
@@ -188,12 +189,13 @@ def test_pickle_is_refused(tmp_path, redis_config, workers):
 
 def _pretend_old_scorer(store: Store, sids: list[str]) -> None:
     """Rewrite the records as if their version 1 came from an older scorer, so a re-score is due."""
-    add = {}
+    records = []
     for sid in sids:
         rec = record(store, sid)
         rec["versions"][0]["scorer_version"] = "0.9.0"
-        add[f"varm/{sid}/submission.json"] = json.dumps(rec).encode()
-    store.commit("submissions", add, [], "test: pretend an older scorer")
+        records.append(rec)
+    store.commit("submissions", record_files(store, store.head("submissions"), records), [],
+                 "test: pretend an older scorer")
 
 
 def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, workers):

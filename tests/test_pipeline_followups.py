@@ -17,6 +17,7 @@ from tests.conftest_pipeline import DEMO, RecordingEnqueuer, baseline_file, seed
 from worker.config import Config
 from worker.service import Service
 from worker.store import StoreError, open_store, open_web_store
+from worker.submissions import record_files
 
 # -- configuration -----------------------------------------------------------------------------------
 
@@ -274,11 +275,11 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
         return json.loads(store.read("submissions", f"varm/{sid}/submission.json"))
 
     # Pretend the published versions came from an older scorer, so that a re-score adds version 2.
-    store.commit("submissions", {
-        f"varm/{sid}/submission.json": json.dumps(
-            record(sid) | {"versions": [record(sid)["versions"][0] | {"scorer_version": "0.9.0"}]}).encode()
-        for sid in sids
-    }, [], "test: older scorer")
+    def rewrite(records: list[dict], message: str) -> None:  # records and their index, as the workers do
+        store.commit("submissions", record_files(store, store.head("submissions"), records), [], message)
+
+    rewrite([record(sid) | {"versions": [record(sid)["versions"][0] | {"scorer_version": "0.9.0"}]}
+             for sid in sids], "test: older scorer")
     run = stamp()
     for index, ids in enumerate(plan(store, "varm")):
         score_chunk(store, refs.get("varm"), "varm", run, index, ids, dry_run=False)
@@ -287,11 +288,9 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     assert {r["version"] for r in board["rows"]} == {2}
 
     # The state a crash right after the results commit leaves: version 2 still flagged pending.
-    store.commit("submissions", {
-        f"varm/{sid}/submission.json": json.dumps(record(sid) | {"versions": [
-            *record(sid)["versions"][:-1], record(sid)["versions"][-1] | {"pending_rescore": run}]}).encode()
-        for sid in sids
-    }, [], "test: flags left behind by a crash")
+    rewrite([record(sid) | {"versions": [
+        *record(sid)["versions"][:-1], record(sid)["versions"][-1] | {"pending_rescore": run}]}
+        for sid in sids], "test: flags left behind by a crash")
     assert all(record(sid)["versions"][-1]["pending_rescore"] == run for sid in sids)
 
     from worker.gold.publish import version_for
@@ -303,12 +302,10 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     assert all("pending_rescore" not in record(sid)["versions"][-1] for sid in sids)  # healed
 
     # A run that has NOT been published yet stays hidden from ordinary publishes.
-    store.commit("submissions", {
-        f"varm/{sids[0]}/submission.json": json.dumps(record(sids[0]) | {"versions": [
-            *record(sids[0])["versions"], record(sids[0])["versions"][-1] | {"version": 3,
-                                                                            "pending_rescore": "unpublished"}
-        ]}).encode()
-    }, [], "test: a run in progress")
+    rewrite([record(sids[0]) | {"versions": [
+        *record(sids[0])["versions"], record(sids[0])["versions"][-1] | {"version": 3,
+                                                                        "pending_rescore": "unpublished"}
+    ]}], "test: a run in progress")
     Publisher(store).publish("varm")
     board = json.loads(store.read("results", "varm/leaderboard.json"))
     assert {r["version"] for r in board["rows"]} == {2}

@@ -26,6 +26,7 @@ from worker.gold.references import ReferenceCache
 from worker.gold.scoring_job import score_submission
 from worker.service import Service
 from worker.store import open_store
+from worker.submissions import record_files
 
 pytestmark = pytest.mark.slow
 OLD = "1.0.0"
@@ -50,7 +51,7 @@ def test_an_old_version_result_is_rescored_by_the_rescore_command(
     # The state a store has after a scorer upgrade: the published result came from the old scorer.
     old = record(store, sid)
     old["versions"][0]["scorer_version"] = OLD
-    store.commit("submissions", {f"varm/{sid}/submission.json": json.dumps(old).encode()}, [], "test: 1.0.0")
+    store.commit("submissions", record_files(store, store.head("submissions"), [old]), [], "test: 1.0.0")
 
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
     done = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", "varm", "--timeout", "120"],

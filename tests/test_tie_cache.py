@@ -124,8 +124,9 @@ def test_a_board_from_another_scorer_version_is_not_recalled(tmp_path, monkeypat
     assert Publisher(store).recall_verdicts(TRACK) == 0
 
 
-def test_a_publish_reads_each_record_once(tmp_path, monkeypatch) -> None:
-    """Marking published re-reads only the records that were scored (or flagged) when listed."""
+def test_a_publish_reads_only_the_new_record(tmp_path, monkeypatch) -> None:
+    """The board comes from the record index and the published rows; only the new record is read: for its
+    envelope's public fields, then to mark it published."""
     store = open_store(Config(data_dir=tmp_path / "data"))
     publish_demo_board(store, TRACK, 5)  # 8 rows, all published
     sid = add_submission(store, 2, 0.4)
@@ -139,6 +140,6 @@ def test_a_publish_reads_each_record_once(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setattr(store, "read", read)
     out = Publisher(store).publish(TRACK, note="one more")
-    assert out["rows"] == 9 and len(reads) == 9 + 1, reads  # listing 9, then the new one again
+    assert out["rows"] == 9 and reads == [record_path(TRACK, sid)] * 2, reads
     record = json.loads(real_read("submissions", record_path(TRACK, sid)))
     assert record["status"] == "published"  # positive control: the new one was marked

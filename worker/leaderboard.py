@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import orjson
 import pandas as pd
+
+from worker.store import layout
 
 BASE_COLUMNS = (
     "submission_id",
@@ -38,15 +37,29 @@ BASE_COLUMNS = (
 
 @dataclass
 class Entry:
-    """One published (submission, version): its record, version info and scorer result."""
+    """One published (submission, version): its record (or the index's summary of it), version info, and
+    its scorer result or, for an entry already on the board, its row's metric columns (`columns`)."""
 
     record: dict
     version: dict
-    result: dict
+    result: dict | None
+    columns: dict | None = None
 
     @property
     def key(self) -> tuple[str, int]:
         return self.record["submission_id"], self.version["version"]
+
+    def metric_columns(self) -> dict[str, float | None]:
+        """The row's metric, explanation and CI columns (from the result the first time)."""
+        if self.columns is None:
+            result = self.result or {}
+            columns = {k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()}
+            # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>`
+            explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
+            columns.update({k: _finite(v) for k, v in explanations.items()})
+            columns.update(ci_columns(result.get("ci", {})))
+            self.columns = columns
+        return self.columns
 
 
 def numeric_leaves(tree: dict, prefix: str = "") -> dict[str, float]:
@@ -90,7 +103,7 @@ def sort_entries(entries: list[Entry], primary: str) -> list[Entry]:
     """Best primary metric first; earlier submissions win exact ties (then id, for determinism)."""
 
     def key(e: Entry):
-        value = metric(e.result, primary)
+        value = e.metric_columns().get(primary)
         return (
             -(value if value is not None else -math.inf),
             e.record["created_at"],
@@ -138,7 +151,7 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
         positions.setdefault(group, []).append(position)
     rows = []
     for position, (entry, group) in enumerate(zip(ordered, groups, strict=True), start=1):
-        record, version, result = entry.record, entry.version, entry.result
+        record, version = entry.record, entry.version
         meta = record["metadata"]
         row = {
             "submission_id": record["submission_id"],
@@ -162,69 +175,25 @@ def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry
             "rank_high": positions[group][-1],
             "tie_group": group,
         }
-        row.update({k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()})
-        # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>` columns
-        explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
-        row.update({k: _finite(v) for k, v in explanations.items()})
-        row.update(ci_columns(result.get("ci", {})))
+        row.update(entry.metric_columns())
         rows.append(row)
     return rows
 
 
-# Floats that orjson spells differently from json (Python's repr): 0.00005 and 5.96e-8 where json writes
-# 5e-05 and 5.96e-08. In indented output a number token is followed by "," or a newline, which a string's
-# content never is (it ends with a quote first), and is preceded by a space (after ": " or the indent).
-_EXPONENT = re.compile(rb"e-\d+(?=,?\n)")
-_TINY_DECIMAL = re.compile(rb"0\.0000\d*(?=,?\n)")
-_NUMBER_BYTES = frozenset(b"0123456789.-e")
-_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-
-
-def _respell_floats(text: bytes) -> bytes:
-    """orjson's indented output with every float that json spells differently re-spelled with `repr`
-    (both write the shortest round-trip digits, so `float()` of orjson's token is the same float)."""
-    ends = sorted({m.end() for pattern in (_EXPONENT, _TINY_DECIMAL) for m in pattern.finditer(text)})
-    parts, last = [], 0
-    for end in ends:
-        start = end
-        while start > 0 and text[start - 1] in _NUMBER_BYTES:
-            start -= 1
-        if start <= last or text[start - 1] != ord(" "):  # not a whole number token
-            continue
-        parts += [text[last:start], repr(float(text[start:end])).encode()]
-        last = end
-    return b"".join([*parts, text[last:]]) if parts else text
-
-
-def board_json(board: dict) -> bytes:
-    """`leaderboard.json`: exactly `json.dumps(board, ensure_ascii=False, sort_keys=True, indent=2)` plus a
-    newline, written by orjson (363 ms -> 18 ms for 3,000 rows).
-
-    orjson spells every value as json does except floats that need an exponent or are below 1e-4 in
-    magnitude, which are re-spelled (`_respell_floats`), and NaN/infinity, which a board never holds
-    (`build_rows` keeps finite numbers only, else None).
-    """
-    try:
-        fast = orjson.dumps(board, option=_PRETTY)
-    except TypeError:  # integers beyond 64 bits, non-string keys: json knows them
-        return json.dumps(board, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
-    return _respell_floats(fast)
-
-
 def columns(rows: list[dict]) -> list[str]:
-    extra: dict[str, None] = {}
-    for row in rows:
-        extra.update(dict.fromkeys(k for k in row if k not in BASE_COLUMNS))
-    metrics = [c for c in extra if not c.startswith("ci.")]
-    cis = [c for c in extra if c.startswith("ci.")]
+    """The base columns, then metric and CI columns by name: the order cannot depend on whether a row was
+    built from its result or reused from a published board."""
+    extra = set().union(*(row.keys() for row in rows)) - set(BASE_COLUMNS) if rows else set()
+    metrics = sorted(c for c in extra if not c.startswith("ci."))
+    cis = sorted(c for c in extra if c.startswith("ci."))
     return [*BASE_COLUMNS, *metrics, *cis]
 
 
 def to_parquet(rows: list[dict]) -> bytes:
-    frame = pd.DataFrame(rows, columns=columns(rows))
-    for name in frame.columns:
-        if name not in BASE_COLUMNS:
-            frame[name] = frame[name].astype("float64")
+    names = columns(rows)
+    # Column by column (not a list of row dicts): 5x faster for 3,000 rows of ~120 columns.
+    frame = pd.DataFrame({name: [row.get(name) for row in rows] for name in names}, columns=names)
+    frame = frame.astype({name: "float64" for name in names if name not in BASE_COLUMNS})
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()
@@ -238,7 +207,7 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
             f"- config_name: {name}",
             "  data_files:",
             "  - split: test",
-            f"    path: {name}/leaderboard.parquet",
+            f"    path: {layout.leaderboard_parquet(name)}",
         ]
     lines += ["license: cc-by-4.0", "pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
     lines += [
@@ -247,7 +216,8 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
         "Published results of the VARM-Bench and ToxiTrace leaderboard. One config per track:",
         "",
         *[
-            f"- `{name}`: {title} (`{name}/leaderboard.parquet`, same rows in `{name}/leaderboard.json`)"
+            f"- `{name}`: {title} (`{layout.leaderboard_parquet(name)}`, same rows in "
+            f"`{layout.leaderboard_json(name)}`)"
             for name, title in sorted(tracks.items())
         ],
         "",

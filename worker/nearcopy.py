@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from worker.records import check_track, sub_dir
 from worker.store import Store
+from worker.store.layout import fingerprint_path
+from worker.store.layout import nearcopy_segment_path as segment_path
 
 AREA = "submissions"
 SEGMENT_SIZE = 256
@@ -65,12 +66,6 @@ def held_reason(differing: int) -> str:
     )
 
 
-def fingerprint_path(track: str, submission_id: str) -> str:
-    return f"{sub_dir(track, submission_id)}/fingerprint.bin"
-
-
-def segment_path(track: str, number: int) -> str:
-    return f"nearcopy/{check_track(track)}/segment-{number:05d}.bin"
 
 
 def inputs_digest(inputs: list[dict]) -> bytes:

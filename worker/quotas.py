@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from worker.records import check_track, parse_iso, strip_format_characters
+from worker.records import parse_iso, strip_format_characters
+from worker.store import layout
 
 WINDOW = timedelta(hours=24)
 
@@ -50,7 +51,7 @@ def owned_by(record: dict, identity: str | None) -> bool:
 
 def index_path(identity: str, track: str) -> str:
     key = hashlib.sha256(normalise_identity(identity).encode()).hexdigest()
-    return f"identities/{key}/{check_track(track)}.json"
+    return layout.quota_index_path(key, track)
 
 
 def empty_index() -> dict:

@@ -6,13 +6,25 @@ Pure functions on plain dicts; reading and writing them is `worker.submissions`'
 from __future__ import annotations
 
 import copy
-import re
 import unicodedata
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from scoring.problems import Problem
-from scoring.tracks import TRACK_NAMES
+
+# Paths and the validated parts they are built from live in the store layout; re-exported for the callers
+# that know a record by its track and id.
+from worker.store.layout import (  # noqa: F401
+    check_track,
+    format_report_path,
+    is_submission_id,
+    predictions_path,
+    published_result_path,
+    record_path,
+    rows_path,
+    staged_result_path,
+    sub_dir,
+)
 
 RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED, HELD = (
     "received",
@@ -51,7 +63,6 @@ METADATA_LIMITS = {
     "code_url": 500,
     "description": 2000,
 }
-_ID = re.compile(r"[0-9a-f]{16}")
 RESERVED_MODEL_PREFIX = "baseline"  # model names starting so are the project's own baselines only
 
 
@@ -61,48 +72,6 @@ def now_iso() -> str:
 
 def parse_iso(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def is_submission_id(value: str) -> bool:
-    return isinstance(value, str) and _ID.fullmatch(value) is not None
-
-
-def check_track(track: str) -> str:
-    if track not in TRACK_NAMES:
-        raise ValueError(f"unknown track {track!r}; expected one of {', '.join(TRACK_NAMES)}")
-    return track
-
-
-def sub_dir(track: str, submission_id: str) -> str:
-    """The submission's folder in the submissions area, built only from validated parts."""
-    if not is_submission_id(submission_id):
-        raise ValueError(f"malformed submission id {submission_id!r}")
-    return f"{check_track(track)}/{submission_id}"
-
-
-def record_path(track: str, submission_id: str) -> str:
-    return f"{sub_dir(track, submission_id)}/submission.json"
-
-
-def predictions_path(track: str, submission_id: str) -> str:
-    return f"{sub_dir(track, submission_id)}/predictions.jsonl"
-
-
-def format_report_path(track: str, submission_id: str) -> str:
-    return f"{sub_dir(track, submission_id)}/format_report.json"
-
-
-def rows_path(track: str, submission_id: str, version: int) -> str:
-    return f"{sub_dir(track, submission_id)}/rows_v{version}.json"
-
-
-def staged_result_path(track: str, submission_id: str, version: int) -> str:
-    """The scorer's result, staged privately until a publish copies it into the results area."""
-    return f"{sub_dir(track, submission_id)}/result_v{version}.json"
-
-
-def published_result_path(track: str, submission_id: str, version: int) -> str:
-    return f"{check_track(track)}/results/{submission_id}/v{version}.json"
 
 
 def new_record(

@@ -40,13 +40,12 @@ from worker.records import (
     predictions_path,
     public_version,
     public_view,
-    record_path,
     staged_result_path,
     transition,
     validate_metadata,
 )
 from worker.slots import WorkSlots
-from worker.store import Store, commit_with_retry
+from worker.store import Store, commit_with_retry, layout
 from worker.submissions import (
     AREA,
     dumps,
@@ -55,6 +54,7 @@ from worker.submissions import (
     load_record,
     quarantined,
     read_json,
+    record_files,
     update_record,
 )
 
@@ -255,7 +255,7 @@ class Service:
             outcome["error"] = record["error"]
             files = {
                 predictions_path(track, submission_id): data,
-                record_path(track, submission_id): dumps(record),
+                **record_files(store, head, [record]),
                 index_path: dumps(index),
                 **index_append.files(submission_id),
             }
@@ -436,7 +436,7 @@ class Service:
         return head, board
 
     def _read_leaderboard(self, track: str, revision: str) -> dict:
-        board = read_json(self.store, "results", f"{track}/leaderboard.json", revision)
+        board = read_json(self.store, "results", layout.leaderboard_json(track), revision)
         if board is None:
             track_obj = get_track(track)
             return {
@@ -461,8 +461,9 @@ class Service:
             cached = self._reference_sets.get(track)
         if cached is not None and cached[0] == head:
             return cached[1]
-        manifest = read_json(self.store, "results", f"{track}/public/reference_set.json", head) or {}
-        ready = self.store.read("results", f"{track}/public/test_inputs.jsonl", head) is not None
+        manifest = read_json(self.store, "results", layout.public_file(track, layout.REFERENCE_SET), head)
+        manifest = manifest or {}
+        ready = self.store.read("results", layout.public_file(track, "test_inputs.jsonl"), head) is not None
         info = {
             "track": track,
             "kind": manifest.get("kind") if ready else None,
@@ -479,7 +480,7 @@ class Service:
         check_track(track)
         if name not in PUBLIC_FILES:
             return None
-        return self.store.read("results", f"{track}/public/{name}")
+        return self.store.read("results", layout.public_file(track, name))
 
     def health(self) -> dict:
         checks = {}
@@ -609,7 +610,7 @@ class Service:
         check_track(track)
         inputs = self.public_inputs(track)
         scorer = get_track(track)
-        stored = set(self.store.list(AREA, f"{track}/"))
+        stored = set(self.store.list(AREA, layout.track_dir(track)))
         added = 0
         for record in list_records(self.store, track):
             sid = record["submission_id"]

@@ -6,14 +6,15 @@ of workers can change records concurrently without losing an update.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from scoring.tracks import TRACK_NAMES
 from worker.records import is_submission_id, record_path
-from worker.store import Store, commit_with_retry
+from worker.store import Store, codec, commit_change, layout
 
 AREA = "submissions"
 RECORD_KEYS = ("submission_id", "track", "status", "created_at", "updated_at")
@@ -22,8 +23,7 @@ _logged: set[str] = set()  # unreadable records already logged by this process (
 _logged_lock = threading.Lock()
 
 
-def dumps(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1).encode() + b"\n"
+dumps = codec.record  # records and other private JSON of the submissions area
 
 
 def read_json(store: Store, area: str, path: str, revision: str | None = None):
@@ -81,7 +81,7 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
     """All readable records of a track, oldest first. An unreadable one is skipped (logged once per process;
     `quarantined` lists them), so one corrupt file never blocks the others."""
     records = []
-    for path in (p for p in store.list(AREA, f"{track}/", revision) if p.endswith("/submission.json")):
+    for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track), revision)):
         raw = store.read(AREA, path, revision)
         problem = record_problem(raw)
         if problem is None:
@@ -94,11 +94,99 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
 def quarantined(store: Store, track: str) -> list[dict]:
     """The track's unreadable submission records: [{"path", "problem"}], for maintainers."""
     out = []
-    for path in (p for p in store.list(AREA, f"{track}/") if p.endswith("/submission.json")):
+    for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track))):
         problem = record_problem(store.read(AREA, path))
         if problem not in (None, "missing"):
             out.append({"path": path, "problem": problem})
     return out
+
+
+# -- the record index -------------------------------------------------------------------------------------
+# `<track>/index.json` (shard -> 16 hex digits of the sha256 of the shard's bytes) and
+# `<track>/index/<xx>.json` (id -> summary of the records whose id starts with xx), written in the SAME
+# commit as the records they describe, so a publish reads the table and the shards that changed since it
+# last looked instead of every record.
+# Every writer of a record therefore commits `index_files(...)` with it (update_record does).
+
+SUMMARY_KEYS = ("submission_id", "track", "status", "sha256", "submitter", "is_baseline", "verified",
+                "hidden", "retired", "created_at", "updated_at", "metadata", "versions")
+SUMMARY_VERSION_KEYS = ("version", "scorer_version", "references_sha256", "scored_at", "pending_rescore")
+
+
+def summary(record: dict) -> dict:
+    """What a publish needs of a record: its public fields without the description, status, flags and
+    versions (no history, report or private near-copy details). A board row is built from it alone."""
+    out = {k: record[k] for k in SUMMARY_KEYS if k in record}
+    out["metadata"] = {k: v for k, v in (record.get("metadata") or {}).items() if k != "description"}
+    out["versions"] = [
+        {k: v[k] for k in SUMMARY_VERSION_KEYS if k in v} for v in record.get("versions") or []
+    ]
+    return out
+
+
+def _shard_bytes(shard: dict) -> bytes:
+    return codec.compact(shard)
+
+
+def _shard_key(submission_id: str) -> str:
+    return submission_id[: layout.INDEX_SHARD_CHARS]
+
+
+def read_index(
+    store: Store, track: str, revision: str | None = None, known: dict[str, tuple[str, dict]] | None = None
+) -> dict[str, dict] | None:
+    """{id: summary} of the track as of `revision`, None when the track has no index yet. `known`
+    ({shard: (sha256, shard)}, updated in place) holds shards already read: only changed ones are read."""
+    table = read_json(store, AREA, layout.index_path(track), revision)
+    if table is None:
+        return None
+    known = {} if known is None else known
+    out: dict[str, dict] = {}
+    for key, sha in table["shards"].items():
+        if key not in known or known[key][0] != sha:
+            known[key] = (sha, read_json(store, AREA, layout.index_shard_path(track, key), revision) or {})
+        out.update(known[key][1])
+    for key in set(known) - set(table["shards"]):
+        del known[key]
+    return out
+
+
+def index_files(store: Store, head: str, track: str, records: Iterable[dict]) -> dict[str, bytes]:
+    """The index files to commit together with `records` (as they will be committed) on top of `head`.
+    A track without an index gets one built from every record (once: the migration of an older store)."""
+    records = list(records)
+    if not records:
+        return {}
+    table = read_json(store, AREA, layout.index_path(track), head)
+    shards: dict[str, dict] = {}
+    if table is None:
+        table = {"shards": {}}
+        for record in list_records(store, track, head):
+            sid = record["submission_id"]
+            shards.setdefault(_shard_key(sid), {})[sid] = summary(record)
+    for record in records:
+        key = _shard_key(record["submission_id"])
+        if key not in shards:
+            stored = key in table["shards"]
+            shards[key] = (read_json(store, AREA, layout.index_shard_path(track, key), head) if stored
+                           else None) or {}
+        shards[key][record["submission_id"]] = summary(record)
+    files = {}
+    for key, shard in shards.items():
+        data = _shard_bytes(shard)
+        files[layout.index_shard_path(track, key)] = data
+        table["shards"][key] = hashlib.sha256(data).hexdigest()[:16]  # a change stamp, not a proof
+    files[layout.index_path(track)] = codec.compact(table)
+    return files
+
+
+def record_files(store: Store, head: str, records: Iterable[dict]) -> dict[str, bytes]:
+    """Everything to commit for these new versions of records (any tracks): the records and the index."""
+    records = list(records)
+    files = {record_path(r["track"], r["submission_id"]): dumps(r) for r in records}
+    for track in sorted({r["track"] for r in records}):
+        files.update(index_files(store, head, track, [r for r in records if r["track"] == track]))
+    return files
 
 
 Change = Callable[[Store, str, dict], tuple[dict | None, dict[str, bytes]]]
@@ -110,18 +198,14 @@ def update_record(store: Store, track: str, submission_id: str, change: Change, 
     `change` sees the record as of the head it is given and may return None to leave it alone (e.g. a
     transition that another process already made). Returns the record as committed (or as found).
     """
-    result: dict = {}
 
-    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict | None]:
         record = load_record(store, track, submission_id, head)
-        result["record"] = record
         if record is None:
-            return {}, []
+            return {}, [], None
         new, extra = change(store, head, record)
         if new is None:
-            return {}, []
-        result["record"] = new
-        return {record_path(track, submission_id): dumps(new), **extra}, []
+            return {}, [], record
+        return {**record_files(store, head, [new]), **extra}, [], new
 
-    commit_with_retry(store, AREA, build, message, attempts=20)
-    return result.get("record")
+    return commit_change(store, AREA, build, message, attempts=20)[1]

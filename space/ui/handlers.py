@@ -17,6 +17,7 @@ import gradio as gr
 import pandas as pd
 
 from space.uploads import UploadRefused, checked_upload, output_dir
+from worker.store import layout
 
 from . import explorer, figures, submission
 from .i18n import both, t
@@ -688,14 +689,15 @@ class UI:
         """
         store = getattr(self.service, "store", None)
         found: list[tuple[str, str, str]] = []  # (run, area, path)
+        prefix = layout.rescore_reports_dir(track)
         for area, suffix in (("submissions", "/report.json"), ("results", ".json")):
             try:
-                paths = store.list(area, f"rescore/{track}/") if store else []
+                paths = store.list(area, prefix) if store else []
             except Exception:  # an area this process cannot open: skip it
                 paths = []
             for path in paths:
                 if path.endswith(suffix):
-                    found.append((path[len(f"rescore/{track}/") :].removesuffix(suffix), area, path))
+                    found.append((path[len(prefix) :].removesuffix(suffix), area, path))
         empty = pd.DataFrame(columns=DIFF_COLUMNS)
         if not found:
             return "No re-score report yet. 暂无重新评分报告。", empty

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from worker.store import layout
+
 from .submission import result_of
 from .tables import TRACKS, rows_frame
 
@@ -54,7 +56,7 @@ def load_board_frame(service: object, track: str) -> tuple[dict, pd.DataFrame]:
     store = getattr(service, "store", None)
     if store is not None:
         try:
-            raw = store.read("results", f"{track}/leaderboard.parquet")
+            raw = store.read("results", layout.leaderboard_parquet(track))
         except Exception:  # unknown area/backend hiccup: the JSON path below still works
             raw = None
         if raw:
@@ -132,7 +134,7 @@ class BoardCache:
         if isinstance(version, int) and _SAFE_ID.fullmatch(submission_id):
             try:
                 raw = self.service.store.read(  # type: ignore[attr-defined]
-                    "results", f"{track}/results/{submission_id}/v{version}.json"
+                    "results", layout.published_result_path(track, submission_id, version)
                 )
                 result = result_of(json.loads(raw)) if raw else None
             except Exception:  # fall back to the service below

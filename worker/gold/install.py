@@ -18,7 +18,6 @@ seeded before manifests existed are recognised by comparing their set's hash wit
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,12 +30,12 @@ from worker.gold.seed import (  # the files seed writes for the demo, for any bu
     reference_files,
 )
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
-from worker.store import Store, commit_with_retry
+from worker.store import Store, codec, commit_with_retry, layout
 from worker.submissions import AREA as SUBMISSIONS
-from worker.submissions import dumps, list_records, read_json
+from worker.submissions import list_records, read_json, record_files
 
 REFERENCES, RESULTS = "references", "results"
-MANIFEST = "reference_set.json"
+MANIFEST = layout.REFERENCE_SET
 SPLITS = ("test", "dev", "train")
 DEMO, REAL = "demo", "real"
 
@@ -131,10 +130,10 @@ def bundle_sha256(bundle: Path) -> str:
 
 def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:
     """The manifest of the track's installed set; None when it has none at all."""
-    manifest = read_json(store, REFERENCES, f"{track}/{MANIFEST}")
+    manifest = read_json(store, REFERENCES, layout.reference_set(track))
     if manifest is not None:
         return manifest
-    if store.read(REFERENCES, f"{track}/test.jsonl") is None:
+    if store.read(REFERENCES, layout.references_file(track)) is None:
         return None
     # A store seeded before manifests existed: the demo iff its set hashes like the shipped demo's.
     snapshot = store.local_snapshot(REFERENCES) / track
@@ -146,7 +145,7 @@ def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:
 
 def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int]) -> bytes:
     body = {"track": track, "kind": kind, "sha256": sha, "rows": rows, "installed_at": now_iso()}
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
+    return codec.pretty(body)
 
 
 def install(store: Store, track: str, bundle: Path, *, replace: bool = False, kind: str = REAL,
@@ -174,11 +173,11 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
     manifest = manifest_bytes(track, kind, sha, rows)
     if not same:
         def build_refs(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            add = {**refs, f"{track}/{MANIFEST}": manifest}
-            return add, [p for p in s.list(REFERENCES, f"{track}/", head) if p not in add]
+            add = {**refs, layout.reference_set(track): manifest}
+            return add, [p for p in s.list(REFERENCES, layout.references_dir(track), head) if p not in add]
         commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
-    elif read_json(store, REFERENCES, f"{track}/{MANIFEST}") is None:  # a legacy store: record it
-        commit_with_retry(store, REFERENCES, lambda s, h: ({f"{track}/{MANIFEST}": manifest}, []),
+    elif read_json(store, REFERENCES, layout.reference_set(track)) is None:  # a legacy store: record it
+        commit_with_retry(store, REFERENCES, lambda s, h: ({layout.reference_set(track): manifest}, []),
                           f"record reference set {track} {sha[:12]}")
 
     retired: list[dict] = []
@@ -189,11 +188,11 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
         needs_rescore = [_summary(r) for r in live]
 
     public = public_files(track, bundle)
-    public[f"{track}/public/{MANIFEST}"] = manifest
+    public[layout.public_file(track, MANIFEST)] = manifest
 
     def build_public(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-        existing = s.list(RESULTS, f"{track}/public/", head)
-        old = read_json(s, RESULTS, f"{track}/public/{MANIFEST}", head)
+        existing = s.list(RESULTS, layout.public_dir(track), head)
+        old = read_json(s, RESULTS, layout.public_file(track, MANIFEST), head)
         if same and old is not None and old.get("sha256") == sha and all(p in existing for p in public):
             return {}, []  # nothing to repair (an unchanged manifest keeps its installed_at)
         return public, [p for p in existing if p not in public]
@@ -211,7 +210,7 @@ def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> lis
     reason = "retired: scored on the synthetic demo reference set, which a real set replaced"
 
     def build(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-        add = {}
+        changed = []
         for record in records:
             fresh = read_json(s, SUBMISSIONS, record_path(track, record["submission_id"]), head)
             if fresh is None or fresh.get("retired"):
@@ -219,8 +218,8 @@ def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> lis
             fresh.update(hidden=True, hidden_reason=reason, updated_at=at,
                          retired={"at": at, "references_sha256": demo_sha})
             fresh["history"] = [*fresh["history"], {"status": fresh["status"], "at": at, "note": reason}]
-            add[record_path(track, record["submission_id"])] = dumps(fresh)
-        return add, []
+            changed.append(fresh)
+        return record_files(s, head, changed), []
 
     if records:
         commit_with_retry(store, SUBMISSIONS, build, f"retire demo submissions of {track}", attempts=20)

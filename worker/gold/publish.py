@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.leaderboard import Entry, board_json, build_rows, dataset_card, known_verdicts, to_parquet
+from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -22,29 +22,25 @@ from worker.records import (
     now_iso,
     public_view,
     published_result_path,
-    record_path,
     rows_path,
     staged_result_path,
     transition,
 )
-from worker.store import Store, commit_with_retry
-from worker.submissions import AREA, dumps, list_records, load_record, read_json
+from worker.store import Store, codec, commit_change, commit_with_retry, layout
+from worker.submissions import AREA, list_records, load_record, read_index, read_json, record_files
 
 RESULTS = "results"
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
 ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
+RESULTS_CACHED = 256  # staged results kept by a Publisher (only new entries need theirs)
 COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
-
-
-def dumps_pretty(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
 
 
 def _report_names(store: Store, track: str, revision: str | None) -> list[str]:
     """File names of the published re-score reports of `track` (`rescore/<track>/<run>.json`)."""
-    prefix = f"rescore/{track}/"
+    prefix = layout.rescore_reports_dir(track)
     return [
         p[len(prefix) :]
         for p in store.list(RESULTS, prefix, revision)
@@ -83,22 +79,22 @@ def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
     submission ids, so the results head shows a hidden submission nowhere. Other files: unchanged."""
     if not hidden:
         return data
-    if path == "changelog.jsonl":
+    if path == layout.CHANGELOG:
         lines = []
         for raw in data.splitlines():
             line = json.loads(raw)
             line["added"] = [a for a in line.get("added") or [] if a.split("/")[0] not in hidden]
             if isinstance(line.get("removed"), list):  # older lines listed ids; new ones count
                 line["removed"] = [r for r in line["removed"] if r not in hidden]
-            lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n")
+            lines.append(codec.line(line))
         return b"".join(lines)
-    if path.startswith("rescore/") and path.endswith(".json"):
+    if layout.is_rescore_report(path):
         report = json.loads(data)
         rows = report.get("submissions") or []
         kept = [r for r in rows if r.get("submission_id") not in hidden]
         if len(kept) == len(rows):
             return data
-        return dumps_pretty({**report, "submissions": kept})
+        return codec.pretty({**report, "submissions": kept})
     return data
 
 
@@ -107,22 +103,35 @@ class Publisher:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._results: dict[tuple[str, int], dict] = {}
+        self._results: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=RESULTS_CACHED)
+        self._shards: dict[str, dict] = {}  # track -> record index shards read so far (read_index)
+        # track -> (results revision, {(id, version): metric columns of its row on that revision's board})
+        self._columns: dict[str, tuple[str, dict]] = {}
         # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
         self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
         self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
         self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
-        """(visible entries, hidden records) of a track as of the submissions head."""
+        """(visible entries, hidden records) of a track as of the submissions head.
+
+        Records come from the record index (summaries: only the shards that changed are read), and an
+        entry already on the published board reuses its row's metric columns (its result is immutable),
+        so a publish reads the staged results of new entries only."""
         entries, hidden = [], []
-        published = published_runs(self.store, track)
-        for record in list_records(self.store, track):
+        results_head = self.store.head(RESULTS)
+        published = published_runs(self.store, track, results_head)
+        on_board = self._board_columns(track, results_head)
+        for record in self._records(track):
             version = version_for(record, rescore_stamp, published)
             if version is None or record["status"] in FINAL_BAD:
                 continue
             if record.get("hidden"):
                 hidden.append(record)
+                continue
+            columns = on_board.get((record["submission_id"], version["version"]))
+            if columns is not None:
+                entries.append(Entry(record, version, None, columns))
                 continue
             try:
                 result = self.result(track, record["submission_id"], version["version"])
@@ -134,6 +143,34 @@ class Publisher:
                 continue
             entries.append(Entry(record, version, result))
         return entries, hidden
+
+    def _records(self, track: str) -> list[dict]:
+        """Summaries of the track's records (oldest first), from the index at the submissions head; every
+        record of a store that has no index yet (it gets one with its next record change)."""
+        head = self.store.head(AREA)
+        index = read_index(self.store, track, head, self._shards.setdefault(track, {}))
+        records = list_records(self.store, track, head) if index is None else list(index.values())
+        return sorted(records, key=lambda r: r["created_at"])
+
+    def _board_columns(self, track: str, revision: str) -> dict[tuple[str, int], dict]:
+        """{(id, version): metric columns} of the rows on the board at `revision` (cached per revision)."""
+        cached = self._columns.get(track)
+        if cached is not None and cached[0] == revision:
+            return cached[1]
+        board = read_json(self.store, RESULTS, layout.leaderboard_json(track), revision) or {}
+        columns = {
+            (row["submission_id"], row["version"]): {k: v for k, v in row.items() if k not in BASE_COLUMNS}
+            for row in board.get("rows") or []
+        }
+        self._columns[track] = (revision, columns)
+        return columns
+
+    def envelope(self, track: str, entry: Entry) -> dict:
+        """The public result envelope of a new entry: the FULL record's public fields (the index keeps
+        no description) and its staged result."""
+        record = load_record(self.store, track, entry.key[0]) or entry.record
+        result = entry.result or self.result(track, *entry.key)
+        return {"submission": public_view(record), "version": entry.key[1], "result": result}
 
     def result(self, track: str, submission_id: str, version: int) -> dict:
         key = (submission_id, version)
@@ -176,7 +213,7 @@ class Publisher:
         if track in self._recalled:
             return 0
         self._recalled.add(track)
-        board = read_json(self.store, RESULTS, f"{track}/leaderboard.json")
+        board = read_json(self.store, RESULTS, layout.leaderboard_json(track))
         if not board or board.get("scorer_version") != SCORER_VERSION:
             return 0
         if board.get("primary_metric") != get_track(track).primary_metric:
@@ -218,63 +255,14 @@ class Publisher:
         """
         entries, hidden = self.entries(track, rescore_stamp)
         board = self.board(track, entries)
-        summary: dict = {}
 
-        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            existing = set(store.list(RESULTS, f"{track}/results/", head))
-            add: dict[str, bytes] = {}
-            added = []
-            for e in entries:
-                path = published_result_path(track, *e.key)
-                if path not in existing:
-                    add[path] = dumps_pretty(
-                        {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
-                    )
-                    added.append(f"{e.key[0]}/v{e.key[1]}")
-            hidden_dirs = tuple(f"{track}/results/{r['submission_id']}/" for r in hidden)
-            delete = sorted(p for p in existing if p.startswith(hidden_dirs)) if hidden_dirs else []
-            old = read_json(store, RESULTS, f"{track}/leaderboard.json", head)
-            summary.update(
-                added=added, removed=sorted({p.split("/")[2] for p in delete}), rows=len(board["rows"])
-            )
-            # Hidden means hidden at the head: history files that name a hidden submission are rewritten.
-            hidden_ids = frozenset(r["submission_id"] for r in hidden)
-            names = _report_names(store, track, head) if hidden_ids else []
-            for path in [f"rescore/{track}/{name}" for name in names]:
-                before = store.read(RESULTS, path, head) or b""
-                after = scrub_hidden(path, before, hidden_ids)
-                if after != before:
-                    add[path] = after
-            if not add and not delete and not extra and old is not None and old["rows"] == board["rows"]:
-                log = store.read(RESULTS, "changelog.jsonl", head) or b""
-                if scrub_hidden("changelog.jsonl", log, hidden_ids) == log:
-                    return {}, []
-            add[f"{track}/leaderboard.json"] = board_json(board)
-            add[f"{track}/leaderboard.parquet"] = to_parquet(board["rows"])
-            boards = {
-                p.split("/")[0] for p in store.list(RESULTS, "", head) if p.endswith("/leaderboard.json")
-            }
-            add["README.md"] = dataset_card({t: get_track(t).title for t in boards | {track}})
-            log = store.read(RESULTS, "changelog.jsonl", head) or b""
-            line = {
-                "at": board["generated_at"],
-                "track": track,
-                "scorer_version": SCORER_VERSION,
-                "added": added,
-                "removed": len(summary["removed"]),  # a count: removed entries are hidden ones
-                "rows": len(board["rows"]),
-                "note": note,
-            }
-            add["changelog.jsonl"] = scrub_hidden(
-                "changelog.jsonl",
-                log + json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n",
-                hidden_ids,
-            )
-            add.update({p: scrub_hidden(p, d, hidden_ids) for p, d in (extra or {}).items()})
-            return add, delete
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
+            envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
+            return results_change(store, head, track, board, entries, hidden, extra or {}, note, envelope)
 
         before = self.store.head(RESULTS)
-        revision = commit_with_retry(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        self._columns[track] = (revision, {e.key: e.metric_columns() for e in entries})
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
@@ -293,7 +281,7 @@ class Publisher:
             return
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            add = {}
+            changed = []
             for e in waiting:
                 record = load_record(store, track, e.key[0], head)
                 if record is None:
@@ -315,7 +303,62 @@ class Publisher:
                     }
                 if record["status"] == SCORED:
                     record = transition(record, PUBLISHED, f"on the leaderboard as version {e.key[1]}")
-                add[record_path(track, e.key[0])] = dumps(record)
-            return add, []
+                changed.append(record)
+            return record_files(store, head, changed), []
 
         commit_with_retry(self.store, AREA, build, f"mark {track} submissions published", attempts=20)
+
+
+def results_change(
+    store: Store, head: str, track: str, board: dict, entries: list[Entry], hidden: list[dict],
+    extra: dict[str, bytes], note: str, envelope: Callable[[Entry], dict],
+) -> tuple[dict[str, bytes], list[str], dict]:
+    """The results commit that publishes `board` on top of `head`: (add, delete, summary), where summary
+    is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}; `envelope(e)`
+    gives the published envelope of an entry that has none yet. No operations
+    when the head already shows exactly this board (the summary then lists nothing added)."""
+    existing = set(store.list(RESULTS, layout.results_dir(track), head))
+    add: dict[str, bytes] = {}
+    added = []
+    for e in entries:
+        path = published_result_path(track, *e.key)
+        if path not in existing:
+            add[path] = codec.pretty(envelope(e))
+            added.append(f"{e.key[0]}/v{e.key[1]}")
+    hidden_dirs = tuple(layout.published_result_dir(track, r["submission_id"]) for r in hidden)
+    delete = sorted(p for p in existing if p.startswith(hidden_dirs)) if hidden_dirs else []
+    summary = {
+        "added": added,
+        "removed": sorted({layout.published_result_id(p) for p in delete}),
+        "rows": len(board["rows"]),
+    }
+    # Hidden means hidden at the head: history files that name a hidden submission are rewritten.
+    hidden_ids = frozenset(r["submission_id"] for r in hidden)
+    names = _report_names(store, track, head) if hidden_ids else []
+    for path in [f"{layout.rescore_reports_dir(track)}{name}" for name in names]:
+        before = store.read(RESULTS, path, head) or b""
+        after = scrub_hidden(path, before, hidden_ids)
+        if after != before:
+            add[path] = after
+    changelog = store.read(RESULTS, layout.CHANGELOG, head) or b""
+    if not add and not delete and not extra:
+        old = read_json(store, RESULTS, layout.leaderboard_json(track), head)
+        if old is not None and old["rows"] == board["rows"]:
+            if scrub_hidden(layout.CHANGELOG, changelog, hidden_ids) == changelog:
+                return {}, [], summary
+    add[layout.leaderboard_json(track)] = codec.pretty(board)
+    add[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])
+    boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
+    add[layout.DATASET_CARD] = dataset_card({t: get_track(t).title for t in boards | {track}})
+    line = {
+        "at": board["generated_at"],
+        "track": track,
+        "scorer_version": SCORER_VERSION,
+        "added": added,
+        "removed": len(summary["removed"]),  # a count: removed entries are hidden ones
+        "rows": len(board["rows"]),
+        "note": note,
+    }
+    add[layout.CHANGELOG] = scrub_hidden(layout.CHANGELOG, changelog + codec.line(line), hidden_ids)
+    add.update({p: scrub_hidden(p, d, hidden_ids) for p, d in extra.items()})
+    return add, delete, summary

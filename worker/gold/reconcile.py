@@ -24,7 +24,7 @@ from worker.records import (
     parse_iso,
     transition,
 )
-from worker.store import Store
+from worker.store import Store, layout
 from worker.submissions import list_records, read_json, update_record
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def _shown(row_or_record: dict, version: int) -> tuple:
 def _board_disagrees(store: Store, track: str, records: list[dict], now: datetime, settled: float) -> bool:
     """Does the published board differ from what the settled records (unchanged for `settled` seconds)
     say it should show? Catches a publish lost while the broker was down, e.g. after a hide."""
-    board = read_json(store, RESULTS, f"{track}/leaderboard.json") or {"rows": []}
+    board = read_json(store, RESULTS, layout.leaderboard_json(track)) or {"rows": []}
     shown = {_shown(row, row["version"]) for row in board["rows"]}
     on_board = {row["submission_id"] for row in board["rows"]}
     published = published_runs(store, track)

@@ -17,9 +17,9 @@ from worker.gold.publish import Publisher, published_runs, version_for
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
-from worker.records import FINAL_BAD, find_version, predictions_path, record_path, staged_result_path
-from worker.store import Store, commit_with_retry
-from worker.submissions import AREA, dumps, list_records, load_record, read_json
+from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
+from worker.store import Store, codec, commit_change, commit_with_retry, layout
+from worker.submissions import AREA, dumps, list_records, load_record, read_json, record_files
 
 CHUNK = 25
 
@@ -36,10 +36,6 @@ def plan(store: Store, track: str) -> list[list[str]]:
         if r["versions"] and r["status"] not in FINAL_BAD and not r.get("retired")  # retired: demo rows
     ]
     return [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
-
-
-def chunk_path(track: str, run: str, index: int) -> str:
-    return f"rescore/{track}/{run}/chunk_{index:05d}.json"
 
 
 def _headline(track: str, result: dict | None) -> dict:
@@ -77,25 +73,27 @@ def score_chunk(
                 entry.update(skipped=False, new_version=None, new=_headline(track, result))
         summary[sid] = entry
 
-    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict[str, dict]]:
         add: dict[str, bytes] = {}
+        chunk = {sid: dict(entry) for sid, entry in summary.items()}  # this head's version numbers
+        changed = []
         for sid, (result, rows) in computed.items():
             record = load_record(store, track, sid, head)
             attached = None if dry_run else attach_version(record, pinned, result, rows, pending_rescore=run)
             if attached is not None:
                 new, files = attached
-                summary[sid]["new_version"] = new["versions"][-1]["version"]
+                chunk[sid]["new_version"] = new["versions"][-1]["version"]
                 add.update(files)
-                add[record_path(track, sid)] = dumps(new)
-        add[chunk_path(track, run, index)] = dumps(summary)
-        return add, []
+                changed.append(new)
+        add.update(record_files(store, head, changed))
+        add[layout.rescore_chunk(track, run, index)] = dumps(chunk)
+        return add, [], chunk
 
-    commit_with_retry(store, AREA, build, f"rescore {track} {run} chunk {index}", attempts=20)
-    return summary
+    return commit_change(store, AREA, build, f"rescore {track} {run} chunk {index}", attempts=20)[1]
 
 
 def chunks_done(store: Store, track: str, run: str) -> list[dict]:
-    paths = [p for p in store.list(AREA, f"rescore/{track}/{run}/") if "/chunk_" in p]
+    paths = [p for p in store.list(AREA, layout.rescore_dir(track, run)) if layout.is_rescore_chunk(p)]
     return [json.loads(store.read(AREA, p) or b"{}") for p in paths]
 
 
@@ -159,12 +157,12 @@ def finalize(
 ) -> dict:
     """Publish the new versions with the report in one commit, or (dry run) keep the report private."""
     diff = report(track, run, actor, dry_run, chunks)
-    body = json.dumps(diff, ensure_ascii=False, sort_keys=True, indent=2).encode() + b"\n"
+    body = codec.pretty(diff)
     if dry_run:
         commit_with_retry(
             store,
             AREA,
-            lambda s, h: ({f"rescore/{track}/{run}/report.json": body}, []),
+            lambda s, h: ({layout.dry_run_report(track, run): body}, []),
             f"rescore {track} {run} dry-run report",
             attempts=20,
         )
@@ -172,7 +170,7 @@ def finalize(
         publisher.publish(
             track,
             rescore_stamp=run,
-            extra={f"rescore/{track}/{run}.json": body},
+            extra={layout.rescore_report(track, run): body},
             note=f"re-scored with scorer {SCORER_VERSION} by {actor}",
         )
     return diff

@@ -17,15 +17,15 @@ from pathlib import Path
 from scoring.api import read_public_inputs
 from scoring.tracks import TRACK_NAMES, get_track
 from worker.service import BASELINE_SUBMITTER, Service
-from worker.store import Store
+from worker.store import Store, codec, layout
 
 DEMO_DIR = Path(os.environ.get("DEMO_DIR") or Path(__file__).resolve().parents[2] / "data" / "demo")
 
 
 def reference_files(track: str, bundle: Path) -> dict[str, bytes]:
-    files = {f"{track}/test.jsonl": (bundle / "test.jsonl").read_bytes()}
+    files = {layout.references_file(track): (bundle / "test.jsonl").read_bytes()}
     for subset in sorted((bundle / "subsets").glob("*.jsonl")):
-        files[f"{track}/subsets/{subset.name}"] = subset.read_bytes()
+        files[layout.reference_subset(track, subset.name)] = subset.read_bytes()
     return files
 
 
@@ -40,22 +40,20 @@ def public_files(track: str, bundle: Path) -> dict[str, bytes]:
         data = b"".join(
             json.dumps(row, ensure_ascii=False).encode() + b"\n" for row in track_obj.public_inputs(refs)
         )
-    files = {f"{track}/public/test_inputs.jsonl": data}
+    files = {layout.public_file(track, "test_inputs.jsonl"): data}
     if (bundle / "dev.jsonl").is_file():
         dev = (bundle / "dev.jsonl").read_bytes()
-        files[f"{track}/public/dev.jsonl"] = dev
+        files[layout.public_file(track, "dev.jsonl")] = dev
         dev_subsets = bundle / "public" / "dev_subsets.json"
         if dev_subsets.is_file():
             data = dev_subsets.read_bytes()
             _check_dev_subsets(data, dev)  # refuse to publish anything but dev-id membership
-            files[f"{track}/public/dev_subsets.json"] = data
+            files[layout.public_file(track, "dev_subsets.json")] = data
     sizes = {
         p.stem: sum(1 for line in p.read_bytes().splitlines() if line.strip())
         for p in sorted((bundle / "subsets").glob("*.jsonl"))
     }
-    files[f"{track}/public/subsets.json"] = (
-        json.dumps({"subsets": sizes}, ensure_ascii=False, sort_keys=True).encode() + b"\n"
-    )
+    files[layout.public_file(track, "subsets.json")] = codec.line({"subsets": sizes})
     return files
 
 

@@ -20,7 +20,7 @@ from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
 from worker.gold.scoring_job import score_submission as run_scoring
 from worker.heartbeat import Heartbeats
 from worker.records import check_track, rows_path
-from worker.store import WORKER_AREAS, Store, StoreError, open_store
+from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
 from worker.submissions import AREA, find_record, read_json
 
 log = logging.getLogger(__name__)
@@ -137,4 +137,5 @@ def rescore_finalize(self, track: str, run: str, actor: str, dry_run: bool, expe
         raise self.retry(countdown=1)
     diff = finalize(store(), publisher(), track, run, actor, dry_run, done)
     log.info("rescore %s run %s finished: %s", track, run, diff["summary"])
-    return diff["summary"] | {"run": run, "report": f"rescore/{track}/{run}.json" if not dry_run else None}
+    report = None if dry_run else layout.rescore_report(track, run)
+    return diff["summary"] | {"run": run, "report": report}

@@ -19,6 +19,7 @@ from worker.store.base import (
     Store,
     StoreError,
     check_path,
+    commit_change,
     commit_with_retry,
 )
 from worker.store.local import LocalStore
@@ -35,6 +36,7 @@ __all__ = [
     "Store",
     "StoreError",
     "check_path",
+    "commit_change",
     "commit_with_retry",
     "open_store",
     "open_web_store",

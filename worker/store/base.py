@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from worker.config import AREAS
 
@@ -115,26 +115,39 @@ def check_ops(add: dict[str, bytes], delete: list[str]) -> None:
 
 
 BuildOps = Callable[["Store", str], tuple[dict[str, bytes], list[str]]]
+T = TypeVar("T")
+BuildChange = Callable[["Store", str], tuple[dict[str, bytes], list[str], T]]
 
 
 def commit_with_retry(
     store: Store, area: str, build_ops: BuildOps, message: str, attempts: int = 5, backoff: float = 0.05
 ) -> str:
-    """Optimistic read-modify-write: read head, `build_ops(store, head)`, commit with parent=head.
+    """`commit_change` for a builder that returns only its operations `(add, delete)`; the revision."""
+    revision, _ = commit_change(
+        store, area, lambda s, head: (*build_ops(s, head), None), message, attempts, backoff
+    )
+    return revision
 
-    On ConflictError the head is re-read and the ops rebuilt (so `build_ops` must derive everything from
-    the revision it is given). Returns the new revision, or the unchanged head when `build_ops` returns
-    no operations. Raises the last ConflictError after `attempts` tries.
+
+def commit_change(
+    store: Store, area: str, build: BuildChange[T], message: str, attempts: int = 5, backoff: float = 0.05
+) -> tuple[str, T]:
+    """Optimistic read-modify-write: read head, `build(store, head) -> (add, delete, value)`, commit with
+    parent=head; returns (revision, the value of the build that was committed).
+
+    On ConflictError the head is re-read and the change rebuilt (so `build` must derive everything from
+    the revision it is given, and its value describes that revision's change). Returns the unchanged head
+    when `build` returns no operations. Raises the last ConflictError after `attempts` tries.
     """
     if attempts < 1:
         raise ValueError("attempts must be >= 1")
     for attempt in range(attempts):
         head = store.head(area)
-        add, delete = build_ops(store, head)
+        add, delete, value = build(store, head)
         if not add and not delete:
-            return head
+            return head, value
         try:
-            return store.commit(area, add, delete, message, parent=head)
+            return store.commit(area, add, delete, message, parent=head), value
         except ConflictError:
             if attempt == attempts - 1:
                 raise

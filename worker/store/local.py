@@ -2,8 +2,12 @@
 
 Layout of `<DATA_DIR>/store/<area>/`:
 
-    objects/<aa>/<sha1>      file contents, content-addressed, immutable
-    trees/<revision>.json.z  full {path: object id} manifest of each revision (zlib JSON), immutable
+    objects/<aa>/<sha1>.z    file contents (zlib), content-addressed by the sha1 of the plain bytes,
+                             immutable; stores written before compression hold plain `<sha1>` files
+    trees/<revision>.delta.z what a revision changed: {"parent", "add": {path: object id}, "delete", "chain"}
+                             (zlib JSON), immutable
+    trees/<revision>.json.z  the full {path: object id} manifest of a checkpoint revision (zlib JSON),
+                             immutable; every revision of stores written before deltas has one
     commits.jsonl            one line per commit: revision, parent, message, date, added, deleted
     HEAD                     the current revision (replaced atomically)
     snapshots/<revision>/    materialized read-only folders for local_snapshot()
@@ -12,6 +16,11 @@ Layout of `<DATA_DIR>/store/<area>/`:
 Readers take no lock: they read HEAD once, then only immutable files, so a multi-file commit becomes
 visible all at once when HEAD is replaced (never half-applied). Revision ids are
 sha1(parent, message, operations).
+
+A commit writes only its delta, plus a full manifest every `chain_limit(paths)` commits (a checkpoint): a
+full manifest per commit made a store grown one upload at a time reach ~18 GB, and a checkpoint every
+`paths / CHECKPOINT_SPACING` commits keeps the amortised manifest bytes per commit flat while a reader applies
+at most that many small deltas to the nearest checkpoint (the result is cached per revision).
 """
 
 from __future__ import annotations
@@ -23,10 +32,11 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 
 from worker.config import AREAS
@@ -59,11 +69,44 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-@lru_cache(maxsize=256)
-def _load_tree(tree_file: str) -> dict[str, str]:
-    # Trees are immutable once written, so caching by file name is safe.
-    data = Path(tree_file).read_bytes()
-    return json.loads(zlib.decompress(data) if tree_file.endswith(".z") else data)
+CHECKPOINT_SPACING = 64  # paths per commit of chain: a checkpoint's bytes spread over paths/64 commits
+MIN_CHAIN = 32
+TREES_CACHED = 16  # decoded manifests kept per process (a 12,000-path manifest is ~2 MB in memory)
+
+
+def chain_limit(paths: int) -> int:
+    """Deltas allowed after a checkpoint before the next commit writes a full manifest again."""
+    return max(MIN_CHAIN, paths // CHECKPOINT_SPACING)
+
+
+def _read_json_file(path: Path):
+    data = path.read_bytes()
+    return json.loads(zlib.decompress(data) if path.suffix == ".z" else data)
+
+
+class _Trees:
+    """Decoded manifests by (area folder, revision); immutable once written, so never stale."""
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str]) -> dict[str, str] | None:
+        with self._lock:
+            tree = self._cache.get(key)
+            if tree is not None:
+                self._cache.move_to_end(key)
+            return tree
+
+    def put(self, key: tuple[str, str], tree: dict[str, str]) -> None:
+        with self._lock:
+            self._cache[key] = tree
+            self._cache.move_to_end(key)
+            while len(self._cache) > TREES_CACHED:
+                self._cache.popitem(last=False)
+
+
+_TREES = _Trees()
 
 
 class LocalStore:
@@ -105,32 +148,80 @@ class LocalStore:
     def _head(self, base: Path) -> str:
         return (base / "HEAD").read_text().strip()
 
-    def _tree(self, base: Path, revision: str) -> dict[str, str]:
-        if len(revision) != 40 or not set(revision) <= _HEX40:
-            raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
+    def _checkpoint_file(self, base: Path, revision: str) -> Path | None:
         tree_file = base / "trees" / f"{revision}.json.z"
         if not tree_file.exists():
             tree_file = tree_file.with_suffix("")  # plain JSON, as written by the first version
-        if not tree_file.exists():
+        return tree_file if tree_file.exists() else None
+
+    def _delta(self, base: Path, revision: str) -> dict:
+        delta_file = base / "trees" / f"{revision}.delta.z"
+        if not delta_file.exists():
             raise StoreError(f"unknown revision {revision!r} in area {base.name!r}")
-        return _load_tree(str(tree_file))
+        return _read_json_file(delta_file)
+
+    def _tree(self, base: Path, revision: str) -> dict[str, str]:
+        """The full manifest of `revision`: a cached one, a checkpoint, or the nearest of those with the
+        deltas after it applied in order. Callers must not mutate it."""
+        if len(revision) != 40 or not set(revision) <= _HEX40:
+            raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
+        deltas: list[tuple[str, dict]] = []
+        rev = revision
+        while True:
+            tree = _TREES.get((str(base), rev))
+            if tree is not None:
+                break
+            checkpoint = self._checkpoint_file(base, rev)
+            if checkpoint is not None:
+                tree = _read_json_file(checkpoint)
+                _TREES.put((str(base), rev), tree)
+                break
+            delta = self._delta(base, rev)
+            deltas.append((rev, delta))
+            rev = delta["parent"]
+        for rev, delta in reversed(deltas):
+            tree = {**tree, **delta["add"]}
+            for path in delta["delete"]:
+                del tree[path]
+            _TREES.put((str(base), rev), tree)
+        return tree
+
+    def _chain(self, base: Path, revision: str) -> int:
+        """How many deltas lie between `revision` and its checkpoint (0: it is one)."""
+        if not revision or self._checkpoint_file(base, revision) is not None:
+            return 0
+        return self._delta(base, revision)["chain"]
 
     def _resolve(self, base: Path, revision: str | None) -> str:
         return self._head(base) if revision is None else check_revision(revision)
 
     def _object(self, base: Path, oid: str) -> Path:
-        return base / "objects" / oid[:2] / oid
+        """The object's file: compressed (`.z`), or plain as written before compression."""
+        packed = base / "objects" / oid[:2] / f"{oid}.z"
+        return packed if packed.exists() else packed.with_suffix("")
+
+    def _object_bytes(self, base: Path, oid: str) -> bytes:
+        path = self._object(base, oid)
+        data = path.read_bytes()
+        return zlib.decompress(data) if path.suffix == ".z" else data
 
     def _write_commit(
         self, base: Path, parent: str, tree: dict[str, str], message: str, added: list[str],
         deleted: list[str],
     ) -> str:
-        """Write tree, log line and HEAD, in that order (caller holds the lock)."""
-        ops = json.dumps({"add": {p: tree[p] for p in added}, "delete": deleted}, sort_keys=True)
+        """Write the delta (or a checkpoint), log line and HEAD, in that order (caller holds the lock)."""
+        add = {p: tree[p] for p in added}
+        ops = json.dumps({"add": add, "delete": deleted}, sort_keys=True)
         revision = hashlib.sha1(f"{parent}\n{message}\n{ops}".encode()).hexdigest()
-        # Compressed: a full manifest per commit is simple and O(1) to read, and paths compress ~5-10x.
-        manifest = zlib.compress(json.dumps(tree, sort_keys=True).encode())
-        _write_atomic(base / "trees" / f"{revision}.json.z", manifest)
+        chain = self._chain(base, parent) + 1 if parent else 0
+        if chain == 0 or chain > chain_limit(len(tree)):
+            # Compressed: paths compress ~5-10x.
+            manifest = zlib.compress(json.dumps(tree, sort_keys=True).encode())
+            _write_atomic(base / "trees" / f"{revision}.json.z", manifest)
+        else:
+            delta = {"parent": parent, "add": add, "delete": deleted, "chain": chain}
+            _write_atomic(base / "trees" / f"{revision}.delta.z", zlib.compress(json.dumps(delta).encode()))
+        _TREES.put((str(base), revision), tree)
         record = {
             "revision": revision,
             "parent": parent or None,
@@ -156,7 +247,7 @@ class LocalStore:
         base = self._dir(area)
         check_path(path)
         oid = self._tree(base, self._resolve(base, revision)).get(path)
-        return None if oid is None else self._object(base, oid).read_bytes()
+        return None if oid is None else self._object_bytes(base, oid)
 
     def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]:
         base = self._dir(area)
@@ -171,9 +262,10 @@ class LocalStore:
         oids = {path: hashlib.sha1(bytes(data)).hexdigest() for path, data in add.items()}
         # Objects are content-addressed, so writing them before taking the lock is harmless.
         for path, oid in oids.items():
-            obj = self._object(base, oid)
-            if not obj.exists():
-                _write_atomic(obj, bytes(add[path]))
+            if not self._object(base, oid).exists():
+                # Level 1: a 9 MB leaderboard.json shrinks ~10x in ~40 ms (store JSON repeats its keys).
+                packed = zlib.compress(bytes(add[path]), 1)
+                _write_atomic(base / "objects" / oid[:2] / f"{oid}.z", packed)
         with self._locked(base):
             head = self._head(base)
             tree = dict(self._tree(base, head))
@@ -205,7 +297,7 @@ class LocalStore:
             for path, oid in tree.items():
                 dest = tmp / path
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(self._object(base, oid), dest)
+                dest.write_bytes(self._object_bytes(base, oid))
                 dest.chmod(0o444)  # read-only use: a stray write fails loudly
             os.rename(tmp, target)
         except OSError:
