@@ -70,7 +70,7 @@ def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Pa
     assert "Traceback" not in done.stderr
     [summary] = done.stdout.strip().splitlines()
     submission_id = summary.split()[0]
-    assert len(submission_id) == 16 and "(cold): published" in summary and " f1 " in summary, summary
+    assert len(submission_id) == 16 and "(cold): published" in summary and " F1 ↑ " in summary, summary
     assert "95% CI" in summary, summary
 
     status = cli("status", submission_id, "--api", api)

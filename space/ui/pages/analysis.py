@@ -95,14 +95,14 @@ class AnalysisPage:
                 figures.cue_heatmap(rows, results),
             ]
         else:
-            cls = [(m.key, m.header) for m in METRICS["cold"] if not is_explanation(m.key)]
+            cls = [(m.key, m.header()) for m in METRICS["cold"] if not is_explanation(m.key)]
             figs = [
                 figures.metric_bars(rows, cls, f"{TRACK_TITLES[track]}: classification 分类指标 (95% CI)")
             ]
             fields = figures.breakdown_fields(results)
             figs += [figures.breakdown_bars(rows, results, f) for f in fields[:2]]
             if track == "cntp":
-                spans = [(m.key, m.header) for m in METRICS["cntp"] if m.key.startswith("spans.")]
+                spans = [(m.key, m.header()) for m in METRICS["cntp"] if m.key.startswith("spans.")]
                 figs.append(figures.metric_bars(rows, spans, "CNTP: toxic spans 毒性片段 (95% CI)"))
             if any(r.get("explanations.comprehensiveness") is not None for r in rows):
                 figs.append(figures.comprehensiveness_vs_f1(rows))

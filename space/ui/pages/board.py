@@ -13,6 +13,7 @@ from ..tables import (
     MODEL_TYPES,
     SETTINGS,
     TRACKS,
+    UNITS_NOTE,
     View,
     column_choices,
     default_columns,
@@ -180,8 +181,8 @@ class BoardPage:
             )
         caption += (
             f" · generated 生成于 {md(board.meta.get('generated_at') or '—')} · scorer 评分器 "
-            f"{md(board.meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
-            "statistically tied 并列（配对自助法）"
+            f"{md(board.meta.get('scorer_version') or '—')} · {UNITS_NOTE} · ◆ = baseline 基线 · rank ranges "
+            "like 1–3 = statistically tied 并列（配对自助法）"
         )
         banner = reference_banner(self.ctx, view.track)
         if banner:
@@ -219,7 +220,7 @@ class BoardPage:
         df = filter_rows(self.ctx.cache.board(view.track).df, view)
         out = output_dir()
         csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
-        csv_path.write_bytes(to_csv(df))
+        csv_path.write_bytes(to_csv(df, view.track))
         json_path.write_bytes(to_json(df, view.track))
         return gr.File(value=[str(csv_path), str(json_path)], visible=True)
 

@@ -11,7 +11,7 @@ from .. import figures
 from ..context import Context, refused
 from ..i18n import t
 from ..safe import md
-from ..tables import METRICS, better_arrow, better_side, metric_header, pct, system_choices, top_systems
+from ..tables import METRICS, better_side, metric_header, pct, system_choices, top_systems
 
 
 class ComparePage:
@@ -67,10 +67,10 @@ class ComparePage:
             if not isinstance(v, dict) or "diff" not in v:
                 continue
             ci = v.get("ci") or [None, None]
-            side = better_side(metric, v.get("diff"), bool(v.get("significant")))
+            side = better_side(metric, v.get("diff"), bool(v.get("significant")), track)
             rows.append(
                 [
-                    f"{metric_header(track, metric)} {better_arrow(metric).split()[0]}",
+                    metric_header(track, metric),
                     pct(v.get("a"), 2),
                     pct(v.get("b"), 2),
                     pct(v.get("diff"), 2),
@@ -80,7 +80,16 @@ class ComparePage:
                 ]
             )
         table = pd.DataFrame(
-            rows, columns=["Metric 指标", "A", "B", "A − B", "95% CI", "Significant 显著", "Better 更好"]
+            rows,
+            columns=[
+                "Metric 指标",
+                "A (%)",
+                "B (%)",
+                "A − B (points 百分点)",
+                "95% CI",
+                "Significant 显著",
+                "Better 更好",
+            ],
         )
         keys = (
             [f"field_accuracy.{f}" for f in FIELDS]
@@ -90,14 +99,14 @@ class ComparePage:
         deltas = pd.DataFrame(
             [
                 [
-                    f"{metric_header(track, k)} {better_arrow(k).split()[0]}",
+                    metric_header(track, k),
                     pct(ra.get(k), 2),
                     pct(rb.get(k), 2),
                     None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2),
                 ]
                 for k in keys
             ],
-            columns=["Field / metric 字段/指标", "A", "B", "A − B"],
+            columns=["Field / metric 字段/指标", "A (%)", "B (%)", "A − B (points 百分点)"],
         )
         return {
             self.title: f"A = {md(name_a)} · B = {md(name_b)}",

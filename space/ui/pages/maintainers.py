@@ -13,7 +13,7 @@ from worker.service import RescoreReport
 from ..context import Context, refused
 from ..i18n import both
 from ..safe import code, md
-from ..tables import DEFAULT_METRICS, TRACK_TITLES, TRACKS, pct
+from ..tables import DEFAULT_METRICS, TRACK_TITLES, TRACKS, metric_header, pct
 
 MODERATION = [
     ("hide 隐藏", "hide"),
@@ -39,9 +39,9 @@ DIFF_COLUMNS = [
     "Submission 提交",
     "Model 模型",
     "Metric 指标",
-    "Old 旧",
-    "New 新",
-    "Change 变化",
+    "Old 旧 (%)",
+    "New 新 (%)",
+    "Change 变化 (points)",
     "Rank 名次",
 ]
 HELD_COLUMNS = [
@@ -66,7 +66,7 @@ def quarantine_markdown(items: list[dict]) -> str:
     )
 
 
-def diff_rows(data: dict, headline: tuple[str, ...]) -> list[list]:
+def diff_rows(data: dict, track: str) -> list[list]:
     """Rows of a re-score report: one per (submission, headline metric), deltas in points."""
     rows: list[list] = []
     for sub in data.get("submissions") or []:
@@ -78,14 +78,14 @@ def diff_rows(data: dict, headline: tuple[str, ...]) -> list[list]:
             note = f"error: {sub['error']}" if sub.get("error") else "skipped (already current) 已是最新"
             rows.append([sub.get("submission_id"), sub.get("model_name"), note, None, None, None, rank])
             continue
-        for metric in [m for m in headline if m in old or m in new]:
+        for metric in [m for m in DEFAULT_METRICS.get(track, ()) if m in old or m in new]:
             before, after = old.get(metric), new.get(metric)
             change = None if before is None or after is None else pct(after - before, 2)
             rows.append(
                 [
                     sub.get("submission_id"),
                     sub.get("model_name"),
-                    metric,
+                    metric_header(track, metric),
                     pct(before, 2),
                     pct(after, 2),
                     change,
@@ -109,7 +109,7 @@ def report_view(report: RescoreReport | None, track: str) -> tuple[str, pd.DataF
         f"{md(report.data.get('scorer_version') or '—')} · "
         + " · ".join(f"{md(k)}: {md(v)}" for k, v in summary.items())
     )
-    return head, pd.DataFrame(diff_rows(report.data, DEFAULT_METRICS.get(track, ())), columns=DIFF_COLUMNS)
+    return head, pd.DataFrame(diff_rows(report.data, track), columns=DIFF_COLUMNS)
 
 
 class MaintainersPage:

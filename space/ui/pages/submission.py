@@ -98,7 +98,7 @@ class SubmissionPage:
             if track == "varm" and result
             else figures.metric_bars(
                 [_row_of(result)] if result else [],
-                [(m.key, m.header) for m in METRICS.get(track, ())][:6],
+                [(m.key, m.header()) for m in METRICS.get(track, ())][:6],
                 "Metrics 指标 (95% CI)",
             )
         )
