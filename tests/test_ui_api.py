@@ -22,7 +22,6 @@ from gradio_client.exceptions import AppError
 from scoring.tracks import get_track
 from space.ui.safe import md
 from space.ui.tables import (
-    DEFAULT_METRICS,
     PAGE_SIZE,
     better_side,
     metric_header,
@@ -434,9 +433,9 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert "dry run" in summary and "by boss" in summary
     on_board = {r["submission_id"] for r in board(ui_app, "cold")}
     assert {r[0] for r in rows} == on_board
-    assert {r[2] for r in rows} == set(DEFAULT_METRICS["cold"])
+    assert {r[2] for r in rows} == {metric_header("cold", k) for k in get_track("cold").headline_metrics}
     assert all(re.fullmatch(r"\d+ → \d+", r[6]) for r in rows)
-    assert any(r[5] not in (None, 0) for r in rows if r[2] == "accuracy")  # the flipped label counts
+    assert any(r[5] not in (None, 0) for r in rows if r[2] == "Accuracy ↑")  # the flipped label counts
     assert store.list("results", "rescore/cold/") == []  # dry-run reports stay private
     with pytest.raises(AppError, match="Maintainers only"):
         ui_client.predict("cold", ALICE, api_name="/maint_report")
