@@ -74,7 +74,7 @@ def main() -> int:
     import gradio  # noqa: F401  (imported up front: its import time is not the render time)
 
     from space.server import build_service
-    from space.ui.handlers import UI
+    from space.ui.app import build_app
     from worker.config import Config
     from worker.store.local import LocalStore
 
@@ -103,7 +103,7 @@ def main() -> int:
         size = LocalStore(data_dir).read("results", f"{args.track}/leaderboard.json") or b""
         # The web process's own Service (store without references, Celery enqueuer; nothing is sent).
         service = build_service(Config(data_dir=data_dir))
-        ui = UI(service, auth_mode="open")
+        app = build_app(service, auth_mode="open", warm=False)
 
         class Req:
             query_params = {"track": args.track}
@@ -111,35 +111,37 @@ def main() -> int:
         def renders() -> dict[str, float]:
             times = {}
             t = time.perf_counter()
-            out = ui.load_view(Req())  # cold: reads leaderboard.json, builds the frame, renders page 1
+            out = app.load_view(Req())  # cold: reads leaderboard.json, builds the frame, renders page 1
             times["first"] = time.perf_counter() - t
-            times["rows_shown"] = len(out[7].value["data"])
+            times["rows_shown"] = len(out[app.board.table].value["data"])
             t = time.perf_counter()
-            ui.render_board(args.track, "model-09", [], [], True, "rank", [], 1)  # one search keystroke
+            # one search keystroke
+            app.board.render_board(args.track, "model-09", [], [], True, "rank", [], 1)
             times["search"] = time.perf_counter() - t
             t = time.perf_counter()
-            ui.render_board(
+            app.board.render_board(
                 args.track, "", ["open"], [], False, "her_c" if args.track == "varm" else "f1", [], 3
             )
             times["sort"] = time.perf_counter() - t
             t = time.perf_counter()
-            ui.analysis(args.track, [])  # top 5 + 3 baselines: 8 published results, 5 figures
+            app.analysis.analysis(args.track, [])  # top 5 + 3 baselines: 8 published results, 5 figures
             times["analysis"] = time.perf_counter() - t
-            top = ui.cache.board(args.track).df.sort_values("rank")["submission_id"].tolist()[:20]
+            top = app.ctx.cache.board(args.track).df.sort_values("rank")["submission_id"].tolist()[:20]
             t = time.perf_counter()
-            ui.analysis(args.track, top[5:13] if len(top) > 12 else [])  # 8 other systems, template loaded
+            # 8 other systems, template loaded
+            app.analysis.analysis(args.track, top[5:13] if len(top) > 12 else [])
             times["analysis2"] = time.perf_counter() - t
             t = time.perf_counter()
-            ui.export(args.track, "", [], [], True, "rank", [], 1)
+            app.board.export(args.track, "", [], [], True, "rank", [], 1)
             times["export"] = time.perf_counter() - t
             return times
 
         times = renders()
         t = time.perf_counter()
-        ui.load_view(Req())
+        app.load_view(Req())
         warm = time.perf_counter() - t
         # Second pass under tracemalloc (slower, so not timed) for the peak of Python allocations.
-        ui = UI(service, auth_mode="open")
+        app = build_app(service, auth_mode="open", warm=False)
         tracemalloc.start()
         renders()
         _, peak = tracemalloc.get_traced_memory()

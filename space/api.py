@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
+from scoring.metrics_spec import metric_specs
 from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
 from space.board_api import (
@@ -327,7 +328,10 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
 
     @router.get("/tracks", summary="Each track and what it is scored on: a real set, the demo, or none")
     def tracks():
-        return {"tracks": [service.reference_set(t) for t in TRACK_NAMES]}
+        # Each track's metrics as scoring/metrics_spec.py describes them (names, direction, unit): clients
+        # label the result keys with these instead of re-typing them.
+        described = [(t, [m.as_dict() for m in metric_specs(t)]) for t in TRACK_NAMES]
+        return {"tracks": [{**service.reference_set(t), "metrics": specs} for t, specs in described]}
 
     @router.get("/quota", summary="The caller's quota on a track")
     def quota(

@@ -67,11 +67,11 @@ def test_model_name_opens_its_submission_page(live_space, browser_page: Page) ->
 
 
 HEADLINE = {  # every headline metric of the track, as the board heads it
-    "varm": ("JREM", "JREM 95% CI", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
-             "Parse success"),
-    "cold": ("F1", "F1 95% CI", "Accuracy", "Precision", "Recall", "Macro-F1"),
+    "varm": ("JREM ↑", "JREM 95% CI", "Label Macro-F1 ↑", "Category Macro-F1 ↑", "HER-C ↓", "HER-L ↓",
+             "T-F1 ↑", "Parse success ↑"),
+    "cold": ("F1 ↑", "F1 95% CI", "Accuracy ↑", "Precision ↑", "Recall ↑", "Macro-F1 ↑"),
 }
-PHONE = ("Rank 排名", "Model 模型", "JREM", "JREM 95% CI")
+PHONE = ("Rank 排名", "Model 模型", "JREM ↑", "JREM 95% CI")
 
 
 def header_boxes(page: Page) -> dict[str, dict]:

@@ -70,7 +70,7 @@ def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Pa
     assert "Traceback" not in done.stderr
     [summary] = done.stdout.strip().splitlines()
     submission_id = summary.split()[0]
-    assert len(submission_id) == 16 and "(cold): published" in summary and " f1 " in summary, summary
+    assert len(submission_id) == 16 and "(cold): published" in summary and " F1 ↑ " in summary, summary
     assert "95% CI" in summary, summary
 
     status = cli("status", submission_id, "--api", api)
@@ -138,7 +138,7 @@ def test_private_submission_is_scored_off_the_board_until_made_public(live_space
                "--private", "--wait", "--timeout", "150", "--api", api, "--token", carol)
     assert done.returncode == 0, done.stderr
     sid = done.stdout.split()[0]
-    assert "(cold): scored (private" in done.stdout and " f1 " in done.stdout  # scored; its owner sees it
+    assert "(cold): scored (private" in done.stdout and " F1 ↑ " in done.stdout  # scored; its owner sees it
 
     def on_board() -> set[str]:
         rows = httpx.get(f"{api}/api/v1/leaderboard", params={"track": "cold"}, timeout=30).json()["rows"]

@@ -122,9 +122,9 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
     table = breakdowns_table(toxicn).set_index(["Field 分项", "Value 取值"])
     racism = table.loc[("target_groups", "Racism")]
-    assert racism["Accuracy"] == "n/a" and racism[WITHHELD_COLUMN] == SMALL_CELL
+    assert racism["Accuracy ↑"] == "n/a" and racism[WITHHELD_COLUMN] == SMALL_CELL
     non_toxic = table.loc[("toxic_type", "non_toxic")]
-    assert isinstance(non_toxic["Accuracy"], float) and non_toxic["F1"] == "n/a"
+    assert isinstance(non_toxic["Accuracy ↑"], float) and non_toxic["F1 ↑"] == "n/a"
     assert non_toxic[WITHHELD_COLUMN] == LABEL_PURE
     # toxic_type publishes accuracy only, so its chart draws accuracy and names the reason
     rows = [{"submission_id": "a" * 16, "model_name": "lexicon"}]
@@ -136,9 +136,9 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
 
     varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
     subsets = subsets_table(varm).set_index("Subset 子集")
-    assert subsets.loc["general_abuse", "JREM non-harmful"] == "n/a"
+    assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
     assert "fewer than 30 rows" in subsets.loc["general_abuse", WITHHELD_COLUMN]
-    assert isinstance(subsets.loc["general_abuse", "JREM harmful"], float)
+    assert isinstance(subsets.loc["general_abuse", "JREM harmful ↑"], float)
     heat = figures.cue_heatmap(rows, [varm])
     column = sorted(varm["subsets"]).index("general_abuse")
     assert heat.data[1].text[0][column] == "n/a" and heat.data[0].text[0][column] != "n/a"

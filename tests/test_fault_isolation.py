@@ -237,23 +237,25 @@ def test_refused_ui_call_logs_one_line_and_the_maintainer_report_lists_quarantin
 ) -> None:
     import gradio as gr
 
-    from space.ui.handlers import UI, quarantine_markdown
+    from space.ui.app import build_app
+    from space.ui.pages.maintainers import quarantine_markdown
 
     service = Service(config, open_store(config), RecordingEnqueuer())
-    ui = UI(service, auth_mode="open")
+    app = build_app(service, auth_mode="open", warm=False)
     # The handlers take only files in Gradio's upload folder (space/uploads.py): put the upload there.
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "uploads"))
     upload = tmp_path / "uploads" / "p.jsonl"
     upload.parent.mkdir()
     upload.write_bytes(VALID)
+    app.demo.upload_file_set.add(str(upload))  # as Gradio's /gradio_api/upload route records it
     caplog.set_level("WARNING")
     with pytest.raises(gr.Error) as refused:
-        ui.validate("no-such-track", str(upload), "en")
+        app.submit.validate("no-such-track", str(upload), "en")
     assert refused.value.print_exception is False  # Gradio prints no traceback for it
     lines = [r.getMessage() for r in caplog.records if "refused UI call" in r.getMessage()]
     assert len(lines) == 1 and "\n" not in lines[0] and not any(r.exc_info for r in caplog.records)
-    text, _ = ui.validate("varm", str(upload), "en")  # positive control: the same file on a real track
-    assert "✓" in text
+    shown = app.submit.validate("varm", str(upload), "en")  # positive control: the same file on a real track
+    assert "✓" in shown[app.submit.message]
 
     sid = _submit(_client(config, service)).json()["submission_id"]
     assert quarantine_markdown(service.quarantined("varm")) == ""

@@ -220,7 +220,8 @@ def test_baselines_on_a_real_bundle_without_a_dev_split(tmp_path: Path) -> None:
 
 
 def test_demo_tracks_carry_a_banner_and_empty_tracks_say_so(tmp_path: Path) -> None:
-    from space.ui.handlers import UI
+    from space.ui.app import build_app
+    from space.ui.pages.board import reference_banner
 
     config = Config(data_dir=tmp_path / "data")
     store = open_store(config)
@@ -230,12 +231,12 @@ def test_demo_tracks_carry_a_banner_and_empty_tracks_say_so(tmp_path: Path) -> N
     shutil.copytree(DEMO / "cold", demo / "cold", ignore=shutil.ignore_patterns("train.jsonl", "baselines"))
     seed(store, Service(config, store, RecordingEnqueuer()), demo)
     service = Service(config, store, RecordingEnqueuer(), head_ttl=0)
-    ui = UI(service, auth_mode="open")
-    assert "Synthetic demo data" in ui.reference_banner("cold")
-    assert "No reference set is installed" in ui.reference_banner("toxicn")
+    ctx = build_app(service, auth_mode="open", warm=False).ctx
+    assert "Synthetic demo data" in reference_banner(ctx, "cold")
+    assert "No reference set is installed" in reference_banner(ctx, "toxicn")
     with pytest.raises(Exception, match="no reference set installed yet"):
         service.validate("toxicn", b"")
     real = tmp_path / "real"
     shutil.copytree(DEMO / "cold", real, ignore=shutil.ignore_patterns("baselines", "public"))
     install(store, "cold", real, demo_dir=demo)
-    assert ui.reference_banner("cold") == ""  # a real set: no banner
+    assert reference_banner(ctx, "cold") == ""  # a real set: no banner

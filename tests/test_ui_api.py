@@ -22,9 +22,7 @@ from gradio_client.exceptions import AppError
 from scoring.tracks import get_track
 from space.ui.safe import md
 from space.ui.tables import (
-    DEFAULT_METRICS,
     PAGE_SIZE,
-    better_arrow,
     better_side,
     metric_header,
     model_cell,
@@ -142,7 +140,7 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     out, caption, link, page = ui_client.predict(*VIEW, api_name="/leaderboard")
     data = table(out)
     headers = data["headers"]
-    assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM" in headers and "JREM 95% CI" in headers
+    assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM ↑" in headers and "JREM 95% CI" in headers
     assert out["datatype"][headers.index("Model 模型")] == "markdown"
     assert len(data["data"]) == n and f"Rows 1–{n} of {n}" in caption and page == 1
     assert link.endswith("[?track=varm](?track=varm)")
@@ -151,7 +149,7 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     assert [r[1] for r in data["data"]] == [model_cell(r) for r in rows]
     assert model_cell({"model_name": XSS_NAME, "submission_id": "0" * 16}).startswith(f"[{md(XSS_NAME)}]")
     assert any(md(XSS_NAME) in r[1] for r in data["data"])
-    jrem = headers.index("JREM")
+    jrem = headers.index("JREM ↑")
     assert [r[jrem] for r in data["data"]] == [pct(r["jrem"]) for r in rows]
 
     out, caption, link, _ = ui_client.predict(
@@ -161,7 +159,7 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     assert "q=lexi" in link
     out, *_ = ui_client.predict("varm", "", [], [], False, "her_c", [], 1, api_name="/leaderboard")
     shown = table(out)["data"]
-    her = [r[table(out)["headers"].index("HER-C")] for r in shown]
+    her = [r[table(out)["headers"].index("HER-C ↓")] for r in shown]
     assert her == sorted(her, reverse=True) and all("baseline" not in " ".join(map(str, r)) for r in shown)
     assert len(shown) == sum(not r["is_baseline"] for r in rows)
     out, *_ = ui_client.predict(
@@ -177,15 +175,15 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
 
 def test_switch_track_and_toxitrace_columns(ui_client, ui_app) -> None:
     sort, columns, systems, a, b, page = ui_client.predict("cntp", api_name="/switch_track")
-    assert ["Span overlap F1", "spans.overlap_f1"] in sort["choices"] and page == 1
+    assert ["Span overlap F1 ↑", "spans.overlap_f1"] in sort["choices"] and page == 1
     assert "spans.overlap_f1" in columns["value"]
     ids = {r["submission_id"] for r in board(ui_app, "cntp")}
     assert len(systems["value"]) == 8 and set(systems["value"]) <= ids
     assert a["value"] and b["value"] and a["value"] != b["value"]
     out, *_ = ui_client.predict("cntp", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert {"Span overlap F1", "F1", "Accuracy", "Macro-F1"} <= set(table(out)["headers"])
+    assert {"Span overlap F1 ↑", "F1 ↑", "Accuracy ↑", "Macro-F1 ↑"} <= set(table(out)["headers"])
     out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert {"F1", "F1 95% CI", "Precision", "Recall"} <= set(table(out)["headers"])
+    assert {"F1 ↑", "F1 95% CI", "Precision ↑", "Recall ↑"} <= set(table(out)["headers"])
 
 
 def test_load_view_defaults(ui_client, ui_app) -> None:
@@ -207,7 +205,7 @@ def test_export_csv_and_json(ui_client, ui_app) -> None:
     assert data["track"] == "varm" and {r["submission_id"] for r in data["rows"]} == set(expected)
     for row in data["rows"]:  # raw published values, unrounded
         assert row["jrem"] == expected[row["submission_id"]]["jrem"]
-    assert "jrem" in csv.splitlines()[0] and "ci.jrem.low" in csv.splitlines()[0]
+    assert "JREM ↑ (0–1) [jrem]" in csv.splitlines()[0] and "[ci.jrem.low]" in csv.splitlines()[0]
 
 
 def test_analysis_varm_charts(ui_client) -> None:
@@ -386,7 +384,7 @@ def test_compare(ui_client, ui_app) -> None:
     expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
     title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
     rows = table(comp)["data"]
-    names = [f"{metric_header('varm', k)} {better_arrow(k).split()[0]}" for k in expected]
+    names = [metric_header("varm", k) for k in expected]
     assert [r[0] for r in rows] == names
     assert rows[0][0] == "JREM ↑" and "HER-C ↓" in [r[0] for r in rows]
     for (_, va, vb, diff, ci, significant, better), metric in zip(rows, expected, strict=True):
@@ -435,9 +433,9 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert "dry run" in summary and "by boss" in summary
     on_board = {r["submission_id"] for r in board(ui_app, "cold")}
     assert {r[0] for r in rows} == on_board
-    assert {r[2] for r in rows} == set(DEFAULT_METRICS["cold"])
+    assert {r[2] for r in rows} == {metric_header("cold", k) for k in get_track("cold").headline_metrics}
     assert all(re.fullmatch(r"\d+ → \d+", r[6]) for r in rows)
-    assert any(r[5] not in (None, 0) for r in rows if r[2] == "accuracy")  # the flipped label counts
+    assert any(r[5] not in (None, 0) for r in rows if r[2] == "Accuracy ↑")  # the flipped label counts
     assert store.list("results", "rescore/cold/") == []  # dry-run reports stay private
     with pytest.raises(AppError, match="Maintainers only"):
         ui_client.predict("cold", ALICE, api_name="/maint_report")

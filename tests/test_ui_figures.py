@@ -129,7 +129,7 @@ def test_compare_colours_a_delta_by_improvement_not_sign() -> None:
     }
     fig = figures.compare_bars(comp, "A", "B", "varm")
     colours = dict(zip(fig.data[0].x, fig.data[0].marker.color, strict=True))
-    assert colours == {"JREM": figures.COMPARE_COLOURS["A"], "HER-C": figures.COMPARE_COLOURS["B"],
-                       "HER-L": figures.COMPARE_COLOURS["A"], "T-F1": figures.COMPARE_COLOURS[""]}
+    assert colours == {"JREM ↑": figures.COMPARE_COLOURS["A"], "HER-C ↓": figures.COMPARE_COLOURS["B"],
+                       "HER-L ↓": figures.COMPARE_COLOURS["A"], "T-F1 ↑": figures.COMPARE_COLOURS[""]}
     assert list(fig.data[0].customdata) == ["A better 更好", "B better 更好", "A better 更好",
                                             "not significant 不显著"]

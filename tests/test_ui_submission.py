@@ -30,7 +30,8 @@ def test_metrics_table_has_every_leaf_and_ci() -> None:
     assert {"Stance acc.", "Stance Macro-F1", "Type Macro-F1"} <= set(names)
     assert not [n for n in names if "_" in n or "." in n.rstrip(".")], names  # no raw keys
     jrem = table.set_index("Metric 指标").loc["JREM"]
-    assert jrem["Value 数值"] == f"{result['metrics']['jrem'] * 100:.1f}"  # one decimal, as on the board
+    assert jrem["Value 数值"] == f"{result['metrics']['jrem'] * 100:.1f} %"  # one decimal, as on the board
+    assert jrem["名称"] == "联合记录精确匹配"
     assert jrem["95% CI"].startswith("[") and jrem["Direction 方向"].startswith("↑")
     assert table.set_index("Metric 指标").loc["HER-C", "Direction 方向"].startswith("↓")
 

@@ -42,14 +42,14 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
     table, types = display_frame(df.head(10), "varm", default_columns("varm"))
     assert list(table.columns)[:2] == ["Rank 排名", "Model 模型"]
     for header in (
-        "JREM",
+        "JREM ↑",
         "JREM 95% CI",
-        "Label Macro-F1",
-        "Category Macro-F1",
-        "HER-C",
-        "HER-L",
-        "T-F1",
-        "Parse success",
+        "Label Macro-F1 ↑",
+        "Category Macro-F1 ↑",
+        "HER-C ↓",
+        "HER-L ↓",
+        "T-F1 ↑",
+        "Parse success ↑",
         "Date 日期",
         "Scorer 评分器",
         "Mark 标记",
@@ -59,9 +59,9 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
     # metric columns are numbers.
     kinds = dict(zip(table.columns, types, strict=True))
     assert {h for h, k in kinds.items() if k == "markdown"} <= {"Model 模型", "Links 链接"}
-    assert kinds["Model 模型"] == "markdown" and kinds["JREM"] == "number"
+    assert kinds["Model 模型"] == "markdown" and kinds["JREM ↑"] == "number"
     assert kinds["Organisation 机构"] == kinds["Setting 设置"] == "str"
-    jrem = table["JREM"].tolist()
+    jrem = table["JREM ↑"].tolist()
     assert all(0 <= v <= 100 for v in jrem)
     assert table["JREM 95% CI"].iloc[0].startswith("[")
 
@@ -126,7 +126,7 @@ def test_search_is_literal_not_regex(varm_rows: list[dict]) -> None:
 def test_column_chooser(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows)
     table, _ = display_frame(df.head(3), "varm", ["field_accuracy.target", "text:submission_id"])
-    assert list(table.columns) == ["Rank 排名", "Model 模型", "Target acc.", "ID"]
+    assert list(table.columns) == ["Rank 排名", "Model 模型", "Target acc. ↑", "ID"]
     values = {v for _, v in column_choices("varm")}
     assert "field_accuracy.stance" in values and "text:organisation" in values
 
@@ -134,12 +134,12 @@ def test_column_chooser(varm_rows: list[dict]) -> None:
 def test_toxitrace_columns() -> None:
     rows = board_rows(make_entries("cntp", 5), "cntp")
     table, _ = display_frame(rows_frame(rows), "cntp", default_columns("cntp"))
-    for header in ("Span overlap F1", "Span overlap F1 95% CI", "F1", "Accuracy", "Macro-F1"):
+    for header in ("Span overlap F1 ↑", "Span overlap F1 95% CI", "F1 ↑", "Accuracy ↑", "Macro-F1 ↑"):
         assert header in table.columns
     cold, _ = display_frame(
         rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold")
     )
-    assert {"F1", "F1 95% CI", "Accuracy", "Precision", "Recall", "Macro-F1"} <= set(cold.columns)
+    assert {"F1 ↑", "F1 95% CI", "Accuracy ↑", "Precision ↑", "Recall ↑", "Macro-F1 ↑"} <= set(cold.columns)
 
 
 def test_view_query_round_trip() -> None:
@@ -202,7 +202,7 @@ def test_default_analysis_selection(varm_rows: list[dict]) -> None:
 def test_empty_board() -> None:
     df = rows_frame([])
     table, _ = display_frame(filter_rows(df, View()), "varm", default_columns("varm"))
-    assert table.empty and "JREM" in table.columns
+    assert table.empty and "JREM ↑" in table.columns
 
 
 def test_parquet_and_json_boards_agree(tmp_path) -> None:

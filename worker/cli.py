@@ -99,6 +99,7 @@ def _dig(tree, dotted: str):
 
 def summary_line(body: dict) -> str:
     """One line for a submission: id, status, and once scored the primary metric with its CI."""
+    from scoring.metrics_spec import metric_spec
     from scoring.tracks import get_track
 
     hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
@@ -109,7 +110,7 @@ def summary_line(body: dict) -> str:
         primary = get_track(body["track"]).primary_metric
         value, ci = _dig(scored.get("metrics", {}), primary), scored.get("ci", {}).get(primary)
         if isinstance(value, (int, float)):
-            line += f" · {primary} {100 * value:.1f}"
+            line += f" · {metric_spec(body['track'], primary).header()} {100 * value:.1f} %"
             if ci:
                 line += f" (95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
     if body.get("error"):

@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -64,6 +65,16 @@ BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
 PRIVATE_REASON = "private: visible to its submitter only, until they make it public"
+
+
+@dataclass(frozen=True)
+class RescoreReport:
+    """The newest re-score diff report of a track: `data` is None when its file is unreadable."""
+
+    run: str  # a UTC stamp: the lexically last run is the newest
+    dry_run: bool  # dry runs stay in the private submissions area; real runs are published
+    path: str
+    data: dict | None
 
 
 class NotReady(Exception):
@@ -475,6 +486,39 @@ class Service:
         with self._lock:
             self._reference_sets[track] = (head, info)
         return info
+
+    def leaderboard_parquet(self, track: str) -> bytes | None:
+        """The published `leaderboard.parquet` of `track` (None when the store has none): the same rows as
+        `leaderboard()`, 10x faster to load as a frame for 10,000 rows."""
+        return self.store.read("results", layout.leaderboard_parquet(track))
+
+    def published_result(self, track: str, submission_id: str, version: int) -> dict | None:
+        """The public envelope of one published result version (`<track>/results/<id>/v<N>.json`); versions
+        never change once published."""
+        if not is_submission_id(submission_id):
+            return None
+        return read_json(self.store, "results", layout.published_result_path(track, submission_id, version))
+
+    def latest_rescore_report(self, track: str) -> RescoreReport | None:
+        """The newest re-score diff report of `track`, dry run or published, for maintainers.
+
+        Dry runs leave `rescore/<track>/<run>/report.json` in the private submissions area; real runs
+        publish `rescore/<track>/<run>.json` in the results area."""
+        prefix = layout.rescore_reports_dir(track)
+        found: list[tuple[str, str, str]] = []  # (run, area, path)
+        for area, suffix in ((AREA, "/report.json"), ("results", ".json")):
+            for path in self.store.list(area, prefix):
+                if path.endswith(suffix):
+                    found.append((path[len(prefix) :].removesuffix(suffix), area, path))
+        if not found:
+            return None
+        run, area, path = max(found)
+        try:
+            data = read_json(self.store, area, path) or {}
+        except ValueError:
+            data = None
+        dry_run = area == AREA if data is None else bool(data.get("dry_run", area == AREA))
+        return RescoreReport(run=run, dry_run=dry_run, path=path, data=data)
 
     def public_file(self, track: str, name: str) -> bytes | None:
         check_track(track)

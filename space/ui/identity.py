@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from space.auth import Auth, auth_mode
 from worker.quotas import normalise_identity
+from worker.service import Service
 
 OPEN_IDENTITY = "anonymous"
-UI_MODES = ("oauth", "token", "hub", "open")
 
 
 @dataclass(frozen=True)
@@ -22,46 +23,27 @@ class Identity:
     message: str = ""
 
 
-def ui_auth_mode(service: object, env: dict | None = None) -> str:
+def ui_auth_mode(service: Service, env: dict | None = None) -> str:
     """ "oauth" on a Space (SPACE_ID) or with OAuth configured (OAUTH_CLIENT_ID), else space.auth's mode."""
     env = os.environ if env is None else env
     if env.get("SPACE_ID") or env.get("OAUTH_CLIENT_ID") or (env.get("AUTH") or "").lower() == "oauth":
         return "oauth"
-    config = getattr(service, "config", None)
-    if config is not None:
-        from space.auth import auth_mode
-
-        return auth_mode(config, env)
-    mode = (env.get("AUTH") or "token").lower()
-    return mode if mode in UI_MODES else "token"
-
-
-def is_maintainer(service: object, name: str) -> bool:
-    check = getattr(service, "is_maintainer", None)
-    if callable(check):
-        return bool(check(name))
-    maintainers = getattr(getattr(service, "config", None), "maintainers", ()) or ()
-    return normalise_identity(name) in {normalise_identity(m) for m in maintainers}
+    return auth_mode(service.config, env)
 
 
 class Resolver:
     """Resolves (token, OAuth profile) to an Identity for one UI mode."""
 
-    def __init__(self, service: object, mode: str) -> None:
+    def __init__(self, service: Service, mode: str) -> None:
         self.service = service
         self.mode = mode
-        self._auth = None
-        config = getattr(service, "config", None)
-        if config is not None and mode in ("token", "hub"):
-            from space.auth import Auth
-
-            self._auth = Auth(config, mode)
+        self._auth = Auth(service.config, mode) if mode in ("token", "hub") else None
 
     def __call__(self, token: str | None, profile: object | None) -> Identity:
         username = getattr(profile, "username", None) if profile is not None else None
         username = normalise_identity(username) if username else None
         if username:
-            return Identity(username, is_maintainer(self.service, username))
+            return Identity(username, self.service.is_maintainer(username))
         token = (token or "").strip()
         if self.mode == "open":
             return Identity(OPEN_IDENTITY, False)
@@ -72,4 +54,4 @@ class Resolver:
         name = self._auth.identify(f"Bearer {token}") if self._auth is not None else None
         if not name:
             return Identity(None, message="This token is not valid. 令牌无效。")
-        return Identity(name, is_maintainer(self.service, name))
+        return Identity(name, self.service.is_maintainer(name))

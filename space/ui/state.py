@@ -9,7 +9,6 @@ per interval instead of one per viewer, and the REST leaderboard and the UI agre
 from __future__ import annotations
 
 import io
-import json
 import re
 import threading
 from collections import OrderedDict
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from worker.store import layout
+from worker.service import Service
 
 from .submission import result_of
 from .tables import TRACKS, rows_frame
@@ -50,23 +49,18 @@ def _plain(value: object) -> object:
     return None if isinstance(value, float) and value != value else value
 
 
-def load_board_frame(service: object, track: str) -> tuple[dict, pd.DataFrame]:
+def load_board_frame(service: Service, track: str) -> tuple[dict, pd.DataFrame]:
     """(meta, rows frame) of a track: `leaderboard.parquet` when the store has it (10x faster to load than
     the JSON for 10,000 rows, and no per-row dicts), else `Service.leaderboard` (leaderboard.json)."""
-    store = getattr(service, "store", None)
-    if store is not None:
-        try:
-            raw = store.read("results", layout.leaderboard_parquet(track))
-        except Exception:  # unknown area/backend hiccup: the JSON path below still works
-            raw = None
-        if raw:
-            df = pd.read_parquet(io.BytesIO(raw))
-            meta = {"track": track}
-            if len(df):
-                meta["scorer_version"] = str(df["scorer_version"].mode().iloc[0])
-                meta["generated_at"] = str(df["scored_at"].max())
-            return meta, rows_frame(df)
-    data = service.leaderboard(track) or {}  # type: ignore[attr-defined]
+    raw = service.leaderboard_parquet(track)
+    if raw:
+        df = pd.read_parquet(io.BytesIO(raw))
+        meta = {"track": track}
+        if len(df):
+            meta["scorer_version"] = str(df["scorer_version"].mode().iloc[0])
+            meta["generated_at"] = str(df["scored_at"].max())
+        return meta, rows_frame(df)
+    data = service.leaderboard(track) or {}
     rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
     return {k: v for k, v in data.items() if k != "rows"}, rows_frame(rows)
 
@@ -74,7 +68,7 @@ def load_board_frame(service: object, track: str) -> tuple[dict, pd.DataFrame]:
 class BoardCache:
     """Leaderboards per track keyed by the results head; results per (submission, version)."""
 
-    def __init__(self, service: object, results_max: int = 512) -> None:
+    def __init__(self, service: Service, results_max: int = 512) -> None:
         self.service = service
         self._lock = threading.Lock()
         self._head: str = ""
@@ -85,7 +79,7 @@ class BoardCache:
     def head(self) -> str:
         """The results area's head revision as `Service.results_head()` has it (cached there)."""
         try:
-            head = str(self.service.results_head())  # type: ignore[attr-defined]
+            head = self.service.results_head()
         except Exception:  # a store hiccup must not blank the page: keep showing what we have
             with self._lock:
                 return self._head or "unknown"
@@ -130,17 +124,14 @@ class BoardCache:
                 return self._results[key]
         result = None
         if hasattr(version, "item"):
-            version = version.item()  # type: ignore[union-attr]
+            version = version.item()  # numpy integer from the board frame
         if isinstance(version, int) and _SAFE_ID.fullmatch(submission_id):
             try:
-                raw = self.service.store.read(  # type: ignore[attr-defined]
-                    "results", layout.published_result_path(track, submission_id, version)
-                )
-                result = result_of(json.loads(raw)) if raw else None
+                result = result_of(self.service.published_result(track, submission_id, version))
             except Exception:  # fall back to the service below
                 result = None
         if result is None:
-            result = result_of(self.service.submission(submission_id))  # type: ignore[attr-defined]
+            result = result_of(self.service.submission(submission_id))
         with self._lock:
             self._results[key] = result
             while len(self._results) > self._results_max:

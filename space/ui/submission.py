@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import pandas as pd
 
+from scoring.metrics_spec import metric_spec
+
 from .safe import code, md, md_link
 from .tables import METRICS, PRIMARY, TRACK_TITLES, better_arrow, metric_header, pct, rank_label
 
@@ -66,12 +68,13 @@ def flatten_metrics(result: dict) -> dict[str, float]:
     return dict(_leaves("", result.get("metrics") or {}))
 
 
-METRIC_COLUMNS = ["Metric 指标", "Value 数值", "95% CI", "Direction 方向"]
+METRIC_COLUMNS = ["Metric 指标", "名称", "Value 数值", "95% CI", "Direction 方向"]
 
 
 def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
-    """Every metric by display name (percent, one decimal like the board) with its 95% CI and whether
-    higher or lower is better; headline metrics first in the track's order."""
+    """Every metric by display name (English, Chinese) with its value (percent with one decimal like the
+    board, or a number with its unit), 95% CI and whether higher or lower is better; headline metrics first
+    in the track's order (scoring/metrics_spec.py)."""
     if not result:
         return pd.DataFrame(columns=METRIC_COLUMNS)
     flat = flatten_metrics(result)
@@ -80,12 +83,16 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
     keys = [k for k in order if k in flat] + sorted(k for k in flat if k not in order)
     out = []
     for k in keys:
+        spec = metric_spec(track, k)
         c = ci.get(k)
-        ci_text = f"[{pct(c[0]):.1f}, {pct(c[1]):.1f}]" if isinstance(c, list) and len(c) == 2 else ""
-        value = pct(flat[k])
-        shown = "" if value is None else f"{value:.1f}"  # text: "63.0", not "63", as on the board
-        out.append({"Metric 指标": metric_header(track, k), "Value 数值": shown, "95% CI": ci_text,
-                    "Direction 方向": better_arrow(k)})
+        if spec.percent:
+            ci_text = f"[{pct(c[0]):.1f}, {pct(c[1]):.1f}]" if isinstance(c, list) and len(c) == 2 else ""
+            shown = f"{pct(flat[k]):.1f} %"  # text: "63.0 %", not "63", one decimal as on the board
+        else:
+            ci_text = f"[{c[0]:.2f}, {c[1]:.2f}]" if isinstance(c, list) and len(c) == 2 else ""
+            shown = f"{flat[k]:.2f} {spec.unit}"
+        out.append({"Metric 指标": spec.en, "名称": spec.zh, "Value 数值": shown, "95% CI": ci_text,
+                    "Direction 方向": better_arrow(k, track)})
     return pd.DataFrame(out, columns=METRIC_COLUMNS)
 
 
@@ -105,19 +112,11 @@ def rank_markdown(row: dict | None, board_size: int, track: str) -> str:
 def subsets_table(result: dict | None) -> pd.DataFrame:
     """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success; a value
     the scorer withholds (small or label-defined group) shows as n/a, with the reason in the last column."""
-    cols = [
-        "Subset 子集",
-        "Rows",
-        "JREM",
-        "JREM harmful",
-        "JREM non-harmful",
-        "Gap",
-        "HER-C",
-        "HER-L",
-        "Parse success",
-        WITHHELD_COLUMN,
-    ]
+    jrem = metric_spec("varm", "jrem").en
+    names = {"jrem_harmful": f"{jrem} harmful ↑", "jrem_non_harmful": f"{jrem} non-harmful ↑",
+             "jrem_gap": "Gap 差距 (points)"}
     keys = ("jrem", "jrem_harmful", "jrem_non_harmful", "jrem_gap", "her_c", "her_l", "parse_success")
+    cols = ["Subset 子集", "Rows", *(names.get(k) or metric_header("varm", k) for k in keys), WITHHELD_COLUMN]
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
@@ -128,9 +127,8 @@ def subsets_table(result: dict | None) -> pd.DataFrame:
 def breakdowns_table(result: dict | None) -> pd.DataFrame:
     """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) show n/a
     with the reason."""
-    cols = ["Field 分项", "Value 取值", "Rows", "Accuracy", "Precision", "Recall", "F1", "Macro-F1",
-            WITHHELD_COLUMN]
     keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
+    cols = ["Field 分项", "Value 取值", "Rows", *(metric_header("cold", k) for k in keys), WITHHELD_COLUMN]
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):

@@ -16,85 +16,20 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
+from scoring.metrics_spec import MetricSpec, metric_spec, metric_specs
+from scoring.tracks import TRACK_NAMES
+
 from .safe import md, md_link
 
-TRACKS = ("varm", "cold", "toxicn", "cntp")
+TRACKS = TRACK_NAMES
 TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
 PRIMARY = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A numeric leaderboard column: dotted path into the row, display header, whether it has a CI column."""
-
-    key: str
-    header: str
-    ci: bool = False
-    percent: bool = True  # False: a plain number (a count or a length), shown with two decimals
-
-
-_VARM_METRICS = (
-    Metric("jrem", "JREM", ci=True),
-    Metric("macro_f1.label", "Label Macro-F1"),
-    Metric("macro_f1.category", "Category Macro-F1"),
-    Metric("her_c", "HER-C"),
-    Metric("her_l", "HER-L"),
-    Metric("t_f1", "T-F1"),
-    Metric("parse_success", "Parse success"),
-    Metric("field_accuracy.target", "Target acc."),
-    Metric("field_accuracy.target_type", "Type acc."),
-    Metric("field_accuracy.target_explicitness", "Explicitness acc."),
-    Metric("field_accuracy.stance", "Stance acc."),
-    Metric("field_accuracy.label", "Label acc."),
-    Metric("field_accuracy.category", "Category acc."),
-    Metric("anchor_schema_valid", "Anchor schema valid"),
-)
-_TT_METRICS = (
-    Metric("f1", "F1", ci=True),
-    Metric("accuracy", "Accuracy"),
-    Metric("precision", "Precision"),
-    Metric("recall", "Recall"),
-    Metric("macro_f1", "Macro-F1"),
-)
-_SPAN_METRICS = (
-    Metric("spans.overlap_f1", "Span overlap F1", ci=True),
-    Metric("spans.overlap_precision", "Span overlap P"),
-    Metric("spans.overlap_recall", "Span overlap R"),
-    Metric("spans.recipe_overlap", "Span recipe overlap"),
-    Metric("spans.char_f1", "Span char F1"),
-    Metric("spans.iou", "Span IoU"),
-)
-# The "Expl." column group (spec §3): blank for systems without explanations, and left out of a page on
-# which no system has them, so a board without explanations looks as before.
-_EXPLANATION_METRICS = (
-    Metric("explanations.comprehensiveness", "Expl. comprehensiveness", ci=True),
-    Metric("explanations.sufficiency", "Expl. sufficiency (lower better)"),
-    Metric("explanations.spans_per_item", "Expl. spans per item", percent=False),
-)
-_AUPRC = Metric("explanations.auprc", "Expl. attribution AUPRC")
-METRICS: dict[str, tuple[Metric, ...]] = {
-    "varm": _VARM_METRICS,
-    "cold": _TT_METRICS + _EXPLANATION_METRICS,
-    "toxicn": _TT_METRICS + _EXPLANATION_METRICS,
-    # CNTP's primary metric is the span overlap F1, so it leads; classification follows.
-    "cntp": _SPAN_METRICS + _TT_METRICS + (_AUPRC,) + _EXPLANATION_METRICS,
-}
-# Shown by default (the column chooser adds the rest).
+# Every metric of a track in board order, and the ones shown by default (scoring/metrics_spec.py).
+METRICS: dict[str, tuple[MetricSpec, ...]] = {track: metric_specs(track) for track in TRACKS}
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
-    "varm": ("jrem", "macro_f1.label", "macro_f1.category", "her_c", "her_l", "t_f1", "parse_success"),
-    "cold": ("f1", "accuracy", "precision", "recall", "macro_f1"),
-    "toxicn": ("f1", "accuracy", "precision", "recall", "macro_f1"),
-    "cntp": (
-        "spans.overlap_f1",
-        "spans.overlap_precision",
-        "spans.overlap_recall",
-        "spans.char_f1",
-        "spans.iou",
-        "f1",
-        "accuracy",
-        "macro_f1",
-    ),
+    track: tuple(m.key for m in specs if m.default) for track, specs in METRICS.items()
 }
+UNITS_NOTE = "values in % 数值为百分比 · ↑ higher is better 越高越好 · ↓ lower is better 越低越好"
 # Text columns: (row key, header). Rank and Model are always shown.
 TEXT_COLUMNS = (
     ("organisation", "Organisation 机构"),
@@ -126,46 +61,37 @@ RAW_TEXT_FIELDS = (
 )
 
 
-# Lower is better for these (hidden error rates); every other metric is higher-is-better.
-LOWER_BETTER = frozenset({"her_c", "her_l"})
-_FIELD_NAMES = {"target": "Target", "target_type": "Type", "target_explicitness": "Explicitness",
-                "stance": "Stance", "label": "Label", "category": "Category"}
-
-
 def metric_header(track: str, key: str) -> str:
-    """A metric's display name: the board's header, else one derived from its dotted key (never the raw
-    key such as `macro_f1.stance`)."""
-    for m in METRICS.get(track, ()):
-        if m.key == key:
-            return m.header
-    head, _, leaf = key.partition(".")
-    words = _FIELD_NAMES.get(leaf, leaf.replace("_", " ").capitalize())
-    if head == "macro_f1" and leaf:
-        return f"{words} Macro-F1"
-    if head == "field_accuracy" and leaf:
-        return f"{words} acc."
-    if head == "spans" and leaf:
-        return f"Span {leaf.replace('_', ' ')}"
-    return key.replace("_", " ").replace(".", " · ").capitalize()
+    """A metric's display name as a column header, with its direction ("JREM ↑", "HER-C ↓"); never the raw
+    key such as `macro_f1.stance`."""
+    return metric_spec(track, key).header()
 
 
-def better_arrow(key: str) -> str:
-    return "↓ better 越低越好" if key in LOWER_BETTER else "↑ better 越高越好"
+def _spec(key: str, track: str | None) -> MetricSpec:
+    """The spec of `key` on `track`, or (no track) on the first track that lists it."""
+    if track is None:
+        track = next((t for t in TRACKS if any(m.key == key for m in METRICS[t])), "varm")
+    return metric_spec(track, key)
 
 
-def better_side(key: str, diff: float | None, significant: bool) -> str:
+def better_arrow(key: str, track: str | None = None) -> str:
+    """ "↑ better 越高越好" / "↓ better 越低越好" ("" for a descriptive metric)."""
+    spec = _spec(key, track)
+    return f"{spec.direction('en')} {spec.direction('zh')[2:]}".strip()
+
+
+def better_side(key: str, diff: float | None, significant: bool, track: str | None = None) -> str:
     """Which of A and B a significant difference A − B favours, given the metric's direction; "" when the
     difference is not significant (a tie) or unknown."""
-    if not significant or diff is None or diff == 0:
+    if not significant or diff is None:
         return ""
-    a_higher = diff > 0
-    return "A" if a_higher != (key in LOWER_BETTER) else "B"
+    return _spec(key, track).better(diff, 0.0)
 
 
 def column_choices(track: str) -> list[tuple[str, str]]:
     """(label, value) pairs for the column chooser: text columns, then every metric of the track."""
     text = [(header, f"text:{key}") for key, header in TEXT_COLUMNS]
-    return text + [(m.header, m.key) for m in METRICS[track]]
+    return text + [(m.header(), m.key) for m in METRICS[track]]
 
 
 def is_explanation(key: str) -> bool:
@@ -173,15 +99,14 @@ def is_explanation(key: str) -> bool:
 
 
 def default_columns(track: str) -> list[str]:
-    explanations = [m.key for m in METRICS[track] if is_explanation(m.key)]
-    return [f"text:{k}" for k in DEFAULT_TEXT] + list(DEFAULT_METRICS[track]) + explanations
+    return [f"text:{k}" for k in DEFAULT_TEXT] + list(DEFAULT_METRICS[track])
 
 
 def sort_choices(track: str) -> list[tuple[str, str]]:
     """Sort keys: rank (the official order), every metric, date and model name."""
     return (
         [("Rank 排名", "rank")]
-        + [(m.header, m.key) for m in METRICS[track]]
+        + [(m.header(), m.key) for m in METRICS[track]]
         + [("Date 日期", "date"), ("Model 模型", "model")]
     )
 
@@ -314,7 +239,7 @@ def number(value: object, digits: int = 2) -> float | None:
     return None if v is None else round(v, digits)
 
 
-def metric_value(m: Metric, row: dict | pd.Series) -> float | None:
+def metric_value(m: MetricSpec, row: dict | pd.Series) -> float | None:
     return pct(row.get(m.key)) if m.percent else number(row.get(m.key))
 
 
@@ -394,9 +319,9 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        add(m.header, "number", [metric_value(m, r) for r in records])  # empty (explanations): collapses
-        if m.ci and m.header in data:
-            add(f"{m.header} 95% CI", "str", [ci_label(r, m.key) for r in records])
+        add(m.header(), "number", [metric_value(m, r) for r in records])  # empty (explanations): collapses
+        if m.ci and m.header() in data:
+            add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
     add_text()
     return pd.DataFrame(data, columns=headers), types
 
@@ -424,12 +349,29 @@ def _csv_safe(value: object) -> object:
     return value
 
 
-def to_csv(df: pd.DataFrame) -> bytes:
-    """Filtered rows with every raw field and unrounded metric, as UTF-8 CSV (BOM for spreadsheet apps)."""
+def csv_header(track: str, column: str) -> str:
+    """A readable CSV header for a row key: a metric's display name, direction and unit, then the key in
+    brackets so scripts can still find it ("JREM ↑ (0–1) [jrem]", "JREM 95% CI low (0–1) [ci.jrem.low]")."""
+    key, bound = column, ""
+    if column.startswith("ci.") and column.endswith((".low", ".high")):
+        key, _, bound = column[3:].rpartition(".")
+    if not any(m.key == key for m in METRICS.get(track, ())):
+        return column
+    spec = metric_spec(track, key)
+    unit = "0–1" if spec.percent else spec.unit
+    name = f"{spec.en} 95% CI {bound}" if bound else f"{spec.en} {spec.arrow}".rstrip()
+    return f"{name} ({unit}) [{column}]"
+
+
+def to_csv(df: pd.DataFrame, track: str | None = None) -> bytes:
+    """Filtered rows with every raw field and unrounded metric, as UTF-8 CSV (BOM for spreadsheet apps).
+    Headers are the row keys (REST); with `track` (the UI's export), readable ones (`csv_header`)."""
     out = df[_raw_columns(df)].copy()
     for col in RAW_TEXT_FIELDS:
         if col in out.columns:
             out[col] = out[col].map(_csv_safe)
+    if track is not None:
+        out.columns = [csv_header(track, c) for c in out.columns]
     buf = io.StringIO()
     out.to_csv(buf, index=False)
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
@@ -481,11 +423,11 @@ def metric_table(rows: Iterable[dict], track: str) -> pd.DataFrame:
     for r in rows:
         rec: dict[str, object] = {"Model 模型": str(r.get("model_name", ""))}
         for m in METRICS[track]:
-            rec[m.header] = metric_value(m, r)
+            rec[m.header()] = metric_value(m, r)
             if m.ci:
-                rec[f"{m.header} 95% CI"] = ci_label(r, m.key)
+                rec[f"{m.en} 95% CI"] = ci_label(r, m.key)
         out.append(rec)
     table = pd.DataFrame(out)
-    unused = [c for m in METRICS[track] if is_explanation(m.key) and m.header in table
-              and table[m.header].isna().all() for c in (m.header, f"{m.header} 95% CI") if c in table]
+    unused = [c for m in METRICS[track] if is_explanation(m.key) and m.header() in table
+              and table[m.header()].isna().all() for c in (m.header(), f"{m.en} 95% CI") if c in table]
     return table.drop(columns=unused)

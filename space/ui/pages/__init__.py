@@ -1,0 +1,1 @@
+"""One module per tab of the Space: each builds its layout and wires its own callbacks."""

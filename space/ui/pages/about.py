@@ -1,0 +1,46 @@
+"""The About & downloads tab: the protocol in short, file formats, and the public files of a track."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from space.uploads import output_dir
+
+from .. import i18n
+from ..context import Context, refused
+from ..i18n import both
+from ..tables import TRACK_TITLES, TRACKS
+from .explorer import dev_file
+
+
+class AboutPage:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.about = gr.Markdown(i18n.about("zh"), elem_id="about")
+        with gr.Row():
+            self.track = gr.Radio(
+                [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="dl-track"
+            )
+            self.run_btn = gr.Button("Get public files 获取公开文件（测试输入、开发集）", elem_id="dl-run")
+        self.files = gr.File(
+            file_count="multiple", interactive=False, label="Files 文件", visible=False, elem_id="dl-files"
+        )
+
+    def wire(self) -> None:
+        self.run_btn.click(self.downloads, self.track, self.files, api_name="downloads")
+
+    def downloads(self, track: str) -> gr.File:
+        """Public test inputs and dev split of a track, as files."""
+        out = output_dir()
+        files = []
+        for name in ("test_inputs.jsonl", "dev.jsonl"):
+            data = self.ctx.service.public_file(track, name)
+            if data is None and name == "dev.jsonl":
+                data = dev_file(self.ctx, track)
+            if data:
+                p = out / f"{track}-{name}"
+                p.write_bytes(data)
+                files.append(str(p))
+        if not files:
+            raise refused("No public files for this track yet. 该赛道尚无公开文件。")
+        return gr.File(value=files, visible=True)

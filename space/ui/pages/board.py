@@ -1,0 +1,259 @@
+"""The Leaderboard tab: search, filters, sort, columns, paging, the table, its view link and the export."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from space.uploads import output_dir
+
+from ..context import Context
+from ..i18n import both, t
+from ..safe import md
+from ..tables import (
+    MODEL_TYPES,
+    SETTINGS,
+    TRACKS,
+    UNITS_NOTE,
+    View,
+    column_choices,
+    default_columns,
+    display_frame,
+    filter_rows,
+    page_slice,
+    sort_choices,
+    to_csv,
+    to_json,
+)
+
+
+def link_markdown(query: str) -> str:
+    """The view link as Markdown; `query` comes from urlencode, so it holds no Markdown syntax."""
+    return f"{both('link')}: [{query}]({query})"
+
+
+def reference_banner(ctx: Context, track: str) -> str:
+    """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
+    try:
+        kind = ctx.service.reference_set(track)
+    except Exception:  # a store hiccup must not blank the board
+        return ""
+    if kind["kind"] == "demo":
+        return f"> ⚠ **{t('demo_banner', 'zh')}** · **{t('demo_banner', 'en')}**"
+    if not kind["ready"]:
+        return f"> **{t('no_reference_set', 'zh')}** · **{t('no_reference_set', 'en')}**"
+    return ""
+
+
+def controls_view(track, q, types, settings, baselines, sort, columns, page) -> View:
+    """The controls' values as a View (anything unknown falls back to the default)."""
+    track = track if track in TRACKS else "varm"
+    valid_sorts = {k for _, k in sort_choices(track)}
+    valid_cols = {k for _, k in column_choices(track)}
+    return View(
+        track=track,
+        q=(q or "")[:200],
+        baselines=bool(baselines),
+        model_types=tuple(types or ()),
+        settings=tuple(settings or ()),
+        sort=sort if sort in valid_sorts else "rank",
+        columns=tuple(c for c in columns or () if c in valid_cols),
+        page=int(page or 1),
+    )
+
+
+class BoardPage:
+    """Layout (built inside its tab) and callbacks of the Leaderboard tab."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        with gr.Row():
+            self.search = gr.Textbox(
+                label=both("search"), placeholder="e.g. qwen / lexicon", scale=3, elem_id="search"
+            )
+            self.types = gr.CheckboxGroup(
+                list(MODEL_TYPES), label=both("model_type"), scale=1, elem_id="filter-type"
+            )
+            self.settings = gr.CheckboxGroup(
+                list(SETTINGS), label=both("setting"), scale=2, elem_id="filter-setting"
+            )
+            self.baselines = gr.Checkbox(value=True, label=both("baselines"), scale=1, elem_id="baselines")
+        with gr.Row():
+            self.sort = gr.Dropdown(
+                sort_choices("varm"), value="rank", label=both("sort"), scale=2, elem_id="sort"
+            )
+            self.page = gr.Number(
+                value=1, precision=0, minimum=1, label=both("page"), scale=0, min_width=100, elem_id="page"
+            )
+            self.prev_btn = gr.Button("‹ Prev", scale=0, min_width=70, elem_id="lb-prev")
+            self.next_btn = gr.Button("Next ›", scale=0, min_width=70, elem_id="lb-next")
+            with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
+                self.columns = gr.Dropdown(
+                    column_choices("varm"),
+                    value=default_columns("varm"),
+                    multiselect=True,
+                    show_label=False,
+                    elem_id="columns",
+                )
+        self.caption = gr.Markdown(elem_id="board-caption")
+        self.table = gr.Dataframe(
+            interactive=False,
+            wrap=False,
+            max_height=640,
+            pinned_columns=2,
+            show_search="none",
+            elem_id="board",
+            buttons=["fullscreen", "copy"],
+        )
+        with gr.Row():
+            # Relative link: the browser resolves it against the page (also in the Space iframe).
+            self.link = gr.Markdown(elem_id="view-link")
+            self.export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
+        self.export_files = gr.File(
+            label="Downloads 下载",
+            file_count="multiple",
+            interactive=False,
+            visible=False,
+            elem_id="export-files",
+        )
+        self.head_state = gr.State("")  # the results head the table was rendered at (light refresh timer)
+
+    @property
+    def outputs(self) -> list:
+        """What a render updates (in the order the `leaderboard` API has always returned)."""
+        return [self.table, self.caption, self.link, self.page, self.head_state]
+
+    def wire(self, track: gr.Radio, refresh_seconds: float) -> None:
+        inputs = [
+            track,
+            self.search,
+            self.types,
+            self.settings,
+            self.baselines,
+            self.sort,
+            self.columns,
+            self.page,
+        ]
+        gr.on(
+            [
+                self.search.input,
+                self.types.input,
+                self.settings.input,
+                self.baselines.input,
+                self.sort.input,
+                self.columns.input,
+                self.page.submit,
+            ],
+            self.render_board,
+            inputs,
+            self.outputs,
+            api_name="leaderboard",
+            trigger_mode="always_last",
+        )
+        # Same render path as the page box; render_board clamps the page to the board's bounds.
+        self.prev_btn.click(self.prev_page, inputs, self.outputs, api_name="leaderboard_prev")
+        self.next_btn.click(self.next_page, inputs, self.outputs, api_name="leaderboard_next")
+        gr.Timer(refresh_seconds).tick(
+            self.refresh_if_changed,
+            [self.head_state, *inputs],
+            self.outputs,
+            api_name="refresh",
+            show_progress="hidden",
+        )
+        self.export_btn.click(self.export, inputs, self.export_files, api_name="export")
+
+    # -- callbacks ------------------------------------------------------------------------------------
+
+    def render_board(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+        """Table page, caption, link and the (clamped) page number for the current view."""
+        view = controls_view(track, q, types, settings, baselines, sort, columns, page)
+        board = self.ctx.cache.board(view.track)
+        df = filter_rows(board.df, view)
+        part, page_no, first, last = page_slice(df, view.page)
+        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track))
+        if board.df.empty:
+            caption = f"{t('empty_board', 'zh')} · {t('empty_board', 'en')}"
+        elif df.empty:
+            caption = f"{t('no_rows', 'zh')} · {t('no_rows', 'en')}"
+        else:
+            caption = (
+                f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
+                f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}"
+            )
+        caption += (
+            f" · generated 生成于 {md(board.meta.get('generated_at') or '—')} · scorer 评分器 "
+            f"{md(board.meta.get('scorer_version') or '—')} · {UNITS_NOTE} · ◆ = baseline 基线 · rank ranges "
+            "like 1–3 = statistically tied 并列（配对自助法）"
+        )
+        banner = reference_banner(self.ctx, view.track)
+        if banner:
+            caption = f"{banner}\n\n{caption}"
+        view = View(**{**view.__dict__, "page": page_no})
+        return {
+            self.table: gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
+            self.caption: caption,
+            self.link: link_markdown(view.to_query()),
+            self.page: page_no,
+            self.head_state: board.head,
+        }
+
+    def prev_page(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+        """The "‹ Prev" button: render the previous page (clamped to page 1)."""
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) - 1)
+
+    def next_page(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+        """The "Next ›" button: render the next page (clamped to the last page)."""
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) + 1)
+
+    def refresh_if_changed(
+        self, seen: str, track, q, types, settings, baselines, sort, columns, page
+    ) -> dict:
+        """Light timer: re-render only when the results area's head moved (a publish happened)."""
+        changed, head = self.ctx.cache.changed(seen or "")
+        if not changed:
+            # (An empty dict would be taken for one value: name a component.)
+            return {self.head_state: gr.skip() if seen else head}
+        return self.render_board(track, q, types, settings, baselines, sort, columns, page)
+
+    def export(self, track, q, types, settings, baselines, sort, columns, page) -> gr.File:
+        """CSV and JSON of every filtered row (all fields, unrounded)."""
+        view = controls_view(track, q, types, settings, baselines, sort, columns, page)
+        df = filter_rows(self.ctx.cache.board(view.track).df, view)
+        out = output_dir()
+        csv_path, json_path = out / f"{view.track}-leaderboard.csv", out / f"{view.track}-leaderboard.json"
+        csv_path.write_bytes(to_csv(df, view.track))
+        json_path.write_bytes(to_json(df, view.track))
+        return gr.File(value=[str(csv_path), str(json_path)], visible=True)
+
+    # -- updates other events compose -----------------------------------------------------------------
+
+    def track_controls(self, track: str) -> dict:
+        """The per-track controls after a track switch: sort keys and columns reset, page 1."""
+        return {
+            self.sort: gr.Dropdown(choices=sort_choices(track), value="rank"),
+            self.columns: gr.Dropdown(
+                choices=column_choices(track), value=default_columns(track), multiselect=True
+            ),
+            self.page: 1,
+        }
+
+    def restore(self, view: View) -> dict:
+        """Every control set from a view link, and the table rendered for it."""
+        columns = list(view.columns) or default_columns(view.track)
+        return {
+            self.search: view.q,
+            self.types: list(view.model_types),
+            self.settings: list(view.settings),
+            self.baselines: view.baselines,
+            self.sort: gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
+            self.columns: gr.Dropdown(choices=column_choices(view.track), value=columns, multiselect=True),
+            **self.render_board(
+                view.track,
+                view.q,
+                list(view.model_types),
+                list(view.settings),
+                view.baselines,
+                view.sort,
+                list(view.columns),
+                view.page,
+            ),
+        }

@@ -1,0 +1,184 @@
+"""The Dev explorer tab: dev predictions scored item by item against the PUBLIC dev references.
+
+The computation lives in `space/ui/explorer.py`; nothing here can reach the hidden test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from scoring.protocol import FIELDS, VALUE_SETS
+
+from .. import explorer
+from ..context import Context, refused
+from ..i18n import both, t
+from ..reports import report_frame
+from ..tables import TRACK_TITLES, TRACKS
+
+DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo"
+ANY = [("any 任意", "")]
+
+
+def dev_file(ctx: Context, track: str) -> bytes | None:
+    """The published dev split of `track`, else the demo's copy."""
+    try:
+        data = ctx.service.public_file(track, "dev.jsonl")
+    except Exception:  # an unknown track or a store hiccup: the demo copy below, if any
+        data = None
+    if not data and (DEMO_DIR / track / "dev.jsonl").is_file():
+        data = (DEMO_DIR / track / "dev.jsonl").read_bytes()
+    return data
+
+
+def dev_subsets_file(ctx: Context, track: str) -> bytes | None:
+    """Public dev-split cue-subset membership (`<track>/public/dev_subsets.json`), like `dev_file`.
+
+    The demo copy is used only when the dev split itself comes from the demo (same ids).
+    """
+    try:
+        data = ctx.service.public_file(track, "dev_subsets.json")
+        published_dev = ctx.service.public_file(track, "dev.jsonl")
+    except Exception:
+        data = published_dev = None
+    demo = DEMO_DIR / track / "public" / "dev_subsets.json"
+    if not data and not published_dev and demo.is_file():
+        data = demo.read_bytes()
+    return data
+
+
+class ExplorerPage:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.help = gr.Markdown(t("explorer_help", "zh"))
+        with gr.Row():
+            self.track = gr.Radio(
+                [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="ex-track"
+            )
+            self.upload = gr.File(
+                label="Dev predictions 开发集预测 (JSONL)",
+                type="filepath",
+                file_types=[".jsonl", ".json", ".txt"],
+                elem_id="ex-upload",
+            )
+        self.run_btn = gr.Button("Explore 浏览", variant="primary", elem_id="ex-run")
+        self.items = gr.State([])
+        self.summary = gr.Markdown(elem_id="ex-summary")
+        self.report = gr.Dataframe(
+            interactive=False, wrap=True, label="Validation vs dev 开发集验证", elem_id="ex-report"
+        )
+        with gr.Row():
+            self.field = gr.Dropdown(
+                ANY + [(f, f) for f in FIELDS], value="", label="Field wrong 错误字段", elem_id="ex-field"
+            )
+            self.stance = gr.Dropdown(
+                ANY + [(s, s) for s in VALUE_SETS["stance"]],
+                value="",
+                label="Gold stance 金标立场",
+                elem_id="ex-stance",
+            )
+            self.category = gr.Dropdown(
+                ANY + [(c, c) for c in VALUE_SETS["category"]],
+                value="",
+                label="Gold category 金标类别",
+                elem_id="ex-category",
+            )
+            self.subset = gr.Dropdown(
+                [],
+                value="",
+                allow_custom_value=True,
+                label="Subset / breakdown 子集/分项",
+                elem_id="ex-subset",
+            )
+            self.errors = gr.Checkbox(label="Errors only 仅错误", elem_id="ex-errors")
+        with gr.Row():
+            self.table = gr.Dataframe(
+                interactive=False,
+                wrap=False,
+                max_height=520,
+                scale=3,
+                label="Items 条目",
+                elem_id="ex-table",
+                column_widths=["7%", "23%", "40%", "18%", "12%"],
+            )
+            with gr.Column(scale=2):
+                self.number = gr.Number(label="Item # 条目编号", precision=0, elem_id="ex-no")
+                self.detail = gr.HTML(elem_id="ex-detail", js_on_load=None)
+
+    def wire(self) -> None:
+        self.run_btn.click(
+            self.explore,
+            [self.track, self.upload],
+            [self.items, self.summary, self.report, self.table, self.detail, self.subset],
+            api_name="explore",
+        )
+        gr.on(
+            [self.field.input, self.stance.input, self.category.input, self.subset.input, self.errors.input],
+            self.explore_filter,
+            [self.items, self.field, self.stance, self.category, self.subset, self.errors],
+            [self.table, self.detail],
+            api_name="explore_filter",
+        )
+        self.number.submit(self.explore_item, [self.items, self.number], self.detail, api_name="explore_item")
+        self.table.select(self.select_item, [self.items], [self.number, self.detail], api_name=False)
+
+    # -- callbacks ------------------------------------------------------------------------------------
+
+    def explore(self, track: str, path: str | None) -> dict:
+        """Score dev predictions item by item against the public dev references."""
+        real = self.ctx.checked_upload(path)
+        if real is None:
+            raise refused("Please upload dev predictions first. 请先上传开发集预测。")
+        with self.ctx.slot(real):  # the same memory bound as validation
+            preds = real.read_bytes()
+        dev = dev_file(self.ctx, track)
+        if not dev:
+            raise refused(f"No public dev split for {track}. 该赛道没有公开开发集。")
+        exp = explorer.explore(track, dev, preds, dev_subsets_file(self.ctx, track))
+        items = exp.items
+        return {
+            self.items: items,
+            self.summary: explorer.summary_markdown(exp),
+            self.report: report_frame(exp.report),
+            self.table: explorer.items_table(items),
+            self.detail: explorer.item_html(items[0] if items else None),
+            self.subset: gr.Dropdown(
+                choices=ANY + sorted({s for it in items for s in it.get("subsets", [])}), value=""
+            ),
+        }
+
+    def explore_filter(
+        self,
+        items: list[dict] | None,
+        wrong_field: str,
+        stance: str,
+        category: str,
+        subset: str,
+        only_errors: bool,
+    ) -> dict:
+        chosen = explorer.filter_items(
+            items or [],
+            wrong_field=wrong_field or "",
+            stance=stance or "",
+            category=category or "",
+            subset=subset or "",
+            only_errors=bool(only_errors),
+        )
+        return {
+            self.table: explorer.items_table(chosen),
+            self.detail: explorer.item_html(chosen[0] if chosen else None),
+        }
+
+    def explore_item(self, items: list[dict] | None, number: float | None) -> str:
+        wanted = int(number or 0)
+        return explorer.item_html(next((it for it in items or [] if it["n"] == wanted), None))
+
+    def select_item(self, items: list[dict], evt: gr.SelectData) -> dict:
+        """Clicking a row of the table opens that item (the first column holds its number)."""
+        try:
+            number = int(evt.row_value[0])
+        except (TypeError, ValueError, IndexError):
+            return {self.number: gr.skip()}  # an empty dict would be taken for one value
+        item = next((it for it in items or [] if it["n"] == number), None)
+        return {self.number: number, self.detail: explorer.item_html(item)}

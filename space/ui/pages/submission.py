@@ -1,0 +1,124 @@
+"""The Submission tab: everything about one submission (its renderers live in `space/ui/submission.py`)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from worker.records import is_submission_id
+
+from .. import figures
+from .. import submission as render
+from ..context import Context
+from ..i18n import both
+from ..tables import METRICS, TRACKS
+
+
+def _row_of(result: dict | None) -> dict:
+    """A leaderboard-row-shaped dict (flattened metrics, ci.<k>.low/high) from one scorer result."""
+    if not result:
+        return {}
+    row: dict = dict(render.flatten_metrics(result))
+    for k, v in (result.get("ci") or {}).items():
+        if isinstance(v, list) and len(v) == 2:
+            row[f"ci.{k}.low"], row[f"ci.{k}.high"] = v
+    row["model_name"] = "this submission"
+    return row
+
+
+class SubmissionPage:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        with gr.Row():
+            self.id = gr.Textbox(label=both("submission_id"), scale=3, elem_id="page-id")
+            self.open_btn = gr.Button("Open 打开", scale=0, elem_id="page-open")
+        self.header = gr.Markdown(elem_id="page-header")
+        self.status = gr.Markdown(elem_id="page-status")
+        self.metrics = gr.Dataframe(interactive=False, label="Metrics 指标 (%)", elem_id="page-metrics")
+        self.plot = gr.Plot(elem_id="page-plot", show_label=False)
+        self.subsets = gr.Dataframe(
+            interactive=False, label="Cue subsets / breakdowns 线索子集/分项", elem_id="page-subsets"
+        )
+        self.format = gr.Dataframe(
+            interactive=False, wrap=True, label="Format report 格式报告", elem_id="page-format"
+        )
+        self.outputs_text = gr.Markdown(elem_id="page-output-format-summary")
+        self.output_format = gr.Dataframe(
+            interactive=False,
+            wrap=True,
+            label="Output format report 输出格式报告 (line 行号, id, issues 问题)",
+            elem_id="page-output-format",
+        )
+        self.provenance = gr.Markdown(elem_id="page-provenance")
+        self.versions = gr.Dataframe(
+            interactive=False, label="Result versions 结果版本", elem_id="page-versions"
+        )
+        self.history = gr.Dataframe(interactive=False, label="History 历史", elem_id="page-history")
+        self.bibtex = gr.Code(language=None, label="BibTeX", elem_id="page-bibtex")
+
+    @property
+    def outputs(self) -> list:
+        """In the order the `submission` API has always returned them (the output-format pair came last)."""
+        return [
+            self.header,
+            self.status,
+            self.metrics,
+            self.subsets,
+            self.plot,
+            self.format,
+            self.provenance,
+            self.versions,
+            self.history,
+            self.bibtex,
+            self.outputs_text,
+            self.output_format,
+        ]
+
+    def wire(self, token: gr.Textbox) -> None:
+        # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
+        self.open_btn.click(self.show_submission, [self.id, token], self.outputs, api_name="submission")
+        self.id.submit(self.show_submission, [self.id, token], self.outputs, api_name=False)
+
+    def show_submission(
+        self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None
+    ) -> dict:
+        """Everything about one submission. A hidden one shows only to its submitter and the maintainers
+        (signed in), like "not found" else."""
+        sid = (sid or "").strip().lower()
+        # Ids are 16 hex characters; anything else is not looked up at all.
+        sub = (
+            self.ctx.service.submission(sid, self.ctx.viewer(token, profile))
+            if is_submission_id(sid)
+            else None
+        )
+        rec = render.record_of(sub)
+        track = str(rec.get("track", "varm"))
+        result = render.result_of(sub)
+        fig = (
+            figures.submission_field_bars(result)
+            if track == "varm" and result
+            else figures.metric_bars(
+                [_row_of(result)] if result else [],
+                [(m.key, m.header()) for m in METRICS.get(track, ())][:6],
+                "Metrics 指标 (95% CI)",
+            )
+        )
+        rank = ""
+        if sub and track in TRACKS and rec.get("status") == "published":
+            board = self.ctx.cache.board(track)
+            rank = render.rank_markdown(board.row(sid), len(board.df), track)
+        return {
+            self.header: render.header_markdown(sub, rank),
+            self.status: render.status_line(sub) if sub else "",
+            self.metrics: render.metrics_table(result, track),
+            self.subsets: render.subsets_table(result)
+            if track == "varm"
+            else render.breakdowns_table(result),
+            self.plot: fig,
+            self.format: render.format_table(result, rec),
+            self.provenance: render.provenance_markdown(sub) if sub else "",
+            self.versions: render.versions_table(rec),
+            self.history: render.history_table(rec),
+            self.bibtex: render.bibtex(sub) if sub else "",
+            self.outputs_text: render.output_format_markdown(rec),
+            self.output_format: render.output_format_table(rec),
+        }
