@@ -150,3 +150,28 @@ def test_rank_model_and_primary_metric_in_view_at_390(live_space, chromium) -> N
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, browser_page: Page) -> None:
+    """The majority baseline predicts no positives: its COLD precision is 0/0 (published as 0), so the board
+    shows "n/a" with the scorer's reason as hover text, in its own row and the Precision column; the
+    systems that do predict positives keep their numbers (the positive control)."""
+    page = browser_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_space.url}?track=cold")
+    wait_board(page, "majority")
+    na = page.locator("#board [role=gridcell] [title^='TP + FP = 0']")  # the grid (not its hidden sizer)
+    expect(na.first).to_have_text("n/a", timeout=TIMEOUT)
+    assert na.count() == 1, na.count()  # only the majority baseline predicts no positives
+    assert "no positive predictions" in na.first.get_attribute("title")
+    na.first.hover()
+    shot(page, "ux-board-cold-undefined")
+    cell = na.first.bounding_box()
+    header = header_boxes(page)["Precision ↑"]
+    assert header["left"] - 1 <= cell["x"] <= cell["x"] + cell["width"] <= header["right"] + 1, (cell, header)
+    model = page.locator("#board a", has_text="baseline: majority").first.bounding_box()
+    assert abs((model["y"] + model["height"] / 2) - (cell["y"] + cell["height"] / 2)) < 8, (model, cell)
+    lexicon = page.locator("#board [role=row]", has=page.locator("a", has_text="baseline: lexicon")).first
+    assert lexicon.locator("[title]").count() == 0
+    assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
+    assert not page.errors, page.errors

@@ -109,3 +109,49 @@ def test_withheld_metrics_carry_no_undefined_reason(tmp_path: Path):
     raw = COLD.score(COLD.load_references(tmp_path), preds, bootstrap=0, disclose=False)
     assert set(raw["breakdowns"]["fine_label"]["anti_bias"]["undefined"]) == {"precision", "recall", "f1",
                                                                               "macro_f1"}
+
+
+def _cold_results() -> dict[str, dict]:
+    return {name: score_file("cold", DEMO / "cold", (DEMO / "cold" / "baselines" / f"{name}.test.jsonl")
+                             .read_bytes(), bootstrap=20) for name in ("majority", "lexicon")}
+
+
+def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined():
+    from space.ui.tables import display_frame, rows_frame
+    from worker.leaderboard import Entry, build_rows
+    from worker.records import new_record
+
+    entries = []
+    for i, (name, result) in enumerate(_cold_results().items()):
+        record = new_record(submission_id=f"{i:016x}", track="cold", sha256="0" * 64, submitter="s",
+                            metadata={"model_name": name}, at=f"2026-01-0{i + 1}T00:00:00Z")
+        version = {"version": 1, "scorer_version": "x", "references_sha256": "r", "scored_at": "t"}
+        entries.append(Entry(record, version, result))
+    frame = rows_frame(build_rows(entries, "f1", lambda a, b: True))
+    table, types = display_frame(frame, "cold", ["precision", "recall", "f1"])
+    kinds = dict(zip(table.columns, types, strict=True))
+    cells = dict(zip(frame["model_name"], table["Precision ↑"], strict=True))
+    assert kinds["Precision ↑"] == "markdown" and cells["majority"].endswith(">n/a</span>")
+    assert 'title="TP + FP = 0: no positive predictions; 0 by the protocol&#x27;s zero-division rule"' in (
+        cells["majority"])
+    assert cells["lexicon"] == str(round(frame.loc[frame["model_name"] == "lexicon", "precision"].iloc[0]
+                                         * 100, 1))
+    # Recall of the majority baseline is a real 0 (it found none of the positive items): a number column
+    assert kinds["Recall ↑"] == kinds["F1 ↑"] == "number" and 0.0 in table["Recall ↑"].tolist()
+
+
+def test_submission_page_shows_na_with_the_reason_for_undefined_metrics():
+    from space.ui.submission import METRIC_TYPES, WITHHELD_COLUMN, breakdowns_table, metrics_table
+
+    results = _cold_results()
+    table = metrics_table(results["majority"], "cold").set_index("Metric 指标")
+    assert METRIC_TYPES[list(table.reset_index().columns).index("Value 数值")] == "markdown"
+    assert 'title="TP + FP = 0' in table.loc["Precision", "Value 数值"]
+    assert table.loc["Precision", "95% CI"] == ""  # the interval of a 0/0 is no measurement either
+    assert table.loc["Recall", "Value 数值"] == "0.0 %"  # a real 0 stays a number
+    control = metrics_table(results["lexicon"], "cold").set_index("Metric 指标")
+    assert "n/a" not in " ".join(control["Value 数值"])
+    cells = breakdowns_table(results["majority"]).set_index(["Field 分项", "Value 取值"])
+    race = cells.loc[("topic", "race")]
+    assert race["Precision ↑"] == "n/a" and "Precision ↑: TP + FP = 0" in race[WITHHELD_COLUMN]
+    assert race["Recall ↑"] == 0.0
