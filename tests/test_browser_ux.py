@@ -174,4 +174,26 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     lexicon = page.locator("#board [role=row]", has=page.locator("a", has_text="baseline: lexicon")).first
     assert lexicon.locator("[title]").count() == 0
     assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
+    majority, lexicon_id = (page.locator("#board a", has_text=f"baseline: {name}").first
+                            .get_attribute("href").split("=")[1] for name in ("majority", "lexicon"))
+
+    # Compare: the majority baseline's precision is n/a with the reason, the lexicon's a number.
+    open_tab(page, "Compare")
+    for side, sid in (("#cmp-a", majority), ("#cmp-b", lexicon_id)):
+        page.locator(f"{side} input").fill(sid)
+        page.locator(f"{side} input").press("Enter")
+    page.locator("#cmp-run").click()
+    for table in ("#cmp-table", "#cmp-deltas"):
+        cell = page.locator(f"{table} [role=gridcell] [title^='TP + FP = 0']")
+        expect(cell.first).to_have_text("n/a", timeout=TIMEOUT)
+        assert cell.count() == 1, (table, cell.count())
+    shot(page, "ux-compare-cold-undefined")
+
+    # The submission page: the metric table says n/a with the reason, and no interval for it.
+    page.goto(f"{live_space.url}?submission={majority}")
+    metrics = page.locator("#page-metrics [role=gridcell] [title^='TP + FP = 0']")
+    expect(metrics.first).to_have_text("n/a", timeout=TIMEOUT)
+    assert metrics.count() == 1, metrics.count()
+    expect(page.locator("#page-subsets")).to_contain_text("Precision ↑: TP + FP = 0", timeout=TIMEOUT)
+    shot(page, "ux-submission-cold-undefined")
     assert not page.errors, page.errors
