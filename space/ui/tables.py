@@ -3,6 +3,8 @@
 Every cell a user typed stays inert: organisation, type, setting are "str" columns (gr.Dataframe never
 renders them as Markdown or HTML); the model name and the paper/code links are "markdown" columns whose user
 text is escaped (`safe.md`) and whose only links are ones we build (the submission page, http(s) URLs).
+A metric column is "number", or "markdown" when a row on the page has that metric undefined (0/0): its
+"n/a" then carries the scorer's reason (never user text, escaped anyway) as hover text (`metric_cells`).
 """
 
 from __future__ import annotations
