@@ -24,10 +24,14 @@ def small_cell(rows: int) -> bool:
 
 
 def withhold(cell: dict, keys: Iterable[str], reason: str) -> dict:
-    """A copy of `cell` with `keys` set to None (nested dicts: every leaf) and `withheld` = reason."""
+    """A copy of `cell` with `keys` set to None (nested dicts: every leaf) and `withheld` = reason; their
+    `undefined` reasons go too (e.g. "no positive items" would name a withheld group's labels)."""
     out = dict(cell)
+    keys = list(keys)
     for key in keys:
         out[key] = _nulled(out.get(key))
+    if isinstance(out.get("undefined"), dict):
+        out["undefined"] = {k: v for k, v in out["undefined"].items() if k not in keys}
     out["withheld"] = reason
     return out
 

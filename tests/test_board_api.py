@@ -253,3 +253,15 @@ def test_ui_page_gzipped_and_gradio_events_still_stream(board_env, tmp_path: Pat
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def test_rest_keeps_the_number_of_an_undefined_metric_and_names_it(client, board_env) -> None:
+    """REST is for scripts: the published 0 stays a number, next to the scorer's reason (issue 16)."""
+    rows = client.get("/api/v1/leaderboard", params={"track": TRACK}).json()["rows"]
+    majority = next(r for r in rows if r["model_name"] == "baseline: majority")
+    assert majority["precision"] == 0.0 and majority["undefined.precision"].startswith("TP + FP = 0")
+    lexicon = next(r for r in rows if r["model_name"] == "baseline: lexicon")  # the control
+    assert lexicon["precision"] > 0 and lexicon.get("undefined.precision") is None
+    body = client.get(f"/api/v1/submissions/{majority['submission_id']}").json()
+    result = body["result"]["result"]
+    assert result["metrics"]["precision"] == 0.0 and set(result["undefined"]) == {"precision"}

@@ -150,3 +150,50 @@ def test_rank_model_and_primary_metric_in_view_at_390(live_space, chromium) -> N
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, browser_page: Page) -> None:
+    """The majority baseline predicts no positives: its COLD precision is 0/0 (published as 0), so the board
+    shows "n/a" with the scorer's reason as hover text, in its own row and the Precision column; the
+    systems that do predict positives keep their numbers (the positive control)."""
+    page = browser_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_space.url}?track=cold")
+    wait_board(page, "majority")
+    na = page.locator("#board [role=gridcell] [title^='TP + FP = 0']")  # the grid (not its hidden sizer)
+    expect(na.first).to_have_text("n/a", timeout=TIMEOUT)
+    assert na.count() == 1, na.count()  # only the majority baseline predicts no positives
+    assert "no positive predictions" in na.first.get_attribute("title")
+    na.first.hover()
+    shot(page, "ux-board-cold-undefined")
+    cell = na.first.bounding_box()
+    header = header_boxes(page)["Precision ↑"]
+    assert header["left"] - 1 <= cell["x"] <= cell["x"] + cell["width"] <= header["right"] + 1, (cell, header)
+    model = page.locator("#board a", has_text="baseline: majority").first.bounding_box()
+    assert abs((model["y"] + model["height"] / 2) - (cell["y"] + cell["height"] / 2)) < 8, (model, cell)
+    lexicon = page.locator("#board [role=row]", has=page.locator("a", has_text="baseline: lexicon")).first
+    assert lexicon.locator("[title]").count() == 0
+    assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
+    majority, lexicon_id = (page.locator("#board a", has_text=f"baseline: {name}").first
+                            .get_attribute("href").split("=")[1] for name in ("majority", "lexicon"))
+
+    # Compare: the majority baseline's precision is n/a with the reason, the lexicon's a number.
+    open_tab(page, "Compare")
+    for side, sid in (("#cmp-a", majority), ("#cmp-b", lexicon_id)):
+        page.locator(f"{side} input").fill(sid)
+        page.locator(f"{side} input").press("Enter")
+    page.locator("#cmp-run").click()
+    for table in ("#cmp-table", "#cmp-deltas"):
+        cell = page.locator(f"{table} [role=gridcell] [title^='TP + FP = 0']")
+        expect(cell.first).to_have_text("n/a", timeout=TIMEOUT)
+        assert cell.count() == 1, (table, cell.count())
+    shot(page, "ux-compare-cold-undefined")
+
+    # The submission page: the metric table says n/a with the reason, and no interval for it.
+    page.goto(f"{live_space.url}?submission={majority}")
+    metrics = page.locator("#page-metrics [role=gridcell] [title^='TP + FP = 0']")
+    expect(metrics.first).to_have_text("n/a", timeout=TIMEOUT)
+    assert metrics.count() == 1, metrics.count()
+    expect(page.locator("#page-subsets")).to_contain_text("Precision ↑: TP + FP = 0", timeout=TIMEOUT)
+    shot(page, "ux-submission-cold-undefined")
+    assert not page.errors, page.errors

@@ -16,6 +16,7 @@ from worker.leaderboard import (
     Entry,
     build_rows,
     ci_columns,
+    columns,
     dataset_card,
     numeric_leaves,
     tie_groups,
@@ -86,6 +87,21 @@ def test_parquet_and_dataset_card_are_readable():
     meta = yaml.safe_load(card.split("---")[1])
     assert [c["config_name"] for c in meta["configs"]] == ["cold", "varm"]
     assert meta["configs"][1]["data_files"][0]["path"] == "varm/leaderboard.parquet"
+
+
+def test_rows_carry_undefined_reasons_as_text_columns_the_parquet_keeps():
+    reason = "TP + FP = 0: no positive predictions; 0 by the protocol's zero-division rule"
+    silent, measured = entry("silent", 0.5), entry("measured", 0.6)
+    silent.result["undefined"] = {"precision": reason}
+    measured.result["undefined"] = {}  # the control: a metric that is a measurement gets no column value
+    rows = build_rows([silent, measured], "jrem", lambda a, b: True)
+    by_id = {r["submission_id"]: r for r in rows}
+    assert by_id["silent"]["undefined.precision"] == reason and "undefined.precision" not in by_id["measured"]
+    assert columns(rows)[-1] == "undefined.precision"  # after the metric and CI columns
+    frame = pd.read_parquet(io.BytesIO(to_parquet(rows))).set_index("submission_id")
+    assert frame.loc["silent", "undefined.precision"] == reason and pd.isna(frame.loc["measured",
+                                                                                      "undefined.precision"])
+    assert frame["jrem"].dtype == "float64"
 
 
 def test_quota_window_and_next_slot():

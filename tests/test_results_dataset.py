@@ -34,3 +34,13 @@ def test_load_dataset_reads_the_published_board(store, store_config, track, tmp_
     # pandas straight from the parquet file gives the same rows.
     parquet = pd.read_parquet(store.local_snapshot("results") / track / "leaderboard.parquet")
     assert parquet["submission_id"].tolist() == frame["submission_id"].tolist()
+    # A 0 that is not a measurement travels with its reason (text); the value column stays numeric.
+    named = {r["submission_id"]: r.get("undefined.precision") for r in board["rows"]}
+    if track == "cold":
+        loaded = [None if pd.isna(v) else v for v in frame["undefined.precision"]]
+        assert loaded == [named[s] for s in frame["submission_id"]]
+        assert dataset.features["undefined.precision"].dtype in ("string", "large_string")
+        assert named[ids[0]].startswith("TP + FP = 0")  # ids[0]: the majority baseline
+        assert sum(v is not None for v in named.values()) == 1  # systems that predict positives: none
+    else:
+        assert "undefined.precision" not in frame.columns

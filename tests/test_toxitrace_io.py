@@ -216,9 +216,11 @@ def test_score_cntp_result_schema(bundle: Path):
     assert groups["Region"]["rows"] == 2 and groups["Sexism"]["rows"] == 1 and groups["non-hate"]["rows"] == 1
     assert result["breakdowns"]["fine_label"]["anti_bias"] == {  # one row: published as n/a with the reason
         "rows": 1, "accuracy": None, "precision": None, "recall": None, "f1": None, "macro_f1": None,
-        "withheld": SMALL_CELL,
+        "withheld": SMALL_CELL, "undefined": {},  # a withheld metric gets no reason either
     }
+    assert result["undefined"] == {}  # every ratio here has a non-zero denominator
     raw = CNTP.score(refs, jsonl(*GOOD), bootstrap=0, disclose=False)["breakdowns"]["fine_label"]["anti_bias"]
+    assert set(raw.pop("undefined")) == {"recall"}  # its one row is gold 0: recall is 0/0, the rest real 0s
     assert raw == {"rows": 1, "accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "macro_f1": 0.0,
                    "withheld": None}
     assert _floats_are_plain(result)

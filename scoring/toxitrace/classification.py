@@ -8,8 +8,11 @@ Formulas are chosen so the floats equal scikit-learn's bit for bit (the spec bin
 - precision = TP / (TP + FP), recall = TP / (TP + FN)
 - F1        = 2 TP / (2 TP + FP + FN)   (sklearn's form; the card's 2PR/(P+R) can differ in the last bit)
 - macro-F1  = (F1 of class 0 + F1 of class 1) / 2, both classes always averaged
-Every ratio is 0 when its denominator is 0. The seed card's ``compute_classification_metrics``
-computes accuracy as (n - FP) / n, counting false negatives as correct; we follow the spec instead.
+Every ratio is 0 when its denominator is 0 (the spec's rule, kept so values equal the reference
+implementation); `undefined_metrics` names each such case so a reader is never shown a 0 that is not a
+measurement as if it were one (sklearn's `zero_division` is a named policy, not a silent 0).
+The seed card's ``compute_classification_metrics`` computes accuracy as (n - FP) / n, counting false
+negatives as correct; we follow the spec instead.
 """
 
 from __future__ import annotations
@@ -44,6 +47,36 @@ def metrics_from_counts(tp, fp, fn, tn) -> dict[str, np.ndarray]:
         "f1": f1_pos,
         "macro_f1": (f1_neg + f1_pos) / 2,
     }
+
+
+ZERO_DIVISION = "0 by the protocol's zero-division rule"
+
+
+def undefined_metrics(tp: int, fp: int, fn: int, tn: int) -> dict[str, str]:
+    """``{metric: reason}`` for every metric whose denominator is 0 on these counts; the value stays 0.
+
+    F1 = 2TP / (2TP + FP + FN) is a real 0 when there are positive items but no positive predictions
+    (sklearn warns only when the denominator itself is 0), so it is named only when both sides are empty.
+    Macro-F1 is named when the F1 of either class is 0/0: that 0 enters the mean."""
+    out: dict[str, str] = {}
+    if tp + fp + fn + tn == 0:
+        out["accuracy"] = f"no rows; {ZERO_DIVISION}"
+    if tp + fp == 0:
+        out["precision"] = f"TP + FP = 0: no positive predictions; {ZERO_DIVISION}"
+    if tp + fn == 0:
+        out["recall"] = f"TP + FN = 0: no positive items; {ZERO_DIVISION}"
+    if 2 * tp + fp + fn == 0:
+        out["f1"] = f"2TP + FP + FN = 0: no positive items and no positive predictions; {ZERO_DIVISION}"
+    empty = [label for label, den in ((0, 2 * tn + fn + fp), (1, 2 * tp + fp + fn)) if den == 0]
+    if empty:
+        out["macro_f1"] = (f"F1 of class {empty[0]} is 0/0 (no item and no prediction of that class) and "
+                           f"counts as 0 in the mean; {ZERO_DIVISION}")
+    return out
+
+
+def undefined_binary(gold, pred) -> dict[str, str]:
+    """`undefined_metrics` of the confusion counts of two 0/1 arrays."""
+    return undefined_metrics(*confusion(gold, pred))
 
 
 def confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int, int]:

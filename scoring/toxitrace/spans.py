@@ -15,7 +15,8 @@ Per item i, G_i / P_i are the gold / predicted index sets:
   ``compute_overlap_f1``, reported under its own name so published numbers can be compared
 - char P / R / F1   = micro: Σ|P∩G| / Σ|P|, Σ|P∩G| / Σ|G|, 2PR / (P + R)
 - IoU               = mean over items with G ∪ P non-empty of |P∩G| / |P∪G|
-Every ratio is 0 when its denominator is 0. "> 0.5" is tested as 2|P∩G| > |G| in integers: no rounding.
+Every ratio is 0 when its denominator is 0 (`undefined_span_metrics` names those cases).
+"> 0.5" is tested as 2|P∩G| > |G| in integers: no rounding.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from ..bootstrap import resample_counts
 from ..jsonl import describe_found
+from .classification import ZERO_DIVISION
 
 Span = tuple[int, int]
 
@@ -210,3 +212,24 @@ def recipe_overlap(pred_spans: Sequence[Iterable[int]], gold_spans: Sequence[Ite
         if len(set(p) & g) / len(g) > 0.5:
             correct += 1
     return correct / len(gold_spans) if len(gold_spans) else 0.0
+
+
+def undefined_span_metrics(counts: SpanCounts) -> dict[str, str]:
+    """``{span metric: reason}`` for every span metric whose denominator is 0 (its value stays 0).
+
+    An F1 is named only when both its precision and recall are: one real 0 beside an undefined side is
+    a real 0 F1, as in the classification F1 (`classification.undefined_metrics`)."""
+    has_gold, has_pred = int(np.count_nonzero(counts.gold)), int(np.count_nonzero(counts.pred))
+    no_pred = f"no item has predicted spans; {ZERO_DIVISION}"
+    no_gold = f"no item has gold spans; {ZERO_DIVISION}"
+    out: dict[str, str] = {}
+    if not has_pred:
+        out["overlap_precision"] = out["char_precision"] = no_pred
+    if not has_gold:
+        out["overlap_recall"] = out["char_recall"] = no_gold
+    if not has_pred and not has_gold:
+        out["overlap_f1"] = out["char_f1"] = f"no item has gold or predicted spans; {ZERO_DIVISION}"
+        out["iou"] = out["overlap_f1"]
+    if len(counts.gold) == 0:
+        out["recipe_overlap"] = f"no rows; {ZERO_DIVISION}"
+    return {key: out[key] for key in SPAN_METRICS if key in out}

@@ -2,10 +2,12 @@
 
 Result dict (§2): ``scorer_version``, ``track``, ``rows``, ``metrics{accuracy, precision, recall, f1,
 macro_f1[, spans{...}]}``,
-``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1, withheld}``,
-``ci.<dotted metric path>: [low, high]``, ``bootstrap{resamples, seed, level}`` and, only for predictions
-with ``char_scores``, ``explanations{...}`` (§3, see ``explanations.py``). Plain Python floats,
-unrounded; the same references, predictions and seed always give the same dict.
+``breakdowns.<field>.<value>.{rows, accuracy, precision, recall, f1, macro_f1, withheld, undefined}``,
+``undefined{<dotted metric path>: reason}`` (metrics whose denominator is 0: published as 0 by the spec's
+rule, named so no reader takes them for a measurement), ``ci.<dotted metric path>: [low, high]``,
+``bootstrap{resamples, seed, level}`` and, only for predictions with ``char_scores``,
+``explanations{...}`` (§3, see ``explanations.py``). Plain Python floats, unrounded; the same references,
+predictions and seed always give the same dict.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, with
 from ..problems import InputError
 from ..report import Report
 from ..version import SCORER_VERSION
-from .classification import METRICS, binary_metrics, bootstrap_metrics
+from .classification import METRICS, binary_metrics, bootstrap_metrics, undefined_binary
 from .explanations import derive_spans, explanation_result
 from .predictions import ToxiPredictions, parse_predictions
 from .references import ToxiReferences, bundle_warnings, check_reference_bundle, load_references
-from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics
+from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics, undefined_span_metrics
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
 # Breakdown fields whose groups are defined by the gold label (COLD fine_label 1/2 are offensive, 0/3 not;
@@ -130,9 +132,11 @@ class ToxiTraceTrack:
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
+        undefined = undefined_binary(gold, pred)
         counts = _span_counts(outcomes)
         if counts is not None:
             metrics["spans"] = span_metrics(counts)
+            undefined.update({f"spans.{k}": v for k, v in undefined_span_metrics(counts).items()})
 
         ci: dict[str, list[float]] = {}
         idx = resample_table(len(gold), bootstrap, seed)
@@ -145,6 +149,7 @@ class ToxiTraceTrack:
             "track": self.name,
             "rows": len(gold),
             "metrics": metrics,
+            "undefined": undefined,
             "breakdowns": _breakdowns(refs, gold, pred, disclose),
             "ci": ci,
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
@@ -229,9 +234,9 @@ def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -
 
 def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
                 disclose: bool = True) -> dict[str, dict[str, dict]]:
-    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld}}}``; multi-valued
-    fields (target_groups) count a row in every group it lists. Small and label-pure cells are withheld
-    (``scoring.disclosure``)."""
+    """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld, undefined}}}``;
+    multi-valued fields (target_groups) count a row in every group it lists. Small and label-pure cells are
+    withheld (``scoring.disclosure``)."""
     out: dict[str, dict[str, dict]] = {}
     for name, per_row in refs.breakdowns.items():
         members: dict[str, list[int]] = {}
@@ -247,7 +252,8 @@ def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
 
 
 def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
-    return {"rows": len(gold), **binary_metrics(gold, pred), "withheld": None}
+    return {"rows": len(gold), **binary_metrics(gold, pred), "withheld": None,
+            "undefined": undefined_binary(gold, pred)}
 
 
 def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict:

@@ -9,7 +9,7 @@ import pandas as pd
 from scoring.metrics_spec import metric_spec
 
 from .safe import code, md, md_link
-from .tables import METRICS, PRIMARY, TRACK_TITLES, better_arrow, metric_header, pct, rank_label
+from .tables import METRICS, PRIMARY, TRACK_TITLES, better_arrow, metric_header, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -69,16 +69,20 @@ def flatten_metrics(result: dict) -> dict[str, float]:
 
 
 METRIC_COLUMNS = ["Metric 指标", "名称", "Value 数值", "95% CI", "Direction 方向"]
+# The value is Markdown so an undefined metric (0/0) can show "n/a" with its reason on hover (`na_cell`).
+METRIC_TYPES = ["markdown" if c == "Value 数值" else "str" for c in METRIC_COLUMNS]
 
 
 def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
     """Every metric by display name (English, Chinese) with its value (percent with one decimal like the
     board, or a number with its unit), 95% CI and whether higher or lower is better; headline metrics first
-    in the track's order (scoring/metrics_spec.py)."""
+    in the track's order (scoring/metrics_spec.py). A metric the scorer names undefined (0/0, published as
+    0) shows "n/a" with the reason on hover, and no interval."""
     if not result:
         return pd.DataFrame(columns=METRIC_COLUMNS)
     flat = flatten_metrics(result)
     ci = result.get("ci") or {}
+    undefined = result.get("undefined") or {}
     order = [m.key for m in METRICS.get(track, ())]
     keys = [k for k in order if k in flat] + sorted(k for k in flat if k not in order)
     out = []
@@ -91,6 +95,8 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
         else:
             ci_text = f"[{c[0]:.2f}, {c[1]:.2f}]" if isinstance(c, list) and len(c) == 2 else ""
             shown = f"{flat[k]:.2f} {spec.unit}"
+        if k in undefined:
+            shown, ci_text = na_cell(str(undefined[k])), ""
         out.append({"Metric 指标": spec.en, "名称": spec.zh, "Value 数值": shown, "95% CI": ci_text,
                     "Direction 方向": better_arrow(k, track)})
     return pd.DataFrame(out, columns=METRIC_COLUMNS)
@@ -125,15 +131,22 @@ def subsets_table(result: dict | None) -> pd.DataFrame:
 
 
 def breakdowns_table(result: dict | None) -> pd.DataFrame:
-    """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) show n/a
-    with the reason."""
+    """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) and undefined
+    ones (0/0, published as 0) show n/a with the reason."""
     keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
     cols = ["Field 分项", "Value 取值", "Rows", *(metric_header("cold", k) for k in keys), WITHHELD_COLUMN]
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
-            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), m.get("withheld") or ""])
+            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), _note(m)])
     return pd.DataFrame(out, columns=cols)
+
+
+def _note(cell: dict) -> str:
+    """Why values of this cell are n/a: the withheld reason, then each undefined metric's reason."""
+    undefined = cell.get("undefined") or {}
+    named = [f"{metric_header('cold', k)}: {r}" for k, r in sorted(undefined.items())]
+    return " · ".join(note for note in [cell.get("withheld") or "", *named] if note)
 
 
 WITHHELD_COLUMN = "Note 说明"
@@ -141,8 +154,9 @@ NOT_AVAILABLE = "n/a"
 
 
 def _shown(cell: dict, key: str) -> float | str | None:
-    """A percentage, or "n/a" for a value the scorer withheld (present as null next to a reason)."""
-    if cell.get(key) is None and cell.get("withheld"):
+    """A percentage, or "n/a" for a value the scorer withheld (present as null next to a reason) or named
+    undefined (0/0; the reason is in the note)."""
+    if cell.get(key) is None and cell.get("withheld") or key in (cell.get("undefined") or {}):
         return NOT_AVAILABLE
     return pct(cell.get(key))
 

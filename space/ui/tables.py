@@ -3,10 +3,13 @@
 Every cell a user typed stays inert: organisation, type, setting are "str" columns (gr.Dataframe never
 renders them as Markdown or HTML); the model name and the paper/code links are "markdown" columns whose user
 text is escaped (`safe.md`) and whose only links are ones we build (the submission page, http(s) URLs).
+A metric column is "number", or "markdown" when a row on the page has that metric undefined (0/0): its
+"n/a" then carries the scorer's reason (never user text, escaped anyway) as hover text (`metric_cells`).
 """
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -243,6 +246,30 @@ def metric_value(m: MetricSpec, row: dict | pd.Series) -> float | None:
     return pct(row.get(m.key)) if m.percent else number(row.get(m.key))
 
 
+# Undefined metrics (issue 16): a published 0 whose denominator is 0 shows as "n/a", the reason on hover.
+UNDEFINED = "undefined."  # row column prefix (worker.leaderboard): the scorer's reason, text
+
+
+def undefined_reason(row: dict | pd.Series, key: str) -> str:
+    """The scorer's reason why metric `key` of this row is not a measurement (0/0), or ""."""
+    reason = row.get(f"{UNDEFINED}{key}")
+    return reason if isinstance(reason, str) else ""
+
+
+def na_cell(reason: str) -> str:
+    """ "n/a" with the reason as hover text (a title attribute), for a "markdown" cell; escaped."""
+    return f'<span class="undefined-metric" title="{html.escape(reason, quote=True)}">n/a</span>'
+
+
+def metric_cells(values: Sequence[float | None], reasons: Sequence[str]) -> tuple[list, str]:
+    """One metric column and its datatype: numbers ("number", so the browser sorts them as numbers), or,
+    when any value is undefined, "markdown" text where each undefined one is `na_cell`."""
+    if not any(reasons):
+        return list(values), "number"
+    cells = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in zip(values, reasons, strict=True)]
+    return cells, "markdown"
+
+
 def ci_label(row: dict | pd.Series, key: str) -> str:
     lo, hi = pct(row.get(f"ci.{key}.low")), pct(row.get(f"ci.{key}.high"))
     return "" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
@@ -319,7 +346,9 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        add(m.header(), "number", [metric_value(m, r) for r in records])  # empty (explanations): collapses
+        cells, kind = metric_cells([metric_value(m, r) for r in records],
+                                   [undefined_reason(r, m.key) for r in records])
+        add(m.header(), kind, cells)  # empty (explanations): collapses
         if m.ci and m.header() in data:
             add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
     add_text()

@@ -11,7 +11,28 @@ from .. import figures
 from ..context import Context, refused
 from ..i18n import t
 from ..safe import md
-from ..tables import METRICS, better_side, metric_header, pct, system_choices, top_systems
+from ..tables import (
+    METRICS,
+    better_side,
+    metric_cells,
+    metric_header,
+    pct,
+    system_choices,
+    top_systems,
+    undefined_reason,
+)
+
+
+def with_undefined(table: pd.DataFrame, keys: list[str], rows: dict[str, dict]) -> gr.Dataframe:
+    """`table` (one line per metric key) as a Dataframe whose system columns (`rows`: column -> board row)
+    show "n/a" with the reason on hover where that system's metric is undefined (0/0)."""
+    types = ["str"] * len(table.columns)
+    for column, row in rows.items():
+        cells, kind = metric_cells(table[column].tolist(), [undefined_reason(row, k) for k in keys])
+        if kind == "markdown":
+            table[column] = cells
+            types[table.columns.get_loc(column)] = kind
+    return gr.Dataframe(value=table, datatype=types)
 
 
 class ComparePage:
@@ -62,10 +83,11 @@ class ComparePage:
             comp = self.ctx.service.compare(a, b)
         except Exception as exc:
             raise refused(f"Comparison failed 对比失败: {exc}") from exc
-        rows = []
+        rows, compared = [], []
         for metric, v in (comp or {}).items():
             if not isinstance(v, dict) or "diff" not in v:
                 continue
+            compared.append(metric)
             ci = v.get("ci") or [None, None]
             side = better_side(metric, v.get("diff"), bool(v.get("significant")), track)
             rows.append(
@@ -110,7 +132,7 @@ class ComparePage:
         )
         return {
             self.title: f"A = {md(name_a)} · B = {md(name_b)}",
-            self.table: table,
+            self.table: with_undefined(table, compared, {"A (%)": ra, "B (%)": rb}),
             self.plot: figures.compare_bars(comp, name_a, name_b, track),
-            self.deltas: deltas,
+            self.deltas: with_undefined(deltas, keys, {"A (%)": ra, "B (%)": rb}),
         }

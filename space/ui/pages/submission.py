@@ -33,7 +33,8 @@ class SubmissionPage:
             self.open_btn = gr.Button("Open 打开", scale=0, elem_id="page-open")
         self.header = gr.Markdown(elem_id="page-header")
         self.status = gr.Markdown(elem_id="page-status")
-        self.metrics = gr.Dataframe(interactive=False, label="Metrics 指标 (%)", elem_id="page-metrics")
+        self.metrics = gr.Dataframe(interactive=False, label="Metrics 指标 (%)", elem_id="page-metrics",
+                                    datatype=render.METRIC_TYPES)
         self.plot = gr.Plot(elem_id="page-plot", show_label=False)
         self.subsets = gr.Dataframe(
             interactive=False, label="Cue subsets / breakdowns 线索子集/分项", elem_id="page-subsets"
