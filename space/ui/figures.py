@@ -105,9 +105,9 @@ def _cut(text: str, n: int = LABEL_CHARS) -> str:
     return out + "…"
 
 
-def system_labels(rows: Sequence[dict], n: int = 60) -> list[str]:
-    """Escaped, unique display names cut to `n` characters (the full name is `n=60`, for hovers; the short
-    one, `n=LABEL_CHARS`, for axes and legends). A short id is added when two systems share a (cut) name,
+def system_labels(rows: Sequence[dict], n: int = 200) -> list[str]:
+    """Escaped, unique display names cut to `n` columns (whole by default, for hovers; `n=LABEL_CHARS` for
+    axes and legends). A short id is added when two systems share a (cut) name,
     and "◆" marks a baseline; both survive the cut. Cut before escaping, so no entity is split."""
     names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
     marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
@@ -331,14 +331,8 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> g
                 hovertemplate="%{customdata}: no format issues<extra></extra>",
             )
         )
-        fig.add_annotation(
-            text="No format issues:<br>every output parses 所有输出均符合格式",
-            showarrow=False,
-            x=0.5,
-            y=0.5,
-            xref="paper",
-            yref="paper",
-        )
+        # Said under the title: an annotation on the plot ran over the system names on a phone.
+        fig.update_layout(title_subtitle_text="No format issues: every output parses 所有输出均符合格式")
     fig.update_layout(barmode="stack", yaxis=_system_axis(short_labels(rows)), xaxis_title="Outputs 输出条数",
                       yaxis_title="System 系统")
     return _finish(fig, title, height=_bar_height(len(rows)) + 20 * len(issues))
@@ -409,7 +403,7 @@ def breakdown_bars(
         fig.add_trace(
             go.Bar(
                 name=short,
-                x=[html.escape(str(v)) for v in values],
+                x=[html.escape(str(v)).replace("_", "<br>") for v in values],  # narrow enough for a phone
                 y=y,
                 customdata=list(zip(n, shown, strict=True)),
                 hovertemplate=full + "<br>%{x}: %{customdata[1]} (n=%{customdata[0]})<extra></extra>",
