@@ -110,6 +110,9 @@ def system_labels(rows: Sequence[dict], n: int = 200) -> list[str]:
     axes and legends). A short id is added when two systems share a (cut) name,
     and "◆" marks a baseline; both survive the cut. Cut before escaping, so no entity is split."""
     names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
+    if n < 60:  # a cut label: "◆" already says baseline, so the prefix would only eat the name's room
+        names = [name.removeprefix("baseline: ") if r.get("is_baseline") else name
+                 for name, r in zip(names, rows, strict=True)]
     marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
     cut = [_cut(name, n - len(mark)) for name, mark in zip(names, marks, strict=True)]
     out = []
