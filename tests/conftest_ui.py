@@ -73,13 +73,15 @@ def seed_public(store, track: str) -> None:
             store.commit(area, missing, [], f"seed {track} {area}")
 
 
-def publish_demo_board(store, track: str, n_models: int, *, xss: bool = False) -> list[str]:
+def publish_demo_board(
+    store, track: str, n_models: int, *, xss: bool = False, names: tuple[str, ...] = ()
+) -> list[str]:
     """Put the 3 demo baselines and `n_models` systems of varied skill on `track`'s board, through the
     pipeline's own code: records (`new_record`), the worker's scoring job (real scorer, private row
     outcomes), then `Publisher.publish` (paired-bootstrap tie groups, envelopes, parquet, changelog).
 
     `store` must hold every area (a maintainer/worker view). Returns the submission ids, baselines first;
-    with `xss`, the first system's model name is factories.XSS_NAME.
+    with `xss`, the first system's model name is factories.XSS_NAME; `names` name the systems in turn.
     """
     from tests.factories import XSS_NAME, mixed_predictions
     from worker.gold.publish import Publisher
@@ -101,6 +103,7 @@ def publish_demo_board(store, track: str, n_models: int, *, xss: bool = False) -
         else:
             data = mixed_predictions(track, round(rng.uniform(0.05, 0.95), 3), seed=i)
             name = XSS_NAME if xss and i == len(BASELINES) else f"model-{i:05d}"
+            name = names[(i - len(BASELINES)) % len(names)] if names and name != XSS_NAME else name
             org = ORGS[i % len(ORGS)]
             model_type, setting = ("open", "closed")[i % 2], ("zero-shot", "taxonomy", "fine-tuned")[i % 3]
         sid = hashlib.sha256(f"{track}-{i}".encode()).hexdigest()[:16]

@@ -62,11 +62,12 @@ def test_metric_table_keeps_explanations_only_when_present() -> None:
 def test_comprehensiveness_vs_f1_chart() -> None:
     rows = _with_baselines("cntp")
     fig = figures.comprehensiveness_vs_f1(rows)
-    (trace,) = fig.data
-    assert len(trace.x) == 2  # char-ngram and the (renamed) random variant; lexicon has no explanations
+    assert len(fig.data) == 2  # char-ngram and the (renamed) random variant; lexicon has no explanations
     real = next(r for r in rows if r["model_name"] == "char-ngram")
-    assert real["f1"] * 100 in trace.x and real["explanations.comprehensiveness"] * 100 in trace.y
-    assert all("<script" not in label for label in trace.text)  # user text escaped
+    assert (real["f1"] * 100, real["explanations.comprehensiveness"] * 100) in [
+        (t.x[0], t.y[0]) for t in fig.data
+    ]
+    assert all("<script" not in t.name + t.hovertemplate for t in fig.data)  # user text escaped
     empty = figures.comprehensiveness_vs_f1(board_rows(make_entries("cold", 3), "cold"))
     assert not empty.data
 

@@ -42,10 +42,28 @@ def test_label_vs_jrem_has_diagonal_and_gap(varm) -> None:
     rows, _ = varm
     fig = figures.label_vs_jrem(rows)
     _labelled(fig)
-    diag, points = fig.data
+    diag, *points = fig.data
     assert list(diag.x) == [0, 100] and list(diag.y) == [0, 100]
-    assert points.customdata[0][0] == pytest.approx((rows[0]["macro_f1.label"] - rows[0]["jrem"]) * 100)
-    assert "gap" in points.hovertemplate
+    assert len(points) == len(rows)  # one trace per system: named in the legend, no labels piling up
+    assert points[0].customdata[0][0] == pytest.approx((rows[0]["macro_f1.label"] - rows[0]["jrem"]) * 100)
+    assert "gap" in points[0].hovertemplate and points[0].mode == "markers"
+
+
+def test_long_names_are_cut_on_axes_and_whole_on_hover() -> None:
+    entries = make_entries("varm", 5)
+    long = "超长的中文模型名称：基于大规模预训练的辱骂检测系统第二版"
+    entries[3].record["metadata"]["model_name"] = long
+    entries[4].record["metadata"]["model_name"] = long.replace("二", "三")  # the same cut label
+    rows = board_rows(entries, "varm")
+    short = figures.short_labels(rows)
+    assert len(set(short)) == len(short)  # two names that cut alike get their short ids
+    cut = [label for label in short if label.startswith("超长")]
+    assert all("…" in label and len(label) < 20 for label in cut), cut
+    her = figures.her_bars(rows)
+    assert list(her.layout.yaxis.ticktext) == short and long in list(her.data[0].customdata)
+    traces = figures.field_error_bars(rows).data
+    assert any(t.name.startswith("超长") and long in t.hovertemplate for t in traces)
+    assert sum("◆" in label for label in short) == 3 and not [x for x in short if "baseline" in x]
 
 
 def test_user_names_are_escaped_in_every_figure(varm) -> None:
@@ -60,19 +78,18 @@ def test_user_names_are_escaped_in_every_figure(varm) -> None:
     for fig in figs:
         text = fig.to_json()
         assert XSS_NAME not in text and "<img" not in text
-    assert any(
-        "&lt;img src=x onerror=alert(1)&gt;" in json.dumps(list(f.data[-1].x or [])) for f in figs[2:3]
-    )
+    assert "&lt;img src=x onerror=alert(1)&gt;" in json.dumps(list(figs[2].data[-1].customdata))
 
 
 def test_cue_heatmap_panels(varm) -> None:
     rows, results = varm
     fig = figures.cue_heatmap(rows, results)
     assert [a.text for a in fig.layout.annotations][:3] == ["Harmful 有害", "Non-harmful 无害", "Gap 差距"]
+    assert len(fig.data[0].y) == len(rows)
     heat = fig.data[2]
     sub = sorted(results[0]["subsets"])[0]
     assert heat.z[0][0] == pytest.approx(results[0]["subsets"][sub]["jrem_gap"] * 100)
-    assert fig.layout.title.text and fig.layout.xaxis.title.text
+    assert fig.layout.title.text and fig.layout.xaxis3.title.text  # under the bottom panel
 
 
 def test_format_issues_and_her(varm) -> None:
@@ -82,10 +99,10 @@ def test_format_issues_and_her(varm) -> None:
     nonzero = {i for res in results for i, v in res["format_issues"].items() if v}
     assert fmt.layout.barmode == "stack" and {t.name for t in fmt.data} == nonzero
     clean = figures.format_issue_bars(rows[:1], [{"format_issues": {"placeholder_value": 0}}])
-    assert clean.layout.annotations and clean.data[0].name == "none 无"
+    assert "No format issues" in clean.layout.title.text and clean.data[0].name == "none 无"
     her = figures.her_bars(rows)
     _labelled(her)
-    assert her.data[0].y[0] == pytest.approx(rows[0]["her_c"] * 100)
+    assert her.data[0].orientation == "h" and her.data[0].x[0] == pytest.approx(rows[0]["her_c"] * 100)
 
 
 def test_toxitrace_breakdowns() -> None:
@@ -98,7 +115,7 @@ def test_toxitrace_breakdowns() -> None:
     _labelled(fig)
     assert list(fig.data[0].x) == ["gender", "race", "region"]
     bars = figures.metric_bars(rows, [("f1", "F1"), ("accuracy", "Accuracy")], "COLD")
-    assert bars.data[0].error_y.array is not None
+    assert bars.data[0].error_x.array is not None
 
 
 def test_empty_inputs_still_titled() -> None:

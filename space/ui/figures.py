@@ -7,6 +7,8 @@ subset of HTML in labels and hovers, so every name passes through `html.escape` 
 from __future__ import annotations
 
 import html
+import textwrap
+import unicodedata
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -22,12 +24,55 @@ VARM_FIELDS = (
     ("label", "Label 标签"),
     ("category", "Category 类别"),
 )
-_LAYOUT = {
-    "template": "plotly_white",
-    "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
-    "height": 420,
-    "legend": {"orientation": "h", "y": -0.2},
-}
+MAX_SYSTEMS = 10  # the Analysis tab charts at most this many systems (each layout below is sized for it)
+LABEL_CHARS = 16  # columns of a system name on an axis or in a legend ("…" after); hovers show it all
+MODEBAR_PX = 30  # plotly's toolbar sits in this strip above the title (on a phone it is always shown)
+# Only the tools a reader uses; the others are dead weight on a bar chart and widen the toolbar.
+_MODEBAR_REMOVE = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
+
+
+TITLE_LINE_PX = 22  # one line of a 15 px title
+
+
+def _finish(
+    fig: go.Figure, title: str, *, height: int = 420, systems_legend: bool = False, **layout: object
+) -> go.Figure:
+    """The layout every chart shares, readable from a 390 px phone to a 1440 px desktop: the title at the top
+    left below the toolbar's strip, the legend below everything in the figure's own coordinates, margins
+    that grow to fit tick labels, axis titles and legend (plotly's automargin).
+
+    Titles carry their own line breaks (plotly does not wrap); a note the chart set as subtitle (why cells
+    are n/a) becomes smaller lines under it. The title's room is fixed here rather than left to automargin:
+    plotly places a multi-line title by its first line, and automargin then cut that line off.
+
+    `systems_legend`: the legend names systems (cut to LABEL_CHARS), so entries of one fixed width line up
+    in columns (two on a phone); other legends keep entries as wide as their text."""
+    note = fig.layout.title.subtitle.text
+    text = title + (f"<br><sub>{note}</sub>" if note else "")
+    lines = text.count("<br>") + 1
+    # Measured in Chromium: a one-line title's top sits 3 px above `pad.t`, a longer one's 15 px.
+    pad_top = MODEBAR_PX + (3 if lines == 1 else 15)
+    fig.update_layout(
+        template="plotly_white",
+        title={
+            "text": text, "x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "container",
+            "yanchor": "top", "pad": {"l": 12, "t": pad_top}, "automargin": False, "font": {"size": 15},
+            "subtitle": {"text": ""},
+        },
+        margin={"l": 12, "r": 20, "t": MODEBAR_PX + lines * TITLE_LINE_PX + 14, "b": 12, "autoexpand": True},
+        legend={
+            "orientation": "h", "x": 0, "xanchor": "left", "xref": "container", "y": 0, "yanchor": "bottom",
+            "yref": "container", "font": {"size": 12}, "entrywidthmode": "pixels",
+            "entrywidth": 110 if systems_legend else 0,
+        },
+        modebar={"remove": _MODEBAR_REMOVE},
+        hoverlabel={"namelength": -1},
+        height=height,
+        **layout,
+    )
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
 
 
 def _num(value: object) -> float | None:
@@ -43,63 +88,102 @@ def _pct(value: object) -> float | None:
     return None if v is None else v * 100
 
 
-def system_labels(rows: Sequence[dict]) -> list[str]:
-    """Escaped, unique display names (a short id is appended when two systems share a name)."""
+def _columns(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+def _cut(text: str, n: int = LABEL_CHARS) -> str:
+    """`text` cut to `n` columns with "…" (a Chinese character takes two columns, as on screen)."""
+    if sum(map(_columns, text)) <= n:
+        return text
+    out, used = "", 1
+    for ch in text:
+        used += _columns(ch)
+        if used > n:
+            break
+        out += ch
+    return out + "…"
+
+
+def system_labels(rows: Sequence[dict], n: int = 200) -> list[str]:
+    """Escaped, unique display names cut to `n` columns (whole by default, for hovers; `n=LABEL_CHARS` for
+    axes and legends). A short id is added when two systems share a (cut) name,
+    and "◆" marks a baseline; both survive the cut. Cut before escaping, so no entity is split."""
     names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
+    if n < 60:  # a cut label: "◆" already says baseline, so the prefix would only eat the name's room
+        names = [name.removeprefix("baseline: ") if r.get("is_baseline") else name
+                 for name, r in zip(names, rows, strict=True)]
+    marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
+    cut = [_cut(name, n - len(mark)) for name, mark in zip(names, marks, strict=True)]
     out = []
-    for name, r in zip(names, rows, strict=True):
-        label = name if names.count(name) == 1 else f"{name} ({str(r.get('submission_id', ''))[:6]})"
-        if r.get("is_baseline"):
-            label += " ◆"
-        out.append(html.escape(label[:60]))
+    for name, short, mark, r in zip(names, cut, marks, rows, strict=True):
+        if cut.count(short) > 1:
+            sid = f" ({str(r.get('submission_id', ''))[:6]})"
+            short = _cut(name, n - len(mark) - len(sid)) + sid
+        out.append(html.escape(short + mark))
     return out
+
+
+def short_labels(rows: Sequence[dict]) -> list[str]:
+    return system_labels(rows, LABEL_CHARS)
 
 
 def empty_figure(title: str, message: str = "No data 暂无数据") -> go.Figure:
     fig = go.Figure()
-    fig.update_layout(title=title, **_LAYOUT)
     fig.add_annotation(text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    return fig
+    return _finish(fig, title, height=300)
+
+
+def _system_axis(labels: Sequence[str]) -> dict:
+    """A category axis of systems by position (two cut names may coincide; positions never do), first
+    system at the top."""
+    return {
+        "tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels),
+        "autorange": "reversed",
+    }
+
+
+def _bar_height(n_systems: int, bars_per_system: int = 1) -> int:
+    """Horizontal bars: room for every system's label (one text line each) and bars a finger can hit."""
+    return 170 + n_systems * max(26, 11 * bars_per_system)
+
+
+def _tick(label: str) -> str:
+    """A bilingual category label on two lines ("Target<br>对象"), so six fit side by side on a phone."""
+    return label.replace(" ", "<br>", 1)
 
 
 def field_error_bars(rows: Sequence[dict]) -> go.Figure:
     """Per-field error rate (1 − field accuracy) for each selected VARM system: where records go wrong."""
-    title = "Per-field error rate 各字段错误率 (1 − accuracy)"
+    title = "Per-field error rate (1 − accuracy)<br>各字段错误率"
     if not rows:
         return empty_figure(title)
     fig = go.Figure()
-    fields = [label for _, label in VARM_FIELDS]
-    for label, r in zip(system_labels(rows), rows, strict=True):
+    fields = [_tick(label) for _, label in VARM_FIELDS]
+    for short, full, r in zip(short_labels(rows), system_labels(rows), rows, strict=True):
         acc = [_num(r.get(f"field_accuracy.{f}")) for f, _ in VARM_FIELDS]
         err = [None if a is None else (1 - a) * 100 for a in acc]
         fig.add_trace(
             go.Bar(
-                name=label,
+                name=short,
                 x=fields,
                 y=err,
-                hovertemplate="%{fullData.name}<br>%{x}: %{y:.1f}% wrong<extra></extra>",
+                hovertemplate=full + "<br>%{x}: %{y:.1f}% wrong<extra></extra>",
             )
         )
-    fig.update_layout(
-        title=title, barmode="group", xaxis_title="Field 字段", yaxis_title="Error rate 错误率 (%)", **_LAYOUT
-    )
-    return fig
+    fig.update_layout(barmode="group", xaxis_title="Field 字段", yaxis_title="Wrong 错误率 (%)")
+    return _finish(fig, title, height=540, systems_legend=True)
 
 
 def label_vs_jrem(rows: Sequence[dict]) -> go.Figure:
-    """Label Macro-F1 vs JREM with the diagonal: the vertical distance is the hidden-record-error gap."""
-    title = (
-        "Label Macro-F1 vs JREM 标签分数 vs 整条记录"
-        "<br><sub>below the diagonal = record errors a label score hides</sub>"
-    )
+    """Label Macro-F1 vs JREM with the diagonal: the vertical distance is the hidden-record-error gap.
+    One trace per system (colour and symbol, named in the legend): labels written next to the points pile
+    up once a few systems score alike."""
+    title = "Label Macro-F1 vs JREM<br>标签分数 vs 整条记录"
     if not rows:
         return empty_figure(title)
-    labels = system_labels(rows)
-    x = [_pct(r.get("macro_f1.label")) for r in rows]
-    y = [_pct(r.get("jrem")) for r in rows]
-    gap = [None if a is None or b is None else a - b for a, b in zip(x, y, strict=True)]
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -111,33 +195,40 @@ def label_vs_jrem(rows: Sequence[dict]) -> go.Figure:
             hoverinfo="skip",
         )
     )
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers+text",
-            text=labels,
-            name="systems 系统",
-            textposition=["top left" if (v or 0) > 70 else "top right" for v in x],
-            customdata=[[g] for g in gap],
-            marker={"size": 11},
-            hovertemplate="%{text}<br>Label Macro-F1 %{x:.1f}<br>JREM %{y:.1f}"
-            "<br>gap 差距 %{customdata[0]:.1f}"
-            "<extra></extra>",
+    for i, (short, full, r) in enumerate(zip(short_labels(rows), system_labels(rows), rows, strict=True)):
+        x, y = _pct(r.get("macro_f1.label")), _pct(r.get("jrem"))
+        gap = None if x is None or y is None else x - y
+        fig.add_trace(
+            go.Scatter(
+                x=[x],
+                y=[y],
+                mode="markers",
+                name=short,
+                customdata=[[gap]],
+                marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
+                hovertemplate=full + "<br>Label Macro-F1 %{x:.1f}<br>JREM %{y:.1f}"
+                "<br>gap 差距 %{customdata[0]:.1f}<extra></extra>",
+            )
         )
-    )
-    fig.update_layout(title=title, xaxis_title="Label Macro-F1 (%)", yaxis_title="JREM (%)", **_LAYOUT)
-    fig.update_xaxes(range=[0, 102])
-    fig.update_yaxes(range=[0, 102])
-    return fig
+    fig.update_layout(xaxis_title="Label Macro-F1 (%)", yaxis_title="JREM (%)")
+    fig.update_layout(title_subtitle_text="below the diagonal = record errors a label score hides")
+    # Both axes start a little below 0, so the two "0" tick labels do not meet in the corner.
+    fig.update_xaxes(range=[-5, 102])
+    fig.update_yaxes(range=[-5, 102])
+    return _finish(fig, title, height=540, systems_legend=True)
+
+
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "cross", "star", "hexagon",
+            "pentagon")
 
 
 def her_bars(rows: Sequence[dict]) -> go.Figure:
-    """HER-C and HER-L per system: of the items with the right category/label, how many records are wrong."""
-    title = "Hidden error rates HER-C / HER-L 隐藏错误率"
+    """HER-C and HER-L per system: of the items with the right category/label, how many records are wrong.
+    Horizontal bars: system names read along the axis, never rotated into the legend."""
+    title = "Hidden error rates HER-C / HER-L<br>隐藏错误率 (↓ better)"
     if not rows:
         return empty_figure(title)
-    labels = system_labels(rows)
+    full = system_labels(rows)
     fig = go.Figure()
     for key, name in (
         ("her_c", "HER-C (category right, record wrong)"),
@@ -146,34 +237,36 @@ def her_bars(rows: Sequence[dict]) -> go.Figure:
         fig.add_trace(
             go.Bar(
                 name=name,
-                x=labels,
-                y=[_pct(r.get(key)) for r in rows],
-                hovertemplate="%{x}<br>" + name + ": %{y:.1f}%<extra></extra>",
+                orientation="h",
+                y=list(range(len(rows))),
+                x=[_pct(r.get(key)) for r in rows],
+                customdata=full,
+                hovertemplate="%{customdata}<br>" + name + ": %{x:.1f}%<extra></extra>",
             )
         )
-    fig.update_layout(
-        title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Rate 比例 (%)", **_LAYOUT
-    )
-    return fig
+    fig.update_layout(barmode="group", yaxis=_system_axis(short_labels(rows)), xaxis_title="Rate 比例 (%)",
+                      yaxis_title="System 系统")
+    return _finish(fig, title, height=_bar_height(len(rows), 2))
 
 
 def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
-    """System × cue subset: harmful JREM, non-harmful JREM and their gap (lexical-cue sensitivity)."""
-    title = "Cue subsets: harmful vs non-harmful JREM 线索子集：有害 vs 无害 JREM 及差距"
+    """System × cue subset: harmful JREM, non-harmful JREM and their gap (lexical-cue sensitivity). The three
+    panels are stacked, so a phone still has room for four readable cells per row."""
+    title = "Cue subsets: harmful vs non-harmful JREM<br>线索子集：有害 vs 无害 JREM 及差距"
     subsets = sorted({name for res in results if res for name in (res.get("subsets") or {})})
     if not rows or not subsets:
         return empty_figure(title, "No subset results 暂无子集结果")
-    labels = system_labels(rows)
+    full = system_labels(rows)
     panels = (
         ("jrem_harmful", "Harmful 有害"),
         ("jrem_non_harmful", "Non-harmful 无害"),
         ("jrem_gap", "Gap 差距"),
     )
     fig = make_subplots(
-        rows=1, cols=3, subplot_titles=[p[1] for p in panels], shared_yaxes=True, horizontal_spacing=0.04
+        rows=3, cols=1, subplot_titles=[p[1] for p in panels], shared_xaxes=True, vertical_spacing=0.09
     )
     reasons: set[str] = set()
-    for col, (key, name) in enumerate(panels, start=1):
+    for row, (key, name) in enumerate(panels, start=1):
         z = []
         for res in results:
             subs = (res or {}).get("subsets") or {}
@@ -184,47 +277,49 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figu
             go.Heatmap(
                 z=z,
                 x=[html.escape(s).replace("_", "<br>") for s in subsets],
-                y=labels,
+                y=list(range(len(rows))),
+                customdata=[[f] * len(subsets) for f in full],
                 coloraxis="coloraxis2" if key == "jrem_gap" else "coloraxis",
                 text=[["n/a" if v is None else f"{v:.1f}" for v in line] for line in z],
                 texttemplate="%{text}",
+                textfont={"size": 11},
                 name=name,
-                hovertemplate="%{y}<br>subset %{x}<br>" + name + " JREM: %{text}<extra></extra>",
+                hovertemplate="%{customdata}<br>subset %{x}<br>" + name + " JREM: %{text}<extra></extra>",
             ),
-            row=1,
-            col=col,
+            row=row,
+            col=1,
         )
     fig.update_layout(
-        title=title,
         coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 100, "showscale": False},
         coloraxis2={"colorscale": "RdBu", "cmid": 0, "showscale": False},
-        **_LAYOUT,
     )
-    fig.update_xaxes(title_text="Subset 子集", tickangle=0)
-    fig.update_yaxes(title_text="System 系统", col=1)
-    fig.update_layout(height=max(360, 120 + 40 * len(rows)))
+    fig.update_xaxes(title_text="Subset 子集", row=3)
+    fig.update_xaxes(tickfont={"size": 11}, side="bottom")
+    fig.update_yaxes(_system_axis(short_labels(rows)), title_text="System 系统")
     _note_withheld(fig, reasons)  # empty cells: n/a, with the reason
-    return fig
+    return _finish(fig, title, height=260 + 3 * 22 * len(rows))
 
 
 def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
     """Stacked format-issue counts per system (how many outputs break each rule of the strict parser)."""
-    title = "Format issues 格式问题（每类问题的输出条数）"
+    title = "Format issues (outputs per issue)<br>格式问题（每类问题的输出条数）"
     counts = [((res or {}).get("format_issues") or {}) for res in results]
     known = sorted({i for c in counts for i in c})
     issues = [i for i in known if any(_num(c.get(i)) for c in counts)]
     if not rows or not known:
         return empty_figure(title, "No format report 暂无格式统计")
-    labels = system_labels(rows)
+    full = system_labels(rows)
+    positions = list(range(len(rows)))
     fig = go.Figure()
     for issue in issues:
-        y = [_num(c.get(issue)) for c in counts]
         fig.add_trace(
             go.Bar(
                 name=html.escape(issue),
-                x=labels,
-                y=y,
-                hovertemplate="%{x}<br>" + html.escape(issue) + ": %{y}<extra></extra>",
+                orientation="h",
+                y=positions,
+                x=[_num(c.get(issue)) for c in counts],
+                customdata=full,
+                hovertemplate="%{customdata}<br>" + html.escape(issue) + ": %{x}<extra></extra>",
             )
         )
     if not issues:
@@ -232,59 +327,56 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> g
         fig.add_trace(
             go.Bar(
                 name="none 无",
-                x=labels,
-                y=[0] * len(labels),
-                hovertemplate="%{x}: no format issues<extra></extra>",
+                orientation="h",
+                y=positions,
+                x=[0] * len(rows),
+                customdata=full,
+                hovertemplate="%{customdata}: no format issues<extra></extra>",
             )
         )
-        fig.add_annotation(
-            text="No format issues: every output parses 所有输出均符合格式",
-            showarrow=False,
-            x=0.5,
-            y=0.5,
-            xref="paper",
-            yref="paper",
-        )
-    fig.update_layout(
-        title=title, barmode="stack", xaxis_title="System 系统", yaxis_title="Outputs 输出条数", **_LAYOUT
-    )
-    return fig
+        # Said under the title: an annotation on the plot ran over the system names on a phone.
+        fig.update_layout(title_subtitle_text="No format issues: every output parses 所有输出均符合格式")
+    fig.update_layout(barmode="stack", yaxis=_system_axis(short_labels(rows)), xaxis_title="Outputs 输出条数",
+                      yaxis_title="System 系统")
+    return _finish(fig, title, height=_bar_height(len(rows)) + 20 * len(issues))
 
 
 def metric_bars(rows: Sequence[dict], metrics: Sequence[tuple[str, str]], title: str) -> go.Figure:
-    """Grouped bars of the given (key, header) metrics per system, with the 95% CI as error bars."""
+    """Grouped horizontal bars of the given (key, header) metrics per system, the 95% CI as error bars."""
     if not rows:
         return empty_figure(title)
-    labels = system_labels(rows)
+    full = system_labels(rows)
     fig = go.Figure()
     for key, header in metrics:
-        y = [_pct(r.get(key)) for r in rows]
+        x = [_pct(r.get(key)) for r in rows]
         hi = [_pct(r.get(f"ci.{key}.high")) for r in rows]
         lo = [_pct(r.get(f"ci.{key}.low")) for r in rows]
-        has_ci = any(v is not None for v in hi)
-        err = None
-        if has_ci:
-            err = {
-                "type": "data",
-                "symmetric": False,
-                "array": [None if h is None or v is None else h - v for h, v in zip(hi, y, strict=True)],
-                "arrayminus": [
-                    None if lo_ is None or v is None else v - lo_ for lo_, v in zip(lo, y, strict=True)
-                ],
-            }
         fig.add_trace(
             go.Bar(
                 name=header,
-                x=labels,
-                y=y,
-                error_y=err,
-                hovertemplate="%{x}<br>" + header + ": %{y:.1f}%<extra></extra>",
+                orientation="h",
+                y=list(range(len(rows))),
+                x=x,
+                error_x=_ci_bars(x, lo, hi) if any(v is not None for v in hi) else None,
+                customdata=full,
+                hovertemplate="%{customdata}<br>" + header + ": %{x:.1f}%<extra></extra>",
             )
         )
-    fig.update_layout(
-        title=title, barmode="group", xaxis_title="System 系统", yaxis_title="Score 分数 (%)", **_LAYOUT
-    )
-    return fig
+    fig.update_layout(barmode="group", yaxis=_system_axis(short_labels(rows)), xaxis_title="Score 分数 (%)",
+                      yaxis_title="System 系统")
+    return _finish(fig, title, height=_bar_height(len(rows), len(metrics)) + 20 * (len(metrics) // 3))
+
+
+def _ci_bars(values: Sequence[float | None], lo: Sequence[float | None], hi: Sequence[float | None]) -> dict:
+    """Asymmetric error bars from interval ends (none where a value or an end is missing)."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [None if h is None or v is None else h - v for h, v in zip(hi, values, strict=True)],
+        "arrayminus": [
+            None if lo_ is None or v is None else v - lo_ for lo_, v in zip(lo, values, strict=True)
+        ],
+    }
 
 
 def breakdown_bars(
@@ -300,12 +392,12 @@ def breakdown_bars(
         (part.get(v) or {}).get(metric) is None for part in cells for v in values
     ):
         metric = "accuracy"
-    title = f"Breakdown by {html.escape(field)} 分项：{metric}"
+    title = f"Breakdown by {html.escape(field)}<br>分项：{metric}"
     if not rows or not values:
         return empty_figure(title, "No breakdown 暂无分项")
     fig = go.Figure()
     reasons: set[str] = set()
-    for label, part in zip(system_labels(rows), cells, strict=True):
+    for short, full, part in zip(short_labels(rows), system_labels(rows), cells, strict=True):
         y = [_pct((part.get(v) or {}).get(metric)) for v in values]
         n = [(part.get(v) or {}).get("rows") for v in values]
         shown = ["n/a" if value is None else f"{value:.1f}%" for value in y]
@@ -313,28 +405,24 @@ def breakdown_bars(
                     if value is None and (part.get(v) or {}).get("withheld")}
         fig.add_trace(
             go.Bar(
-                name=label,
-                x=[html.escape(str(v)) for v in values],
+                name=short,
+                x=[html.escape(str(v)).replace("_", "<br>") for v in values],  # narrow enough for a phone
                 y=y,
                 customdata=list(zip(n, shown, strict=True)),
-                hovertemplate="%{fullData.name}<br>%{x}: %{customdata[1]} "
-                "(n=%{customdata[0]})<extra></extra>",
+                hovertemplate=full + "<br>%{x}: %{customdata[1]} (n=%{customdata[0]})<extra></extra>",
             )
         )
-    fig.update_layout(
-        title=title, barmode="group", xaxis_title=html.escape(field), yaxis_title=f"{metric} (%)", **_LAYOUT
-    )
+    fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=f"{metric} (%)")
     _note_withheld(fig, reasons)
-    return fig
+    return _finish(fig, title, height=540, systems_legend=True)
 
 
 def _note_withheld(fig: go.Figure, reasons: set[str]) -> None:
-    """Say under the plot why some cells are empty (the scorer withheld them; see docs/SECURITY.md)."""
+    """Say why some cells are empty (the scorer withheld them; see docs/SECURITY.md) in the title's subtitle:
+    the title's margin grows to fit it, where a note placed below the axes would land on tick labels."""
     if reasons:
-        fig.add_annotation(
-            text="<br>".join(html.escape(r) for r in sorted(reasons)), showarrow=False, x=0, y=-0.25,
-            xref="paper", yref="paper", xanchor="left", align="left", font={"size": 11},
-        )
+        lines = [line for r in sorted(reasons) for line in textwrap.wrap(r, 48)]
+        fig.update_layout(title_subtitle_text="<br>".join(html.escape(line) for line in lines))
 
 
 def breakdown_fields(results: Sequence[dict | None]) -> list[str]:
@@ -349,20 +437,16 @@ def submission_field_bars(result: dict) -> go.Figure:
     title = "Field accuracy 字段准确率"
     if not acc:
         return empty_figure(title)
-    names = [label for f, label in VARM_FIELDS if f in acc]
-    y = [_pct(acc[f]) for f, _ in VARM_FIELDS if f in acc]
-    cis = [ci.get(f"field_accuracy.{f}") for f, _ in VARM_FIELDS if f in acc]
+    shown = [(f, label) for f, label in VARM_FIELDS if f in acc]
+    y = [_pct(acc[f]) for f, _ in shown]
+    cis = [ci.get(f"field_accuracy.{f}") or [None, None] for f, _ in shown]
     err = None
-    if any(cis):
-        err = {
-            "type": "data",
-            "symmetric": False,
-            "array": [None if not c else c[1] * 100 - v for c, v in zip(cis, y, strict=True)],
-            "arrayminus": [None if not c else v - c[0] * 100 for c, v in zip(cis, y, strict=True)],
-        }
-    fig = go.Figure(go.Bar(x=names, y=y, error_y=err, hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="Field 字段", yaxis_title="Accuracy 准确率 (%)", **_LAYOUT)
-    return fig
+    if any(c[0] is not None for c in cis):
+        err = _ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis])
+    fig = go.Figure(go.Bar(x=[_tick(label) for _, label in shown], y=y, error_y=err,
+                           hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))
+    fig.update_layout(xaxis_title="Field 字段", yaxis_title="Accuracy 准确率 (%)")
+    return _finish(fig, title)
 
 
 COMPARE_COLOURS = {"A": "#2a9d8f", "B": "#e76f51", "": "#bbbbbb"}  # A better, B better, not significant
@@ -372,7 +456,8 @@ def compare_bars(comparison: dict, label_a: str, label_b: str, track: str = "var
     """Paired-bootstrap differences (A − B) per headline metric with their 95% CI. A bar is green when A
     is significantly better, orange when B is: better by the metric's direction (a lower HER-C is better),
     not by the sign of the difference; grey when the difference is not significant."""
-    title = f"{html.escape(label_a)} − {html.escape(label_b)} (paired bootstrap 配对自助法, 95% CI)"
+    title = (f"{html.escape(_cut(label_a, 40))} − {html.escape(_cut(label_b, 40))}"
+             "<br>paired bootstrap 配对自助法, 95% CI")
     metrics = [(k, v) for k, v in (comparison or {}).items() if isinstance(v, dict) and "diff" in v]
     if not metrics:
         return empty_figure(title)
@@ -382,52 +467,43 @@ def compare_bars(comparison: dict, label_a: str, label_b: str, track: str = "var
     sides = [better_side(k, _num(v.get("diff")), bool(v.get("significant"))) for k, v in metrics]
     colors = [COMPARE_COLOURS[side] for side in sides]
     better = [{"A": "A better 更好", "B": "B better 更好", "": "not significant 不显著"}[s] for s in sides]
-    err = {
-        "type": "data",
-        "symmetric": False,
-        "array": [None if c[1] is None or d is None else c[1] * 100 - d for c, d in zip(cis, y, strict=True)],
-        "arrayminus": [
-            None if c[0] is None or d is None else d - c[0] * 100 for c, d in zip(cis, y, strict=True)
-        ],
-    }
     fig = go.Figure(
         go.Bar(
-            x=x, y=y, error_y=err, marker_color=colors, customdata=better,
+            x=x, y=y, error_y=_ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis]),
+            marker_color=colors, customdata=better,
             hovertemplate="%{x}: %{y:+.2f} points (%{customdata})<extra></extra>",
         )
     )
-    fig.update_layout(
-        title=title, xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)", **_LAYOUT
-    )
-    return fig
+    fig.update_layout(xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)")
+    return _finish(fig, title)
 
 
 def comprehensiveness_vs_f1(rows: Sequence[dict]) -> go.Figure:
     """Does a better classifier explain itself better? Comprehensiveness (spec §3) against F1, one point per
-    system that submitted explanations, with the comprehensiveness CI as a vertical error bar."""
-    title = "Explanations: comprehensiveness vs F1 解释忠实度与F1"
+    system that submitted explanations (one trace each, named in the legend), with the comprehensiveness
+    CI as a vertical error bar."""
+    title = "Explanations: comprehensiveness vs F1<br>解释忠实度与F1"
     shown = [r for r in rows if _num(r.get("explanations.comprehensiveness")) is not None]
     if not shown:
         return empty_figure(title, "No system with explanations 暂无提交解释的系统")
-    y = [_pct(r.get("explanations.comprehensiveness")) for r in shown]
-    hi = [_pct(r.get("ci.explanations.comprehensiveness.high")) for r in shown]
-    lo = [_pct(r.get("ci.explanations.comprehensiveness.low")) for r in shown]
-    fig = go.Figure(
-        go.Scatter(
-            x=[_pct(r.get("f1")) for r in shown],
-            y=y,
-            mode="markers+text",
-            text=system_labels(shown),
-            textposition="top center",
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [None if h is None else h - v for h, v in zip(hi, y, strict=True)],
-                "arrayminus": [None if lo_ is None else v - lo_ for lo_, v in zip(lo, y, strict=True)],
-            },
-            hovertemplate="%{text}<br>F1 %{x:.1f}%<br>comprehensiveness %{y:.1f} points<extra></extra>",
+    fig = go.Figure()
+    for i, (short, full, r) in enumerate(zip(short_labels(shown), system_labels(shown), shown, strict=True)):
+        y = [_pct(r.get("explanations.comprehensiveness"))]
+        hi = [_pct(r.get("ci.explanations.comprehensiveness.high"))]
+        lo = [_pct(r.get("ci.explanations.comprehensiveness.low"))]
+        fig.add_trace(
+            go.Scatter(
+                x=[_pct(r.get("f1"))],
+                y=y,
+                mode="markers",
+                name=short,
+                marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
+                error_y=_ci_bars(y, lo, hi),
+                hovertemplate=full + "<br>F1 %{x:.1f}%<br>comprehensiveness %{y:.1f} points<extra></extra>",
+            )
         )
-    )
-    fig.update_layout(title=title, xaxis_title="F1 (%)",
-                      yaxis_title="Comprehensiveness 全面性 (probability points)", **_LAYOUT)
-    return fig
+    fig.update_layout(xaxis_title="F1 (%)", yaxis_title="Comprehensiveness 全面性<br>(probability points)")
+    # Tick labels stand off the axes, so the first of x and the first of y do not meet in the corner.
+    fig.update_xaxes(ticklabelstandoff=6)
+    fig.update_yaxes(ticklabelstandoff=6)
+    return _finish(fig, title, height=540, systems_legend=True)

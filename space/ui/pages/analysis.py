@@ -34,7 +34,8 @@ class AnalysisPage:
         self.ctx = ctx
         self.intro = gr.Markdown(analysis_intro_text("varm"), elem_id="analysis-intro")
         self.systems = gr.Dropdown(
-            [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems"
+            [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems",
+            max_choices=figures.MAX_SYSTEMS,  # the charts are laid out for this many
         )
         self.analyse_btn = gr.Button("Update charts 更新图表", elem_id="analyse")
         with gr.Row():
@@ -78,7 +79,7 @@ class AnalysisPage:
     def _selected(self, track: str, systems: list[str] | None) -> tuple[list[dict], list[dict | None]]:
         board = self.ctx.cache.board(track)
         ids = [s for s in systems or [] if board.row(s) is not None] or top_systems(board.df)
-        rows = [r for r in (board.row(i) for i in ids[:20]) if r is not None]
+        rows = [r for r in (board.row(i) for i in ids[: figures.MAX_SYSTEMS]) if r is not None]
         results = [self.ctx.cache.result(track, str(r["submission_id"]), r.get("version")) for r in rows]
         return rows, results
 

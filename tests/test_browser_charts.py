@@ -1,0 +1,229 @@
+"""Issue 16 item 3: the Analysis charts stay readable with 10 systems, at 1440 x 900 and on a 390 x 844 phone.
+
+Headless Debian chromium against `build_demo` over the real Service and store; each track's board holds the
+3 demo baselines and 7 systems with long, Chinese, duplicate-looking and hostile names, scored and published
+by the pipeline's own code. All 10 are selected in the Analysis tab through the dropdown, as a reader would.
+Then the box of every chart text (titles, axis titles, tick labels, legend entries, annotations, text on
+points) and of each toolbar is read from the page and checked: no two overlap, no title, legend or toolbar
+sits on a plot area, nothing sticks out of its figure. A deliberately broken figure drawn in the same page
+must fail the same check (positive control). Screenshots: test-output/screenshots/charts-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import plotly.graph_objects as go
+import pytest
+from playwright.sync_api import Page, expect
+
+from space.ui.figures import MAX_SYSTEMS
+from tests.conftest_ui import SCREENSHOTS, TOKENS, free_port, publish_demo_board, shot, web_service
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+NAMES = (  # 7 systems + 3 baselines = 10 per track
+    "Qwen2.5-72B-Instruct + taxonomy prompt (v3, self-consistency)",
+    "超长的中文模型名称：基于大规模预训练的辱骂检测系统第二版",
+    "超长的中文模型名称：基于大规模预训练的辱骂检测系统第三版",  # the same cut label as the one above
+    "GPT-4o-mini zero-shot",
+    "DeepSeek-V3 fine-tuned LoRA r=64",
+    "ChatGLM3-6B-32k-finetuned-on-COLD-and-ToxiCN",
+)
+VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+
+# Every text of a chart a reader must read, by kind, and the shapes it must stay clear of.
+CHART_BOXES = """(root) => {
+  const pick = [
+    ['title', '.g-gtitle text'],
+    ['axis-title', '.g-xtitle text, .g-ytitle text, [class*="title"] > text.ytitle, ' +
+                   '[class*="title"] > text.xtitle'],
+    ['tick', '.xtick text, .ytick text'], ['legend', '.legend .traces .legendtext'],
+    ['annotation', '.annotation-text-g text'],
+    ['point-text', '.textpoint text, .bartext, .heatmaplayer text'],
+    ['modebar', '.modebar'],
+  ];
+  const out = [];
+  const page = (r, plot, kind, text) => out.push(
+      {plot, kind, text, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height});
+  document.querySelectorAll(root + ' .js-plotly-plot').forEach((plot, p) => {
+    const owner = plot.closest('[id]') ? plot.closest('[id]').id : String(p);
+    const seen = new Set();
+    for (const [kind, sel] of pick) {
+      plot.querySelectorAll(sel).forEach(el => {
+        if (seen.has(el)) return;
+        seen.add(el);
+        const r = el.getBoundingClientRect();
+        const text = kind === 'modebar' ? 'toolbar' : (el.textContent || '').trim();
+        if (r.width >= 0.5 && r.height >= 0.5 && text) page(r, owner, kind, text);
+      });
+    }
+    plot.querySelectorAll('.draglayer .nsewdrag').forEach(
+        a => page(a.getBoundingClientRect(), owner, 'plot-area', 'plot area'));
+    page(plot.querySelector('.main-svg').getBoundingClientRect(), owner, 'figure', 'figure');
+  });
+  return out;
+}"""
+TEXT = {"title", "axis-title", "tick", "legend", "annotation", "point-text", "modebar"}
+OFF_PLOT_AREA = {"title", "axis-title", "legend", "modebar"}
+
+
+def _hit(a: dict, b: dict, tol: float = 1.0) -> bool:
+    """The two boxes share more than `tol` px both ways (touching glyph boxes are fine)."""
+    w = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+    return w > tol and h > tol
+
+
+def overlaps(boxes: list[dict]) -> list[tuple]:
+    """What a reader cannot read: texts on texts, titles/legends/toolbars on a plot area, text outside its
+    figure (clipped)."""
+    bad: list[tuple] = []
+    texts = [b for b in boxes if b["kind"] in TEXT]
+    for i, a in enumerate(texts):
+        bad += [("overlap", a["plot"], a["kind"], a["text"][:40], b["kind"], b["text"][:40])
+                for b in texts[i + 1:] if _hit(a, b)]
+    areas = [b for b in boxes if b["kind"] == "plot-area"]
+    bad += [("on the plot area", t["plot"], t["kind"], t["text"][:40]) for t in texts
+            if t["kind"] in OFF_PLOT_AREA and any(a["plot"] == t["plot"] and _hit(t, a) for a in areas)]
+    figure = {b["plot"]: b for b in boxes if b["kind"] == "figure"}
+    for t in texts:
+        f = figure[t["plot"]]
+        if (t["x"] < f["x"] - 1 or t["y"] < f["y"] - 1 or t["x"] + t["w"] > f["x"] + f["w"] + 1
+                or t["y"] + t["h"] > f["y"] + f["h"] + 1):
+            bad.append(("cut off", t["plot"], t["kind"], t["text"][:40]))
+    return bad
+
+
+@pytest.fixture(scope="module")
+def ten_systems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`build_demo` over the web process's Service; varm and cold boards with exactly 10 systems each."""
+    from space.ui import build_demo
+    from worker.config import Config
+    from worker.store.local import LocalStore
+
+    data_dir = tmp_path_factory.mktemp("charts-data")
+    (data_dir / "tokens.json").write_text(json.dumps(TOKENS))
+    store = LocalStore(data_dir)
+    for track in ("varm", "cold"):
+        publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
+    service = web_service(Config(data_dir=data_dir))
+    demo = build_demo(service, auth_mode="token", refresh_seconds=60.0, status_seconds=60.0)
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(),
+                            quiet=True)
+    try:
+        yield url
+    finally:
+        demo.close()
+
+
+def select_all_systems(page: Page) -> None:
+    """Add every system the dropdown still offers (the default is the top 5 + the 3 baselines)."""
+    tokens = page.locator("#systems .token")
+    expect(tokens).not_to_have_count(0, timeout=TIMEOUT)
+    for _ in range(MAX_SYSTEMS):
+        have = tokens.count()
+        if have >= MAX_SYSTEMS:
+            break
+        box = page.locator("#systems input")
+        box.click()
+        # Typed, not clicked: on a phone the open list reaches past the viewport. The short id in the
+        # option's label leaves it the only match; ArrowDown makes it active, Enter takes it.
+        option = page.locator('#systems [role=option][aria-selected="false"]').first
+        short_id = re.search(r"\(([0-9a-f]{8})\)$", option.get_attribute("aria-label") or "")
+        assert short_id, option.get_attribute("aria-label")
+        box.press_sequentially(short_id.group(1))
+        box.press("ArrowDown")
+        box.press("Enter")
+        box.blur()  # a focused box does not reopen its list on the next click
+        expect(tokens).to_have_count(have + 1, timeout=TIMEOUT)
+    expect(tokens).to_have_count(MAX_SYSTEMS, timeout=TIMEOUT)
+    expect(tokens.filter(has_text=re.compile(r"^[0-9a-f]{8}$"))).to_have_count(0)  # options, not typed text
+
+
+def chart_boxes(page: Page, root: str) -> list[dict]:
+    return page.evaluate(CHART_BOXES, root)
+
+
+def open_charts(page: Page, url: str, track: str) -> None:
+    page.goto(f"{url}?track={track}")
+    expect(page.get_by_role("tab").first).to_be_visible(timeout=TIMEOUT)
+    tab = page.get_by_role("tab", name=re.compile("Analysis"))
+    if tab.count() and tab.is_visible():
+        tab.click()
+    else:  # a phone: the tabs that do not fit are behind Gradio's "More tabs" menu
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text="Analysis").click()
+    expect(page.locator("#plot-1 .js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
+    select_all_systems(page)
+    page.locator("#analyse").click()
+    # The charts redrawn for 10: a chart with one legend entry per system has them all.
+    legend = page.locator(f"{'#plot-1' if track == 'varm' else '#plot-2'} .legend .traces")
+    expect(legend).to_have_count(MAX_SYSTEMS, timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # plotly's automargin settles in a redraw or two
+
+
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+@pytest.mark.parametrize("track", ["varm", "cold"])
+def test_no_chart_text_overlaps_with_ten_systems(ten_systems, chromium, track: str, width: str) -> None:
+    phone = width == "390"
+    context = chromium.new_context(viewport=VIEWPORTS[width], is_mobile=phone, has_touch=phone,
+                                   device_scale_factor=2 if phone else 1, locale="zh-CN")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_charts(page, ten_systems, track)
+        boxes = chart_boxes(page, "#tab-analysis")
+        shot(page, f"charts-{track}-{width}")
+        (SCREENSHOTS / f"charts-{track}-{width}.json").write_text(json.dumps(boxes))
+        kinds = {b["kind"] for b in boxes}
+        assert {"title", "axis-title", "tick", "legend", "modebar", "plot-area"} <= kinds, kinds
+        ticks = [b["text"] for b in boxes if b["kind"] == "tick"]
+        assert any(t.endswith("…") for t in ticks), ticks  # long names are cut on the axes...
+        assert overlaps(boxes) == []
+        # ...and shown whole on hover: a bar of the first system-axis chart names the system in full.
+        plot = "#plot-3" if track == "varm" else "#plot-1"
+        names = page.locator(f"{plot} .ytick text").all_text_contents()  # systems, top down (by position)
+        cut = next(i for i, name in enumerate(names) if name.endswith("…"))
+        page.locator(f"{plot} .trace.bars").first.locator(".point").nth(cut).hover(force=True)
+        hover = page.locator(f"{plot} .hoverlayer")
+        expect(hover).to_contain_text(names[cut].removesuffix("…"), timeout=TIMEOUT)
+        assert "…" not in (hover.text_content() or ""), hover.text_content()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
+    """Positive control: the pre-fix layout mistakes, drawn by the same plotly in the same page, are found."""
+    page = chromium.new_page(viewport=VIEWPORTS["390"])
+    try:
+        open_charts(page, ten_systems, "varm")
+        names = [f"system number {i} with a long name" for i in range(MAX_SYSTEMS)]
+        broken = go.Figure(go.Bar(x=names, y=list(range(MAX_SYSTEMS)), name="a legend on the bars"))
+        broken.add_trace(go.Scatter(x=names[:3], y=[5, 5, 5], mode="markers+text", text=["pile"] * 3,
+                                    name="second"))
+        broken.update_layout(title="A title the toolbar covers", margin={"t": 10}, height=400,
+                             legend={"x": 0.3, "y": 0.6}, xaxis={"tickangle": 0})
+        page.evaluate("""(fig) => {
+            const box = document.createElement('div'), div = document.createElement('div');
+            box.id = 'broken-chart';
+            div.style.width = '360px';
+            box.appendChild(div);
+            document.body.appendChild(box);
+            return window.Plotly.newPlot(div, fig.data, fig.layout);
+        }""", json.loads(broken.to_json()))
+        found = overlaps(chart_boxes(page, "#broken-chart"))
+        shot(page, "charts-positive-control")
+        kinds = {(f[0], f[2]) for f in found}
+        assert ("overlap", "tick") in kinds, found  # horizontal names run into each other
+        assert ("on the plot area", "legend") in kinds, found
+        assert any(f[0] == "overlap" and "modebar" in f for f in found), found  # the toolbar on the title
+        assert overlaps(chart_boxes(page, "#tab-analysis")) == []  # the real charts stay clean
+    finally:
+        page.close()
+
