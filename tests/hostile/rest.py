@@ -46,7 +46,11 @@ class Outcome:
     seconds: float
 
 
-SUBMISSION_FILE = re.compile(r"(varm|cold|toxicn|cntp)/[0-9a-f]{16}/[A-Za-z0-9_.]+")
+# A submission's own files, and the track's record index (worker/store/layout.py) that every record
+# change rewrites: an inert upload may touch nothing else.
+SUBMISSION_FILE = re.compile(
+    r"(varm|cold|toxicn|cntp)/([0-9a-f]{16}/[A-Za-z0-9_.]+|index\.json|index/[0-9a-f]{2}\.json)"
+)
 
 
 def submission_files(data_dir: Path) -> set[str]:
