@@ -176,7 +176,9 @@ class FakeHub:
         from worker.store import open_store
 
         tag = hashlib.sha256(str(data_dir).encode()).hexdigest()[:8]
+        # Unpaced: this bench counts one publish's work; bench_burst.py measures the commit budget.
         config = Config(data_dir=data_dir, store="hub", hf_token=HUB_TOKEN, hf_endpoint=self.url,
+                        hf_commits_per_hour=1_000_000,
                         hf_references_repo=f"tester/references-{tag}",
                         hf_submissions_repo=f"tester/submissions-{tag}",
                         hf_results_repo=f"tester/results-{tag}")

@@ -123,10 +123,16 @@ def fakehub(fakehub_url: str) -> Iterator[FakeHubControl]:
     control.reset()
 
 
+# The fake Hub takes any number of commits: tests do not wait for the commit budget's slots unless they
+# test it (tests/test_hub_budget.py).
+UNPACED = 1_000_000
+
+
 def make_hub_config(url: str, data_dir: Path, token: str | None = WRITE_TOKEN) -> Config:
     """A STORE=hub config with fresh repo names, so every test starts from empty repos."""
     tag = uuid.uuid4().hex[:10]
     return Config(data_dir=data_dir, store="hub", hf_token=token, hf_endpoint=url,
+                  hf_commits_per_hour=UNPACED,
                   hf_references_repo=f"tester/references-{tag}",
                   hf_submissions_repo=f"tester/submissions-{tag}",
                   hf_results_repo=f"tester/results-{tag}")
@@ -143,7 +149,8 @@ def hub_env(hub_config: Config) -> dict[str, str]:
     return {"STORE": "hub", "DATA_DIR": str(hub_config.data_dir), "HF_TOKEN": hub_config.hf_token or "",
             "HF_ENDPOINT": hub_config.hf_endpoint, "HF_REFERENCES_REPO": hub_config.hf_references_repo or "",
             "HF_SUBMISSIONS_REPO": hub_config.hf_submissions_repo or "",
-            "HF_RESULTS_REPO": hub_config.hf_results_repo or ""}
+            "HF_RESULTS_REPO": hub_config.hf_results_repo or "",
+            "HF_COMMITS_PER_HOUR": str(hub_config.hf_commits_per_hour)}
 
 
 HUB_TEST_OPTIONS = {"base_delay": 0.01}  # fast retries in tests

@@ -509,6 +509,9 @@ class Service:
                 )
             # Beat may run elsewhere (or not yet): reported, not part of "ok".
             info["beat"] = "ok" if ages.get("beat", float("inf")) < self.stale_after else "no heartbeat"
+        budget = getattr(self.store, "budget_status", None)
+        if budget is not None:  # the Hub's commit budget per repo, as every process of the deployment used it
+            info["hub_commits"] = budget()
         return {"ok": all(v == "ok" for v in checks.values()), **checks, **info}
 
     # -- work that needs a worker ----------------------------------------------------------------------

@@ -128,7 +128,10 @@ def commit_with_retry(
     """
     if attempts < 1:
         raise ValueError("attempts must be >= 1")
+    pace = getattr(store, "pace", None)  # a store with a commit budget (HubStore) waits for its slot first
     for attempt in range(attempts):
+        if pace is not None:
+            pace(area)
         head = store.head(area)
         add, delete = build_ops(store, head)
         if not add and not delete:
