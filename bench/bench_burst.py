@@ -46,6 +46,7 @@ HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
 # Per repository: the Hub's 429 reads "the rate limit for repository commits (128 per hour)".
 HUB_COMMITS_PER_HOUR = 128
 FINAL = ("published", "failed", "rejected", "held")
+MAX_RETRIES = 20  # per upload, on 503
 
 
 def busiest_window(times: list[float], window: float) -> int:
@@ -79,12 +80,17 @@ def submit_all(url: str, files: list[tuple[str, Path]], tokens: list[str]) -> li
         with httpx.Client(base_url=url, timeout=600, headers=auth) as client:
             for k in range(c, len(files), len(tokens)):
                 track, path = files[k]
-                t0 = time.time()
-                r = client.post("/api/v1/submissions", data={"track": track, "model_name": f"burst-{k}"},
-                                files={"file": (path.name, path.read_bytes())})
+                t0, retried = time.time(), 0
+                while True:  # a busy service answers 503 + Retry-After: come back then, as a client should
+                    r = client.post("/api/v1/submissions", data={"track": track, "model_name": f"burst-{k}"},
+                                    files={"file": (path.name, path.read_bytes())})
+                    if r.status_code != 503 or retried >= MAX_RETRIES:
+                        break
+                    retried += 1
+                    time.sleep(float(r.headers.get("retry-after") or 5))
                 body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
                 out.append({"k": k, "track": track, "t0": t0, "post_s": time.time() - t0,
-                            "status": r.status_code, "id": body.get("submission_id")})
+                            "status": r.status_code, "id": body.get("submission_id"), "retried": retried})
         return out
 
     with ThreadPoolExecutor(len(tokens)) as pool:
@@ -158,6 +164,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "uploads": len(subs),
         "accepted": len(accepted),
         "http_statuses": sorted({s["status"] for s in subs}),
+        "retried_503": sum(s["retried"] for s in subs),
         "published": len(published),
         "not_final": len(accepted) - len(final),
         "commits": sum(len(t) for t in by_repo.values()),
@@ -196,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         fig = run(args, Path(tmp))
     limit = args.hub_limit or HUB_COMMITS_PER_HOUR
     print(f"{fig['uploads']} uploads from {args.clients} clients, {args.workers} workers × "
-          f"{args.concurrency}: "
-          f"accepted {fig['accepted']} (HTTP {fig['http_statuses']}), published {fig['published']}, "
+          f"{args.concurrency}: accepted {fig['accepted']} (HTTP {fig['http_statuses']}, "
+          f"{fig['retried_503']} retries after 503), "
+          f"published {fig['published']}, "
           f"not final {fig['not_final']}; wall {fig['wall_s']} s (uploads {fig['upload_phase_s']} s)")
     print(f"Hub commits {fig['commits']} = {fig['commits_per_upload']} per accepted upload; by repo "
           f"{fig['commits_by_repo']} = {fig['commits_per_upload_by_repo']} per upload")

@@ -118,3 +118,60 @@ def test_health_shows_the_commit_budget_by_area(hub_config, tmp_path: Path) -> N
     assert set(budget) == {"submissions", "results"}
     assert budget["results"]["commits_last_window"] == 1 and budget["results"]["paced"] is False
     assert hub_config.hf_results_repo not in str(health)  # areas, not repo names
+
+
+def test_group_commit_puts_concurrent_changes_in_one_commit(tmp_path: Path) -> None:
+    """Changes queued while a commit is under way share the next commit; each build sees the files of the
+    builds before it; a failing build fails only its caller. Positive control: alone, one commit each."""
+    from worker.store.group import GroupCommit
+    from worker.store.local import LocalStore
+
+    store = LocalStore(tmp_path / "data")
+    gate, entered = threading.Event(), threading.Event()
+    slow_read = store.read
+
+    def read(area, path, revision=None):  # the first build waits: the others queue behind its commit
+        if path == "first.json":
+            entered.set()
+            gate.wait(10)
+        return slow_read(area, path, revision)
+
+    store.read = read  # type: ignore[method-assign]
+    group = GroupCommit(store, "results")
+
+    def append(name: str):
+        def build(view, head):
+            counter = int(view.read("results", "counter.txt", head) or b"0")
+            if name == "bad":
+                raise ValueError("refused")
+            return {"counter.txt": b"%d" % (counter + 1), f"{name}.json": b"1"}, []
+        return build
+
+    errors: dict[str, BaseException] = {}
+
+    def run(name: str) -> None:
+        try:
+            group.commit(append(name), name)
+        except ValueError as exc:
+            errors[name] = exc
+
+    def first_build(view, head):
+        view.read("results", "first.json", head)
+        return {"first.json": b"1"}, []
+
+    first = threading.Thread(target=lambda: group.commit(first_build, "first"))
+    first.start()
+    assert entered.wait(10)
+    others = [threading.Thread(target=run, args=(name,)) for name in ("a", "b", "bad", "c")]
+    for t in others:
+        t.start()
+    time.sleep(0.3)  # all four queued behind the first commit
+    gate.set()
+    for t in [first, *others]:
+        t.join(10)
+    assert set(errors) == {"bad"}
+    assert store.read("results", "counter.txt") == b"3"  # a, b, c each saw the one before
+    assert group.commits == 2 and group.changes == 4  # first alone, then a + b + c together
+    for name in ("a", "b", "c"):
+        group.commit(append(name), name)
+    assert group.commits == 5  # positive control: one at a time, one commit each
