@@ -25,7 +25,7 @@ from worker.records import (
     transition,
 )
 from worker.store import Store
-from worker.submissions import list_records, read_json, update_record
+from worker.submissions import AREA, list_records, read_json, update_record
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,7 @@ def _reconcile_track(
 ) -> None:
     now = datetime.now(UTC)
     republish = False
+    tight = getattr(store, "budget_tight", None)
     records = list_records(store, track)
     for record in records:
         sid, status = record["submission_id"], record["status"]
@@ -64,7 +65,10 @@ def _reconcile_track(
             republish = True
         elif status in PENDING and age >= (scoring_after if status == SCORING else stuck_after):
             try:
-                outcome = _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
+                # While the Hub's commit budget is paced, a queued record is re-sent without a commit: its
+                # message is most likely still waiting in the broker, and a duplicate task is idempotent.
+                lean = status != SCORING and tight is not None and tight(AREA)
+                outcome = QUEUED if lean else _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
                 if outcome == QUEUED:
                     enqueue.score(track, sid)
                     summary["requeued"].append(sid)
