@@ -175,3 +175,72 @@ def test_group_commit_puts_concurrent_changes_in_one_commit(tmp_path: Path) -> N
     for name in ("a", "b", "c"):
         group.commit(append(name), name)
     assert group.commits == 5  # positive control: one at a time, one commit each
+
+
+class Budgeted:
+    """A LocalStore that says its budget is paced (as HubStore does under load) and counts commits."""
+
+    def __init__(self, store, tight: bool) -> None:
+        self._store, self._tight, self.commits = store, tight, 0
+
+    def budget_tight(self, area: str) -> bool:
+        return self._tight
+
+    def commit(self, *args, **kwargs):
+        self.commits += 1
+        return self._store.commit(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
+@pytest.mark.parametrize("tight", [True, False])
+def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: bool) -> None:
+    """Paced: queued -> scored in ONE commit that records the attempt; the published marks wait for a
+    quieter publish. Positive control (not paced): the 'scoring' commit, then the result, then the mark."""
+    from tests.conftest_ui import seed_public
+    from tests.factories import mixed_predictions
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.records import new_record, predictions_path, record_path
+    from worker.store.local import LocalStore
+    from worker.submissions import dumps, load_record
+
+    local = LocalStore(tmp_path / "data")
+    seed_public(local, "varm")
+    sid = "0123456789abcdef"
+    record = new_record(submission_id=sid, track="varm", sha256="0" * 64, submitter="u",
+                        metadata={"model_name": "m"})
+    local.commit("submissions", {predictions_path("varm", sid): mixed_predictions("varm", 0.5),
+                                 record_path("varm", sid): dumps(record)}, [], "upload")
+    store = Budgeted(local, tight)
+    assert score_submission(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == "scored"
+    scored = load_record(local, "varm", sid)
+    assert scored["status"] == "scored" and scored["attempts"] == 1
+    assert ("scoring" in [h["status"] for h in scored["history"]]) is not tight
+    assert store.commits == (1 if tight else 2)
+    Publisher(store).publish("varm")
+    assert load_record(local, "varm", sid)["status"] == ("scored" if tight else "published")
+    assert store.commits == (2 if tight else 4)  # + the results commit (+ the mark when not paced)
+
+
+def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) -> None:
+    from worker.gold import tasks
+
+    calls = []
+
+    class Counting:
+        def publish(self, track: str) -> dict:
+            calls.append(track)
+            return {"changed": True, "rows": 1}
+
+    monkeypatch.setattr(tasks, "publisher", lambda: Counting())
+    monkeypatch.setattr(tasks, "_publish_started", {})
+    asked = time.time() - 10  # sent before the publish below started
+    assert tasks.publish_track("varm", time.time())["changed"]
+    assert tasks.publish_track("varm", asked) == {"changed": False, "covered": True}
+    assert tasks.publish_track("varm", time.time() + 5)["changed"]  # sent after it: published again
+    assert tasks.publish_track("varm")["changed"]  # no request time (older senders): always published
+    assert tasks.publish_track("cold", asked)["changed"]  # other tracks are their own
+    assert calls == ["varm", "varm", "varm", "cold"]
