@@ -1,7 +1,8 @@
 """Burst benchmark (issue 15 item 6): a conference-deadline burst of uploads against the Hub's rate limits.
 
-A private deployment (redis-server, `--workers` Celery workers, `python -m space`, AUTH=open) runs with
-STORE=hub against tests/fakehub.py on 127.0.0.1 (the real `huggingface_hub` client in every process).
+A private deployment (redis-server, `--workers` Celery workers and one publish worker, `python -m space`)
+runs with STORE=hub against tests/fakehub.py on 127.0.0.1 (the real `huggingface_hub` client in every
+process).
 `--uploads` distinct prediction files (gold rows mixed with a demo baseline's, over the four tracks) are
 POSTed by `--clients` concurrent clients through the REST API, i.e. `Service.submit`; the workers score them
 with the real scoring job and publish. Printed, from the fake Hub's own counters:
@@ -139,6 +140,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     try:
         with procs.Deployment(tmp / "dep", workers=args.workers, concurrency=args.concurrency, beat=True,
                               demo_dir=demo, AUTH="token", **env) as dep:
+            # The documented production layout: one dedicated publish worker (the others drain the
+            # submissions queue first, so a publish queued behind a burst would wait for all of it).
+            dep.workers.append(procs.Worker(dep.env, dep.tmp / "publish.log", queues="publish").start())
             httpx.post(hub_url + "/_fake/reset", json={}, timeout=10)  # count the burst, not the seeding
             t_start = time.time()
             subs = submit_all(dep.url, files, list(tokens))
