@@ -244,3 +244,4 @@ def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) ->
     assert tasks.publish_track("varm")["changed"]  # no request time (older senders): always published
     assert tasks.publish_track("cold", asked)["changed"]  # other tracks are their own
     assert calls == ["varm", "varm", "varm", "cold"]
+

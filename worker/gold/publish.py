@@ -14,6 +14,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
+from worker.gold.outcomes import unpack
 from worker.leaderboard import Entry, board_json, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
@@ -145,7 +146,7 @@ class Publisher:
 
     def _row_outcomes(self, track: str, entry: Entry) -> dict:
         if entry.key not in self._rows:
-            self._rows[entry.key] = read_json(self.store, AREA, rows_path(track, *entry.key))
+            self._rows[entry.key] = unpack(read_json(self.store, AREA, rows_path(track, *entry.key)))
         return self._rows[entry.key]
 
     def significance(self, track: str) -> Callable[[Entry, Entry], bool]:

@@ -17,6 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from scoring.problems import InputError
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
+from worker.gold.outcomes import pack
 from worker.gold.references import Pinned
 from worker.records import (
     FAILED,
@@ -78,7 +79,7 @@ def attach_version(
         version["pending_rescore"] = pending_rescore
     new = {**record, "versions": [*record["versions"], version]}
     files = {
-        rows_path(track, sid, number): dumps(rows),
+        rows_path(track, sid, number): dumps(pack(rows)),  # compact columns (worker/gold/outcomes.py)
         staged_result_path(track, sid, number): dumps(result),
     }
     return new, files

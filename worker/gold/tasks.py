@@ -14,6 +14,7 @@ from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
+from worker.gold.outcomes import unpack
 from worker.gold.publish import Publisher
 from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
@@ -119,7 +120,8 @@ def compare(track: str, a_id: str, b_id: str) -> dict:
         record = find_record(store(), sid)
         if record is None or record["track"] != track or not record["versions"]:
             raise ValueError("both submissions must exist on this track and be scored")
-        rows.append(read_json(store(), AREA, rows_path(track, sid, record["versions"][-1]["version"])))
+        path = rows_path(track, sid, record["versions"][-1]["version"])
+        rows.append(unpack(read_json(store(), AREA, path)))
     return track_obj.paired_compare(rows[0], rows[1], bootstrap=1000, seed=0)
 
 
