@@ -16,9 +16,15 @@ and the log-log slope of each figure against N (0: flat; 1: grows like N).
 `--api-n` adds board/API-only sizes (default 10,000): boards written by `Publisher.board` with a stand-in tie
 rule (as bench/bench_ui.py does), since those rows have no private row outcomes.
 
+`--store hub` runs the same measurement with the real HubStore (huggingface_hub) against tests/fakehub.py on
+127.0.0.1, started by this script: Hub HTTP requests are counted by route at the server (`/_fake/stats`: each
+is one request the real Hub would count against its rate limits) and commits by repo; the API figures and the
+folder sizes are LocalStore's only (the API serves the same bytes from either store).
+
 `--root DIR` imports the project from another checkout (e.g. `--root /work/main` for "before" figures).
 
-Usage: .venv/bin/python bench/bench_growth.py [--n 100,1000,3000] [--api-n 10000] [--root DIR]
+Usage: .venv/bin/python bench/bench_growth.py [--store local|hub] [--n 100,1000,3000] [--api-n 10000]
+                                              [--root DIR]
 """
 
 from __future__ import annotations
@@ -147,11 +153,63 @@ def copies(store, pool: list[str], start: int, count: int) -> dict[str, bytes]:
     return add
 
 
-def store_with(data_dir: Path, n: int, pool_size: int):
+class FakeHub:
+    """tests/fakehub.py as a subprocess for `--store hub`, with its request and commit counters."""
+
+    def __init__(self) -> None:
+        self.proc = self.url = None
+
+    def start(self, tmp: Path) -> FakeHub:
+        from tests import fakehub
+
+        self.proc, self.url = fakehub.start()
+        # huggingface_hub reads these once, at import: set before anything imports it.
+        os.environ.update(HF_ENDPOINT=self.url, HF_HOME=str(tmp / "hf-home"), HF_TOKEN=HUB_TOKEN,
+                          HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_DISABLE_PROGRESS_BARS="1")
+        return self
+
+    def stop(self) -> None:
+        from tests import fakehub
+
+        if self.proc is not None:
+            fakehub.stop(self.proc)
+
+    def _call(self, method: str, route: str):
+        import urllib.request
+
+        request = urllib.request.Request(self.url + route, data=b"{}" if method == "POST" else None,
+                                         method=method)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def reset(self) -> None:
+        self._call("POST", "/_fake/reset")
+
+    def stats(self) -> dict[str, int]:
+        return self._call("GET", "/_fake/stats")
+
+    def open_store(self, data_dir: Path):
+        from worker.config import Config
+        from worker.store import open_store
+
+        tag = hashlib.sha256(str(data_dir).encode()).hexdigest()[:8]
+        # Unpaced: this bench counts one publish's work; bench_burst.py measures the commit budget.
+        config = Config(data_dir=data_dir, store="hub", hf_token=HUB_TOKEN, hf_endpoint=self.url,
+                        hf_commits_per_hour=1_000_000,
+                        hf_references_repo=f"tester/references-{tag}",
+                        hf_submissions_repo=f"tester/submissions-{tag}",
+                        hf_results_repo=f"tester/results-{tag}")
+        return open_store(config, cache_dir=data_dir / "hf-cache", base_delay=0.01)
+
+
+HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
+
+
+def store_with(data_dir: Path, n: int, pool_size: int, hub: FakeHub | None = None):
     from worker.gold.publish import Publisher
     from worker.store.local import LocalStore
 
-    store = LocalStore(data_dir)
+    store = LocalStore(data_dir) if hub is None else hub.open_store(data_dir)
     pool = build_pool(store, pool_size)
     for start in range(pool_size, n, 1000):
         store.commit("submissions", copies(store, pool, start, min(1000, n - start)), [], "bench: copies")
@@ -160,25 +218,29 @@ def store_with(data_dir: Path, n: int, pool_size: int):
     return store, pool, time.perf_counter() - t0
 
 
-def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path) -> dict:
+def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path,
+             hub: FakeHub | None = None) -> dict:
     """Add submission `k` (its scored record, result and row outcomes in one commit) and publish it; the
-    figures of that publish, and the bytes of both commits (the upload's own predictions file and its
-    earlier status commits are not counted: they do not depend on N)."""
+    figures of that publish (`hub`: Hub requests by route), and the bytes of both commits (the upload's
+    own predictions file and its earlier status commits are not counted: they do not depend on N)."""
     before = folder_bytes(data_dir)
     counting.reset()
     counting.commit("submissions", copies(counting._store, pool, k, 1), [], f"bench: submission {k}")
     record_bytes = counting.committed
     counting.reset()
+    if hub is not None:
+        hub.reset()
     t0 = time.perf_counter()
     out = publisher.publish(TRACK, note=f"bench {k}")
     seconds = time.perf_counter() - t0
     assert out["changed"], out
     return {
         "seconds": seconds,
-        "ops": dict(counting.calls),
+        "ops": dict(counting.calls) if hub is None else hub.stats(),
+        "commits": counting.calls.get("commit", 0),
         "committed": counting.committed + record_bytes,
         "by_file": dict(counting.by_file),
-        "grew": folder_bytes(data_dir) - before,
+        "grew": folder_bytes(data_dir) - before if hub is None else 0,
     }
 
 
@@ -253,48 +315,65 @@ def main() -> int:
     ap.add_argument("--pool", type=int, default=40, help="distinct scored prediction files")
     ap.add_argument("--warm", type=int, default=3, help="warm publishes measured per N (median)")
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    ap.add_argument("--store", choices=("local", "hub"), default="local")
     args = ap.parse_args()
     _use_root(args.root.resolve())
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.fakehub from this checkout
+    with tempfile.TemporaryDirectory() as home:
+        hub = FakeHub().start(Path(home)) if args.store == "hub" else None
+        try:
+            return run(args, hub)
+        finally:
+            if hub is not None:
+                hub.stop()
+
+
+def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
     from worker.gold.publish import Publisher
 
     ns = [int(x) for x in args.n.split(",") if x]
-    api_ns = [int(x) for x in args.api_n.split(",") if x]
-    print(f"project: {args.root.resolve()}  track: {TRACK}  pool: {args.pool} scored files")
+    api_ns = [int(x) for x in args.api_n.split(",") if x] if hub is None else []
+    print(f"project: {args.root.resolve()}  store: {args.store}  track: {TRACK}  "
+          f"pool: {args.pool} scored files")
     results: dict[int, dict] = {}
     for n in ns:
         with tempfile.TemporaryDirectory() as tmp:
             data_dir = Path(tmp)
-            store, pool, build_s = store_with(data_dir, n, args.pool)
+            store, pool, build_s = store_with(data_dir, n, args.pool, hub)
             counting = Counting(store)
             warm_publisher = Publisher(counting)
-            one_more(counting, warm_publisher, pool, n, data_dir)  # the publisher's first publish: cold
-            warm = [one_more(counting, warm_publisher, pool, n + 1 + i, data_dir) for i in range(args.warm)]
-            cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir)
-            api = api_figures(data_dir)
+            one_more(counting, warm_publisher, pool, n, data_dir, hub)  # the publisher's first publish: cold
+            warm = [one_more(counting, warm_publisher, pool, n + 1 + i, data_dir, hub)
+                    for i in range(args.warm)]
+            cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir, hub)
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
                 "cold_s": cold["seconds"],
                 "ops": warm[-1]["ops"],
+                "cold_ops": cold["ops"],
                 "requests": sum(warm[-1]["ops"].values()),
-                "commits": warm[-1]["ops"].get("commit", 0),
+                "cold_requests": sum(cold["ops"].values()),
+                "commits": warm[-1]["commits"],
                 "committed": statistics.median(w["committed"] for w in warm),
                 "by_file": warm[-1]["by_file"],
-                "grew": statistics.median(w["grew"] for w in warm),
-                "store": folder_bytes(data_dir),
-                **{f"api_{k}": v for k, v in api.items()},
             }
+            if hub is None:
+                api = api_figures(data_dir)
+                results[n] |= {"grew": statistics.median(w["grew"] for w in warm),
+                               "store": folder_bytes(data_dir), **{f"api_{k}": v for k, v in api.items()}}
         r = results[n]
-        print(
-            f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
-            f"{r['build_s']:.1f} s); store ops {r['requests']} {r['ops']}; committed "
-            f"{r['committed'] / 1e6:.3f} MB, store grew {r['grew'] / 1e6:.3f} MB "
-            f"(store {r['store'] / 1e6:.0f} MB); API warm {r['api_warm_s'] * 1000:.1f} ms, "
-            f"{r['api_sent'] / 1e3:.1f} kB sent"
-            f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, {r['api_rows']} rows)",
-            flush=True,
-        )
+        what = "store ops" if hub is None else "Hub requests"
+        line = (f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
+                f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
+                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB")
+        if hub is None:
+            line += (f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
+                     f"{r['api_warm_s'] * 1000:.1f} ms, {r['api_sent'] / 1e3:.1f} kB sent"
+                     f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, "
+                     f"{r['api_rows']} rows)")
+        print(line, flush=True)
         top = sorted(r["by_file"].items(), key=lambda kv: -kv[1])[:6]
         print("         committed by file (last warm publish): "
               + ", ".join(f"{k} {v / 1e3:.1f} kB" for k, v in top), flush=True)
@@ -310,11 +389,12 @@ def main() -> int:
             flush=True,
         )
     print("log-log slope against N (0 = flat, 1 = linear):")
-    for key in ("warm_s", "cold_s", "requests", "commits", "committed", "grew", "api_warm_s", "api_sent"):
+    for key in ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "grew", "api_warm_s",
+                "api_sent"):
         have = [n for n in sorted(results) if key in results[n]]
         s = slope(have, [float(results[n][key]) for n in have])
         print(f"  {key:>11}: {'n/a' if s is None else f'{s:+.2f}'}  ({', '.join(str(n) for n in have)})")
-    print(json.dumps({str(n): {k: v for k, v in r.items() if k not in ("ops", "by_file")}
+    print(json.dumps({str(n): {k: v for k, v in r.items() if k != "by_file" and not k.endswith("ops")}
                       for n, r in results.items()}))
     return 0
 

@@ -256,6 +256,8 @@ def scenario_split(image: str) -> None:
         "STORE": "hub", "HF_ENDPOINT": hub, "HF_TOKEN": HUB_TOKEN,
         "HF_REFERENCES_REPO": "tester/varm-references", "HF_SUBMISSIONS_REPO": "tester/varm-submissions",
         "HF_RESULTS_REPO": "tester/varm-results", "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        # The test Hub takes any number of commits: no pacing (the seed alone makes dozens of commits).
+        "HF_COMMITS_PER_HOUR": "1000000",
     }
     with step("split: pod with a Redis and the test Hub server"):
         pod = podman("pod", "create", "--label", LABEL, "-p", "127.0.0.1::7860").stdout.strip()

@@ -13,7 +13,6 @@ import atexit
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.request
@@ -23,34 +22,16 @@ from pathlib import Path
 
 import pytest
 
+from tests import fakehub
 from worker.config import AREAS, Config
 from worker.store import Store, open_store
 
-FAKEHUB = Path(__file__).with_name("fakehub.py")
 WRITE_TOKEN = "hf_test_write_token"  # user "tester"
 OTHER_TOKEN = "hf_test_other"  # user "other"
 _SESSION: dict = {}
 
 
-def start_fakehub(extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
-    """Start tests/fakehub.py on a free port; returns (process, base URL). Stop with stop_fakehub()."""
-    proc = subprocess.Popen(
-        [sys.executable, str(FAKEHUB), "--port", "0", "--exit-on-eof"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(extra_env or {})},
-    )
-    line = proc.stdout.readline() if proc.stdout else ""
-    if not line.startswith("FAKEHUB READY "):
-        stop_fakehub(proc)
-        raise RuntimeError(f"fakehub did not start (said {line!r})")
-    return proc, line.split()[-1]
-
-
-def stop_fakehub(proc: subprocess.Popen) -> None:
-    proc.kill()  # our own child, by its handle
-    proc.wait(timeout=10)
-    for pipe in (proc.stdin, proc.stdout):
-        if pipe:
-            pipe.close()
+start_fakehub, stop_fakehub = fakehub.start, fakehub.stop
 
 
 _ENV_KEYS = ("HF_ENDPOINT", "HF_HOME", "HF_TOKEN", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_DISABLE_PROGRESS_BARS",
@@ -124,6 +105,10 @@ class FakeHubControl:
         """Requests per route since the last reset, e.g. {"POST commit": 3, "HEAD resolve": 2}."""
         return self._call("GET", "/_fake/stats")
 
+    def commits(self) -> dict[str, list[float]]:
+        """Unix times of the commits landed since the last reset, by repo id."""
+        return self._call("GET", "/_fake/commits")
+
 
 @pytest.fixture(scope="session")
 def fakehub_url() -> str:
@@ -138,10 +123,16 @@ def fakehub(fakehub_url: str) -> Iterator[FakeHubControl]:
     control.reset()
 
 
+# The fake Hub takes any number of commits: tests do not wait for the commit budget's slots unless they
+# test it (tests/test_hub_budget.py).
+UNPACED = 1_000_000
+
+
 def make_hub_config(url: str, data_dir: Path, token: str | None = WRITE_TOKEN) -> Config:
     """A STORE=hub config with fresh repo names, so every test starts from empty repos."""
     tag = uuid.uuid4().hex[:10]
     return Config(data_dir=data_dir, store="hub", hf_token=token, hf_endpoint=url,
+                  hf_commits_per_hour=UNPACED,
                   hf_references_repo=f"tester/references-{tag}",
                   hf_submissions_repo=f"tester/submissions-{tag}",
                   hf_results_repo=f"tester/results-{tag}")
@@ -158,7 +149,8 @@ def hub_env(hub_config: Config) -> dict[str, str]:
     return {"STORE": "hub", "DATA_DIR": str(hub_config.data_dir), "HF_TOKEN": hub_config.hf_token or "",
             "HF_ENDPOINT": hub_config.hf_endpoint, "HF_REFERENCES_REPO": hub_config.hf_references_repo or "",
             "HF_SUBMISSIONS_REPO": hub_config.hf_submissions_repo or "",
-            "HF_RESULTS_REPO": hub_config.hf_results_repo or ""}
+            "HF_RESULTS_REPO": hub_config.hf_results_repo or "",
+            "HF_COMMITS_PER_HOUR": str(hub_config.hf_commits_per_hour)}
 
 
 HUB_TEST_OPTIONS = {"base_delay": 0.01}  # fast retries in tests

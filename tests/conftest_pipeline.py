@@ -173,6 +173,7 @@ def worker_env(config: Config, extra: dict[str, str] | None = None) -> dict[str,
             HF_REFERENCES_REPO=config.hf_references_repo or "",
             HF_SUBMISSIONS_REPO=config.hf_submissions_repo or "",
             HF_RESULTS_REPO=config.hf_results_repo or "",
+            HF_COMMITS_PER_HOUR=str(config.hf_commits_per_hour),
         )
     return {**env, **(extra or {})}
 

@@ -9,7 +9,13 @@ Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "d
 "headers"} (headers: sent with an injected status, e.g. Retry-After on a 429)
 makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
 the request is processed first and its answer replaced, like a response lost after the write landed);
-POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts.
+POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts;
+GET /_fake/commits gives the unix times of the commits made since the last reset, by repo id.
+
+The Hub's commit rate limit (a repository takes 128 commits per hour; the 129th gets 429 with its retry
+time) is emulated when FAKEHUB_COMMITS_PER_HOUR is set: more commits than that to one repo within
+FAKEHUB_COMMIT_WINDOW seconds (default 3600; smaller to compress time in a benchmark) answer 429 with
+`Retry-After`, counted in stats as "429 commit".
 
 Run: python tests/fakehub.py [--port 0] -> prints "FAKEHUB READY http://127.0.0.1:<port>".
 Not emulated: LFS/Xet uploads (every file is "regular"), PRs, branches other than main, tags.
@@ -23,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -81,6 +88,29 @@ class State:
         self.faults: list[dict] = []
         self.stats: Counter[str] = Counter()
         self.page_size = int(os.environ.get("FAKEHUB_PAGE_SIZE", "1000"))
+        self.commit_times: dict[str, list[float]] = {}  # repo id -> unix times of commits since reset
+        self.all_commit_times: dict[str, list[float]] = {}  # the same, never reset (the rate limit's)
+        limit = os.environ.get("FAKEHUB_COMMITS_PER_HOUR")
+        self.commit_limit = int(limit) if limit else None
+        self.commit_window = float(os.environ.get("FAKEHUB_COMMIT_WINDOW") or 3600)
+
+    def check_commit_rate(self, repo_id: str, now: float) -> None:
+        """429 with Retry-After when `repo_id` already had `commit_limit` commits in the window (the caller
+        holds the lock). Counted from every commit since start, not since reset: the Hub does not forget."""
+        if self.commit_limit is None:
+            return
+        recent = [t for t in self.all_commit_times.get(repo_id, []) if t > now - self.commit_window]
+        self.all_commit_times[repo_id] = recent
+        if len(recent) >= self.commit_limit:
+            self.stats["429 commit"] += 1
+            retry = max(1, int(recent[0] + self.commit_window - now + 1))
+            raise HubError(429, f"You have exceeded the rate limit for repository commits "
+                                f"({self.commit_limit} per hour). You can retry this action in about "
+                                f"{retry} seconds.", headers={"Retry-After": str(retry)})
+
+    def log_commit(self, repo_id: str, now: float) -> None:
+        self.commit_times.setdefault(repo_id, []).append(now)
+        self.all_commit_times.setdefault(repo_id, []).append(now)
 
     def new_commit(self, repo: Repo, files: dict[str, bytes], title: str, message: str,
                    author: str) -> Commit:
@@ -234,10 +264,14 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 STATE.faults.clear()
                 STATE.stats.clear()
+                STATE.commit_times.clear()
             return self.send(200, {"ok": True})
         if method == "GET" and path == "/_fake/stats":
             with STATE.lock:
                 return self.send(200, dict(STATE.stats))
+        if method == "GET" and path == "/_fake/commits":
+            with STATE.lock:
+                return self.send(200, {repo: list(times) for repo, times in STATE.commit_times.items()})
         raise HubError(404, f"unknown admin route {path}")
 
     # -- the Hub API ----------------------------------------------------------------------------------
@@ -390,6 +424,8 @@ class Handler(BaseHTTPRequestHandler):
             raise HubError(400, "first ndjson line must be the header")
         header = lines[0]["value"]
         with STATE.lock:
+            now = time.time()
+            STATE.check_commit_rate(repo.id, now)
             parent = header.get("parentCommit")
             if parent and parent != repo.main:
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
@@ -410,6 +446,7 @@ class Handler(BaseHTTPRequestHandler):
             title, description = header.get("summary", ""), header.get("description", "")
             message = f"{title}\n\n{description}" if description else title
             commit = STATE.new_commit(repo, files, title, message, self.user() or "")
+            STATE.log_commit(repo.id, now)
         self.send(200, {"commitOid": commit.id, "commitUrl": f"{self.repo_url(repo)}/commit/{commit.id}",
                         "pullRequestUrl": None})
 
@@ -428,6 +465,27 @@ class Handler(BaseHTTPRequestHandler):
             headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
             return self.send(206, headers=headers, raw=data[start:end + 1])
         self.send(200, headers=headers, raw=data)
+
+
+def start(extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Run this server as a subprocess on a free port; returns (process, base URL). Stop with stop()."""
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--port", "0", "--exit-on-eof"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(extra_env or {})},
+    )
+    line = proc.stdout.readline() if proc.stdout else ""
+    if not line.startswith("FAKEHUB READY "):
+        stop(proc)
+        raise RuntimeError(f"fakehub did not start (said {line!r})")
+    return proc, line.split()[-1]
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.kill()  # our own child, by its handle
+    proc.wait(timeout=10)
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe:
+            pipe.close()
 
 
 def serve(host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:

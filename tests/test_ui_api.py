@@ -30,6 +30,7 @@ from space.ui.tables import (
 )
 from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
+from worker.gold.outcomes import unpack
 from worker.leaderboard import Entry
 from worker.records import rows_path
 from worker.submissions import find_record, list_records, read_json
@@ -380,7 +381,7 @@ def test_explorer_flow(ui_client, ui_app) -> None:
 def test_compare(ui_client, ui_app) -> None:
     a, b = ui_app.ids["varm"][3:5]
     # The expected statistics, computed here from the private row outcomes the scoring job stored.
-    outcomes = [read_json(ui_app.store, "submissions", rows_path("varm", sid, 1)) for sid in (a, b)]
+    outcomes = [unpack(read_json(ui_app.store, "submissions", rows_path("varm", sid, 1))) for sid in (a, b)]
     expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
     title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
     rows = table(comp)["data"]

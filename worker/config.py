@@ -75,6 +75,8 @@ class Config:
     hf_http_timeout: float = 60.0
     hf_retry_attempts: int = 5
     hf_retry_base_delay: float = 1.0
+    hf_commits_per_hour: int = 128  # the Hub's commit limit per repository (worker/store/budget.py)
+    hf_commit_window: float = 3600.0  # ...and its window in seconds (smaller: time-compressed benchmarks)
     # Reserved for the pipeline (worker/ and space/).
     celery_broker_url: str | None = None  # None: the pipeline picks its default
     port: int = 7860
@@ -118,6 +120,8 @@ class Config:
             ("QUOTA_PER_DAY", self.quota_per_day, 0),
             ("ATTEMPTS_PER_DAY", self.attempts_per_day, 0),
             ("STUCK_AFTER_SECONDS", self.stuck_after_seconds, 1),
+            ("HF_COMMITS_PER_HOUR", self.hf_commits_per_hour, 1),
+            ("HF_COMMIT_WINDOW", self.hf_commit_window, 1),
             ("TASK_SOFT_TIME_LIMIT", self.task_soft_time_limit, 1),
             ("TASK_TIME_LIMIT", self.hard_time_limit, self.task_soft_time_limit),
             ("CELERY_VISIBILITY_TIMEOUT", self.celery_visibility_timeout or self.hard_time_limit, 1),
@@ -156,6 +160,8 @@ class Config:
             hf_http_timeout=_float(env, "HF_HTTP_TIMEOUT", 60.0),
             hf_retry_attempts=_int(env, "HF_RETRY_ATTEMPTS", 5),
             hf_retry_base_delay=_float(env, "HF_RETRY_BASE_DELAY", 1.0),
+            hf_commits_per_hour=_int(env, "HF_COMMITS_PER_HOUR", 128),
+            hf_commit_window=_float(env, "HF_COMMIT_WINDOW", 3600.0),
             celery_broker_url=_opt(env, "CELERY_BROKER_URL"),
             port=_int(env, "PORT", 7860),
             quota_per_day=_int(env, "QUOTA_PER_DAY", 5),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from celery import Celery
 
 COMPARE_TIMEOUT = 60.0
@@ -24,7 +26,8 @@ class CeleryEnqueuer:
         self.app.send_task("worker.tasks.score_submission", args=[track, submission_id], **FIRE_AND_FORGET)
 
     def publish(self, track: str) -> None:
-        self.app.send_task("worker.tasks.publish_track", args=[track], **FIRE_AND_FORGET)
+        # The request time lets a publish that starts later cover it (worker.gold.tasks.publish_track).
+        self.app.send_task("worker.tasks.publish_track", args=[track, time.time()], **FIRE_AND_FORGET)
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> str:
         return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor]).id

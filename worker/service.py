@@ -47,6 +47,7 @@ from worker.records import (
 )
 from worker.slots import WorkSlots
 from worker.store import Store, commit_with_retry, layout
+from worker.store.group import GroupCommit
 from worker.submissions import (
     AREA,
     dumps,
@@ -144,6 +145,8 @@ class Service:
         self._reference_sets: dict[str, tuple[str, dict]] = {}  # track -> (results head, reference_set())
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
         self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
+        # Concurrent uploads share one commit (fewer Hub commits and no 412 storms; worker/store/group.py).
+        self._uploads = GroupCommit(store, AREA)
 
     # -- validation ------------------------------------------------------------------------------------
 
@@ -235,12 +238,13 @@ class Service:
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             # Re-checked at the head we commit on: two concurrent uploads cannot both take the last slot.
             index = read_json(store, AREA, index_path, head) or quotas.empty_index()
-            existing = self._duplicate(track, index, sha, head)
+            existing = self._duplicate(track, index, sha, head, store)
             outcome["existing"] = existing
             if existing is not None:
                 return {}, []
             if not is_baseline:
-                quotas.check(self._counted(track, index, head), self.config.quota_per_day, now, "quota")
+                counted = self._counted(track, index, head, store)
+                quotas.check(counted, self.config.quota_per_day, now, "quota")
             index = quotas.prune_attempts(index, now)
             at = now_iso()
             index["accepted"].append({"submission_id": submission_id, "sha256": sha, "at": at})
@@ -274,7 +278,7 @@ class Service:
                 files[format_report_path(track, submission_id)] = dumps(format_report_of(report))
             return files, []
 
-        commit_with_retry(self.store, AREA, build, f"submit {track}/{submission_id}", attempts=20)
+        self._uploads.commit(build, f"submit {track}/{submission_id}")
         if outcome["existing"] is not None:
             existing = outcome["existing"]
             return {
@@ -316,16 +320,18 @@ class Service:
             log.warning("upload refused: %d MB free on the data disk", self.disk_free_mb())
             raise DiskFull()
 
-    def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None) -> dict | None:
+    def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None,
+                   store: Store | None = None) -> dict | None:
         """The submitter's live submission of this exact file; a failed, rejected or retired (scored on a
-        replaced demo set) one may be sent again."""
+        replaced demo set) one may be sent again. (`store`: as a group commit's build sees it.)"""
         for submission_id in quotas.submissions_of(index, sha):
-            record = load_record(self.store, track, submission_id, revision)
+            record = load_record(store or self.store, track, submission_id, revision)
             if record is not None and record["status"] not in FINAL_BAD and not record.get("retired"):
                 return record
         return None
 
-    def _counted(self, track: str, index: dict, revision: str | None = None) -> list[str]:
+    def _counted(self, track: str, index: dict, revision: str | None = None,
+                 store: Store | None = None) -> list[str]:
         """Times of accepted uploads that use the scored quota (failed ones give the slot back; a held
         near-copy keeps it even when rejected, or probing would cost nothing)."""
         now = datetime.now(UTC)
@@ -333,7 +339,7 @@ class Service:
         for entry in index["accepted"]:
             if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
                 continue
-            record = load_record(self.store, track, entry["submission_id"], revision)
+            record = load_record(store or self.store, track, entry["submission_id"], revision)
             if record is None or record.get("retired"):
                 continue
             if record["status"] not in FINAL_BAD or record.get("near_copy"):
@@ -348,7 +354,7 @@ class Service:
             index["attempts"].append(now_iso())
             return {index_path: dumps(index)}, []
 
-        commit_with_retry(self.store, AREA, build, "count a rejected upload", attempts=20)
+        self._uploads.commit(build, "count a rejected upload")
 
     def _quota_state(self, track: str, index: dict, now: datetime, is_baseline: bool = False) -> dict:
         if is_baseline:
@@ -554,6 +560,9 @@ class Service:
                 )
             # Beat may run elsewhere (or not yet): reported, not part of "ok".
             info["beat"] = "ok" if ages.get("beat", float("inf")) < self.stale_after else "no heartbeat"
+        budget = getattr(self.store, "budget_status", None)
+        if budget is not None:  # the Hub's commit budget per repo, as every process of the deployment used it
+            info["hub_commits"] = budget()
         return {"ok": all(v == "ok" for v in checks.values()), **checks, **info}
 
     # -- work that needs a worker ----------------------------------------------------------------------

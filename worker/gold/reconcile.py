@@ -9,6 +9,8 @@ the other tracks are still reconciled.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
@@ -25,9 +27,10 @@ from worker.records import (
     transition,
 )
 from worker.store import Store, layout
-from worker.submissions import list_records, read_json, update_record
+from worker.submissions import AREA, list_records, read_json, update_record
 
 log = logging.getLogger(__name__)
+_lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
 
 
 def reconcile(
@@ -54,6 +57,7 @@ def _reconcile_track(
 ) -> None:
     now = datetime.now(UTC)
     republish = False
+    tight = getattr(store, "budget_tight", None)
     records = list_records(store, track)
     for record in records:
         sid, status = record["submission_id"], record["status"]
@@ -64,7 +68,19 @@ def _reconcile_track(
             republish = True
         elif status in PENDING and age >= (scoring_after if status == SCORING else stuck_after):
             try:
-                outcome = _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
+                # While the Hub's commit budget is paced, a queued record is re-sent without a commit: its
+                # message is most likely still waiting in the broker, and a duplicate task is idempotent.
+                # Without the commit, `updated_at` does not move: this process remembers its re-sends
+                # instead, so a record is re-sent once per `scoring_after` seconds, not at every round.
+                lean = status != SCORING and tight is not None and tight(AREA)
+                if lean and time.monotonic() - _lean_resent.get(sid, -math.inf) < scoring_after:
+                    continue
+                outcome = QUEUED if lean else _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
+                if lean:
+                    if len(_lean_resent) > 10_000:  # bounded: forget the oldest half
+                        for old in sorted(_lean_resent, key=_lean_resent.get)[:5_000]:
+                            del _lean_resent[old]
+                    _lean_resent[sid] = time.monotonic()
                 if outcome == QUEUED:
                     enqueue.score(track, sid)
                     summary["requeued"].append(sid)

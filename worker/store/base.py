@@ -141,7 +141,10 @@ def commit_change(
     """
     if attempts < 1:
         raise ValueError("attempts must be >= 1")
+    pace = getattr(store, "pace", None)  # a store with a commit budget (HubStore) waits for its slot first
     for attempt in range(attempts):
+        if pace is not None:
+            pace(area)
         head = store.head(area)
         add, delete, value = build(store, head)
         if not add and not delete:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -25,6 +26,7 @@ from worker.store.base import (
     check_prefix,
     check_revision,
 )
+from worker.store.budget import CommitBudget, FileLedger, Ledger, Policy, RedisLedger
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -90,6 +92,8 @@ class HubStore:
     A commit carries a unique id in its description, so a retry after an ambiguous failure (the server
     may have applied it) finds it instead of applying it twice. Pass `parent` for read-modify-write
     commits: a request that hung and lands late then fails with 412 instead of applying again.
+    Every commit first takes a slot from `budget` (worker/store/budget.py), which paces commits per repo
+    below the Hub's hourly limit; `pace(area)` takes it early, before a read-modify-write reads the head.
     """
 
     def __init__(
@@ -106,6 +110,7 @@ class HubStore:
         timeout: float = 60.0,
         create_repos: bool = True,
         rate_limit_wait: float = 900.0,
+        budget: CommitBudget | None = None,
     ) -> None:
         from huggingface_hub import HfApi
 
@@ -121,6 +126,8 @@ class HubStore:
         self.attempts = max(1, attempts)
         self.base_delay = base_delay
         self.rate_limit_wait = rate_limit_wait
+        self.budget = budget or CommitBudget()
+        self._paced = threading.local()  # areas whose slot this thread took with pace() and has not used
         set_http_timeout(timeout)
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
         self.api = HfApi(endpoint=endpoint, token=token or False)
@@ -136,6 +143,9 @@ class HubStore:
             "attempts": config.hf_retry_attempts,
             "base_delay": config.hf_retry_base_delay,
         } | kwargs
+        if "budget" not in options:
+            policy = Policy(limit=config.hf_commits_per_hour, window=config.hf_commit_window)
+            options["budget"] = CommitBudget(_ledger(config), policy)
         return cls(repos, endpoint=config.hf_endpoint, token=config.hf_token, revision=config.hf_revision,
                    areas=areas, **options)
 
@@ -222,6 +232,28 @@ class HubStore:
             if private and not info.private:
                 raise StoreError(f"refusing to use public repo {repo!r} for private area {area!r}")
 
+    # -- the commit budget -------------------------------------------------------------------------------
+
+    def pace(self, area: str) -> float:
+        """Wait for this thread's next commit slot to `area` (the following commit() uses it); returns the
+        seconds waited. commit_with_retry calls it before reading the head, so a paced writer does not
+        build on a head that moves while it waits."""
+        waited = self.budget.take(self._repo(area))
+        self._paced.__dict__[area] = True
+        return waited
+
+    def _slot(self, area: str) -> None:
+        if not self._paced.__dict__.pop(area, False):
+            self.budget.take(self._repo(area))
+
+    def budget_status(self) -> dict[str, dict]:
+        """The commit budget of each repo this store writes: commits in the window, cap, pacing."""
+        return {area: self.budget.status(repo) for area, repo in sorted(self.repos.items())}
+
+    def budget_tight(self, area: str) -> bool:
+        """Are commits to `area` being paced? (Callers then skip commits they can do without.)"""
+        return self.budget.tight(self._repo(area))
+
     # -- Store interface ---------------------------------------------------------------------------
 
     def head(self, area: str) -> str:
@@ -267,8 +299,8 @@ class HubStore:
             check_revision(parent)
         nonce = uuid.uuid4().hex
         what = f"commit to {area}"
-        ambiguous = False
-        for attempt in range(self.attempts):
+        ambiguous, attempt, waited = False, 0, 0.0
+        while True:
             if ambiguous:
                 landed = self._find_landed(area, nonce, parent)
                 if landed:
@@ -277,6 +309,7 @@ class HubStore:
             ops: list = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d))
                          for p, d in sorted(add.items())]
             ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(delete)]
+            self._slot(area)
             try:
                 info = self.api.create_commit(
                     repo, ops, commit_message=message, commit_description=f"{NONCE_KEY} {nonce}",
@@ -286,11 +319,17 @@ class HubStore:
                 kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
+                window = _rate_limit_window(exc)  # the commit limit's 429 names its window: wait it out
+                if window is not None and waited + window <= self.rate_limit_wait:
+                    log.warning("%s: the Hub's commit limit; waiting %.0f s for the window", what, window)
+                    time.sleep(max(window, self.base_delay))
+                    waited += max(window, self.base_delay)
+                    continue
                 if kind == "fatal" or attempt == self.attempts - 1:
                     raise self._translate(what, exc) from exc
                 ambiguous = ambiguous or kind == "ambiguous"
                 self._sleep(attempt)
-        raise AssertionError("unreachable")
+                attempt += 1
 
     def _find_landed(self, area: str, nonce: str, parent: str | None) -> str | None:
         """The id of a commit carrying `nonce` among the newest ones (back to `parent`), if any."""
@@ -322,3 +361,12 @@ class HubStore:
             }
             for c in commits[:limit]
         ]
+
+
+def _ledger(config: Config) -> Ledger:
+    """The widest ledger the configuration allows: the broker's Redis (every machine), else a folder in
+    DATA_DIR (the processes of this machine)."""
+    url = config.celery_broker_url or ""
+    if url.startswith(("redis://", "rediss://")):
+        return RedisLedger(url, config.celery_key_prefix)
+    return FileLedger(config.data_dir / "hub-budget")

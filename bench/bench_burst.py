@@ -1,0 +1,231 @@
+"""Burst benchmark (issue 15 item 6): a conference-deadline burst of uploads against the Hub's rate limits.
+
+A private deployment (redis-server, `--workers` Celery workers and one publish worker, `python -m space`)
+runs with STORE=hub against tests/fakehub.py on 127.0.0.1 (the real `huggingface_hub` client in every
+process).
+`--uploads` distinct prediction files (gold rows mixed with a demo baseline's, over the four tracks) are
+POSTed by `--clients` concurrent clients through the REST API, i.e. `Service.submit`; the workers score them
+with the real scoring job and publish. Printed, from the fake Hub's own counters:
+
+- Hub commits in all and per accepted upload, by repo (references, submissions, results);
+- the busiest window of the Hub's commit limit (`--window` seconds, 3600 on the real Hub) per repo, against
+  the documented 128 commits per repository per hour, and how many commits were refused with 429;
+- Hub HTTP requests by route, in all and per accepted upload;
+- upload → published latency (p50/p95/max) and the wall time.
+
+`--hub-limit 128` makes the fake Hub enforce the limit (429 + Retry-After past 128 commits to one repo within
+`--window` seconds). A smaller `--window` compresses time: `--window 360` is the Hub's hour played ten times
+faster (the same 128 commits per window), so a burst that fits the budget there fits it at real speed.
+
+    .venv/bin/python bench/bench_burst.py [--uploads 300 --clients 10 --workers 2] [--hub-limit 128
+                                           --window 360] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_load import DEMO, TRACKS, pct  # noqa: E402
+from tests import fakehub  # noqa: E402
+from tests.factories import mixed_predictions  # noqa: E402
+from tests.hostile import procs  # noqa: E402
+
+HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
+# Per repository: the Hub's 429 reads "the rate limit for repository commits (128 per hour)".
+HUB_COMMITS_PER_HOUR = 128
+FINAL = ("published", "failed", "rejected", "held")
+MAX_RETRIES = 20  # per upload, on 503
+
+
+def busiest_window(times: list[float], window: float) -> int:
+    """The most commits inside any `window`-second interval."""
+    ordered, best, start = sorted(times), 0, 0
+    for end, t in enumerate(ordered):
+        while ordered[start] <= t - window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+def make_files(out: Path, n: int) -> list[tuple[str, Path]]:
+    """n distinct valid prediction files over the four tracks, of varied skill (no two near-copies)."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k in range(n):
+        track = TRACKS[k % len(TRACKS)]
+        path = out / f"{k:04d}-{track}.jsonl"
+        path.write_bytes(mixed_predictions(track, 0.2 + 0.6 * (k * 37 % 100) / 100, seed=f"burst-{k}"))
+        files.append((track, path))
+    return files
+
+
+def submit_all(url: str, files: list[tuple[str, Path]], tokens: list[str]) -> list[dict]:
+    """POST every file; client c sends files c, c + clients, ... with its own bearer token."""
+
+    def client_job(c: int) -> list[dict]:
+        out = []
+        auth = {"Authorization": f"Bearer {tokens[c]}"}
+        with httpx.Client(base_url=url, timeout=600, headers=auth) as client:
+            for k in range(c, len(files), len(tokens)):
+                track, path = files[k]
+                t0, retried = time.time(), 0
+                while True:  # a busy service answers 503 + Retry-After: come back then, as a client should
+                    r = client.post("/api/v1/submissions", data={"track": track, "model_name": f"burst-{k}"},
+                                    files={"file": (path.name, path.read_bytes())})
+                    if r.status_code != 503 or retried >= MAX_RETRIES:
+                        break
+                    retried += 1
+                    time.sleep(float(r.headers.get("retry-after") or 5))
+                body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+                out.append({"k": k, "track": track, "t0": t0, "post_s": time.time() - t0,
+                            "status": r.status_code, "id": body.get("submission_id"), "retried": retried})
+        return out
+
+    with ThreadPoolExecutor(len(tokens)) as pool:
+        return [x for part in pool.map(client_job, range(len(tokens))) for x in part]
+
+
+def hub_get(url: str, route: str) -> dict:
+    return httpx.get(url + route, timeout=10).json()
+
+
+def wait_settled(url: str, ids: list[str], timeout: float) -> dict[str, dict]:
+    """Poll each submission until it reaches a final status (cheap polls: one pass every 2 s)."""
+    pending, final = set(ids), {}
+    deadline = time.monotonic() + timeout
+    with httpx.Client(base_url=url, timeout=60) as client:
+        while pending and time.monotonic() < deadline:
+            time.sleep(2)
+            for sid in sorted(pending):
+                body = client.get(f"/api/v1/submissions/{sid}").json()
+                if body.get("status") in FINAL:
+                    final[sid] = body
+                    pending.discard(sid)
+                else:
+                    break  # oldest first: when this one is still waiting, the later ones mostly are too
+    return final
+
+
+def run(args: argparse.Namespace, tmp: Path) -> dict:
+    demo = tmp / "demo"
+    for track in TRACKS:
+        shutil.copytree(DEMO / track, demo / track, ignore=shutil.ignore_patterns("baselines", "train.jsonl"))
+    files = make_files(tmp / "files", args.uploads)
+    limits = {"FAKEHUB_COMMITS_PER_HOUR": str(args.hub_limit)} if args.hub_limit else {}
+    hub_proc, hub_url = fakehub.start({**limits, "FAKEHUB_COMMIT_WINDOW": str(args.window)})
+    repos = {area: f"tester/{area}-burst" for area in ("references", "submissions", "results")}
+    env = {
+        "STORE": "hub", "HF_ENDPOINT": hub_url, "HF_TOKEN": HUB_TOKEN, "HF_HOME": str(tmp / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "HF_COMMIT_WINDOW": str(args.window),
+        **{f"HF_{area.upper()}_REPO": repo for area, repo in repos.items()},
+    }
+    # AUTH=token (the Hub store refuses AUTH=open): one bearer token per client, written before the start.
+    tokens = {f"burst-token-{c:03d}": f"burst-user-{c:03d}" for c in range(args.clients)}
+    (tmp / "dep" / "data").mkdir(parents=True)
+    (tmp / "dep" / "data" / "tokens.json").write_text(json.dumps(tokens))
+    try:
+        with procs.Deployment(tmp / "dep", workers=args.workers, concurrency=args.concurrency, beat=True,
+                              demo_dir=demo, AUTH="token", **env) as dep:
+            # The documented production layout: one dedicated publish worker (the others drain the
+            # submissions queue first, so a publish queued behind a burst would wait for all of it).
+            dep.workers.append(procs.Worker(dep.env, dep.tmp / "publish.log", queues="publish").start())
+            httpx.post(hub_url + "/_fake/reset", json={}, timeout=10)  # count the burst, not the seeding
+            t_start = time.time()
+            subs = submit_all(dep.url, files, list(tokens))
+            posted = time.time()
+            accepted = [s for s in subs if s["status"] == 202 and s["id"]]
+            final = wait_settled(dep.url, [s["id"] for s in accepted], args.timeout)
+            settled = time.time()
+            stats, commits = hub_get(hub_url, "/_fake/stats"), hub_get(hub_url, "/_fake/commits")
+            tracebacks = sum(t.count("Traceback") for t in dep.logs().values())
+    finally:
+        fakehub.stop(hub_proc)
+    published = [b for b in final.values() if b["status"] == "published"]
+    latencies = []
+    for s in accepted:
+        body = final.get(s["id"])
+        at = next((h["at"] for h in (body or {}).get("history", []) if h["status"] == "published"), None)
+        if at is not None:
+            latencies.append(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() - s["t0"])
+    by_repo = {area: commits.get(repo, []) for area, repo in repos.items()}
+    requests = sum(n for route, n in stats.items() if not route.startswith("429"))
+    n = max(len(accepted), 1)
+    return {
+        "uploads": len(subs),
+        "accepted": len(accepted),
+        "http_statuses": sorted({s["status"] for s in subs}),
+        "retried_503": sum(s["retried"] for s in subs),
+        "published": len(published),
+        "not_final": len(accepted) - len(final),
+        "commits": sum(len(t) for t in by_repo.values()),
+        "commits_per_upload": round(sum(len(t) for t in by_repo.values()) / n, 2),
+        "commits_by_repo": {a: len(t) for a, t in by_repo.items()},
+        "commits_per_upload_by_repo": {a: round(len(t) / n, 2) for a, t in by_repo.items()},
+        "busiest_window_by_repo": {a: busiest_window(t, args.window) for a, t in by_repo.items()},
+        "window_s": args.window,
+        "refused_429": stats.get("429 commit", 0),
+        "requests": requests,
+        "requests_per_upload": round(requests / n, 1),
+        "requests_by_route": dict(sorted(stats.items())),
+        "post_p50_s": round(pct([s["post_s"] for s in subs], 50), 2),
+        "post_p95_s": round(pct([s["post_s"] for s in subs], 95), 2),
+        "to_published_p50_s": round(pct(latencies, 50), 1),
+        "to_published_p95_s": round(pct(latencies, 95), 1),
+        "to_published_max_s": round(max(latencies, default=float("nan")), 1),
+        "upload_phase_s": round(posted - t_start, 1),
+        "wall_s": round(settled - t_start, 1),
+        "tracebacks_in_logs": tracebacks,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--uploads", type=int, default=300)
+    parser.add_argument("--clients", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--hub-limit", type=int, default=0, help="commits per repo per window (0: no limit)")
+    parser.add_argument("--window", type=float, default=3600.0, help="the limit's window in seconds")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the last publish")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-burst-") as tmp:
+        fig = run(args, Path(tmp))
+    limit = args.hub_limit or HUB_COMMITS_PER_HOUR
+    print(f"{fig['uploads']} uploads from {args.clients} clients, {args.workers} workers × "
+          f"{args.concurrency}: accepted {fig['accepted']} (HTTP {fig['http_statuses']}, "
+          f"{fig['retried_503']} retries after 503), "
+          f"published {fig['published']}, "
+          f"not final {fig['not_final']}; wall {fig['wall_s']} s (uploads {fig['upload_phase_s']} s)")
+    print(f"Hub commits {fig['commits']} = {fig['commits_per_upload']} per accepted upload; by repo "
+          f"{fig['commits_by_repo']} = {fig['commits_per_upload_by_repo']} per upload")
+    print(f"busiest {fig['window_s']:g}-s window by repo {fig['busiest_window_by_repo']} vs the Hub's "
+          f"{limit} commits per repo per hour; commits refused with 429: {fig['refused_429']}")
+    print(f"Hub requests {fig['requests']} = {fig['requests_per_upload']} per upload: "
+          f"{fig['requests_by_route']}")
+    print(f"POST p50 {fig['post_p50_s']} s p95 {fig['post_p95_s']} s; upload→published p50 "
+          f"{fig['to_published_p50_s']} s p95 {fig['to_published_p95_s']} s "
+          f"max {fig['to_published_max_s']} s; "
+          f"tracebacks in logs: {fig['tracebacks_in_logs']}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(fig, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""Private per-row outcomes stored packed (worker/gold/outcomes.py): exactly the same lists back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize("track", ["varm", "cold", "toxicn", "cntp"])
+def test_packed_row_outcomes_unpack_to_exactly_the_same_lists(track: str) -> None:
+    """Same values AND Python types, so every paired comparison (tie groups, Compare) is unchanged; the
+    packed file is smaller; an older file of plain lists loads as it is."""
+    from scoring.tracks import get_track
+    from tests.factories import mixed_predictions
+    from worker.gold.outcomes import pack, unpack
+    from worker.submissions import dumps
+
+    demo = Path(__file__).resolve().parents[1] / "data" / "demo" / track
+    track_obj = get_track(track)
+    refs = track_obj.load_references(demo / "test.jsonl", demo / "subsets" if track == "varm" else None)
+    rows = track_obj.row_outcomes(refs, mixed_predictions(track, 0.4))
+    stored = json.loads(dumps(pack(rows)))
+    back = unpack(stored)
+    assert back == rows
+    def types(r: dict) -> dict:
+        return {k: [type(x) for x in v] for k, v in r.items()}
+
+    assert types(back) == types(rows)
+    assert len(dumps(pack(rows))) < len(dumps(rows))
+    assert unpack(json.loads(dumps(rows))) == rows  # the plain form of older files
+    other = track_obj.row_outcomes(refs, mixed_predictions(track, 0.7))
+    compare = track_obj.paired_compare
+    assert compare(back, unpack(pack(other)), bootstrap=200, seed=0) == compare(rows, other, bootstrap=200,
+                                                                                 seed=0)
