@@ -6,6 +6,10 @@ Static component labels are bilingual ("中文 · English") so nothing depends o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+C = TypeVar("C")
 LANGS = ("zh", "en")
 
 # key -> (Chinese, English)
@@ -94,6 +98,12 @@ TEXT: dict[str, tuple[str, str]] = {
         "orange: B significantly better; grey: not significant (↑ higher is better, ↓ lower is better, "
         "e.g. HER-C).",
     ),
+    "test_file_hint": (
+        "这看起来是测试集文件：上传文件中的编号属于公开测试集，而不是开发集。开发集浏览只能比对开发集预测；"
+        "测试集预测请在“提交”页提交。",
+        "This looks like a test file: its ids are the public test split's, not the dev split's. The dev "
+        "explorer compares dev predictions only; submit test predictions on the Submit tab.",
+    ),
     "maint_only": ("仅维护者可见。", "Maintainers only."),
     "lang": ("语言", "Language"),
 }
@@ -106,6 +116,44 @@ def t(key: str, lang: str = "zh", **kwargs: object) -> str:
         return key
     text = pair[1] if lang == "en" else pair[0]
     return text.format(**kwargs) if kwargs else text
+
+
+class Localised:
+    """Component texts that follow the language toggle.
+
+    `L(component, label="search", value=...)` binds properties of a component to texts: a string is a
+    `TEXT` key, a callable maps a language to the value (for choices, or composed texts). The properties
+    are set in the initial language at once; `updates(lang)` gives every bound component's update for
+    another language (wired to the toggle by the app shell).
+    """
+
+    def __init__(self, lang: str = "zh") -> None:
+        self.lang = lang if lang in LANGS else "zh"
+        self._bound: list[tuple[object, dict[str, str | Callable[[str], object]]]] = []
+
+    def __call__(self, component: C, **props: str | Callable[[str], object]) -> C:
+        for prop, text in props.items():
+            setattr(component, prop, _resolve(text, self.lang))
+        self._bound.append((component, props))
+        return component
+
+    @property
+    def components(self) -> list:
+        return [component for component, _ in self._bound]
+
+    def updates(self, lang: str) -> dict:
+        """{component: gr.update(...)} for every bound component, in `lang`."""
+        import gradio as gr
+
+        lang = lang if lang in LANGS else "zh"
+        return {
+            component: gr.update(**{prop: _resolve(text, lang) for prop, text in props.items()})
+            for component, props in self._bound
+        }
+
+
+def _resolve(text: str | Callable[[str], object], lang: str) -> object:
+    return text(lang) if callable(text) else t(text, lang)
 
 
 def both(key: str) -> str:
