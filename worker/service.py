@@ -371,6 +371,8 @@ class Service:
             "error": record["error"],
             "report": record.get("report"),
             "hidden": record.get("hidden", False),
+            # Hidden by its submitter (who may make it public), not by a maintainer.
+            "private": bool(record.get("hidden")) and record.get("hidden_reason") == PRIVATE_REASON,
             "updated_at": record["updated_at"],
             "history": record["history"],
             "versions": [public_version(v) for v in record["versions"]],
