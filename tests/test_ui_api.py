@@ -50,6 +50,8 @@ EXPECTED_API = {
     "/explore_filter",
     "/explore_item",
     "/export",
+    "/make_public",
+    "/my_submissions",
     "/language",
     "/leaderboard",
     "/leaderboard_after_switch",

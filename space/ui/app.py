@@ -9,8 +9,8 @@ import gradio as gr
 from space.uploads import delete_cache
 
 from . import i18n
-from .handlers import UI
-from .i18n import both
+from .handlers import UI, report_frame
+from .i18n import Localised, both, t
 from .identity import ui_auth_mode
 from .tables import (
     MODEL_TYPES,
@@ -85,13 +85,14 @@ def build_demo(
     # Cold start: read every board (and load plotly's template) in the background, so the first viewer
     # does not pay for it.
     threading.Thread(target=ui.warm, name="ui-warm", daemon=True).start()
-    track_choices = [(TRACK_TITLES[t], t) for t in TRACKS]
+    track_choices = [(TRACK_TITLES[name], name) for name in TRACKS]
+    L = Localised("zh")  # every text below follows the language toggle (static ones via both(key))
 
     ttl = int(getattr(getattr(service, "config", None), "ui_file_ttl_seconds", 900))
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
-            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}", elem_id="site-title")
+            L(gr.Markdown(elem_id="site-title"), value=lambda lang: f"# {t('title', lang)}")
             lang = gr.Radio(
                 [("中文", "zh"), ("English", "en")],
                 value="zh",
@@ -100,7 +101,9 @@ def build_demo(
                 min_width=200,
                 elem_id="lang",
             )
-        tagline = gr.Markdown(i18n.t("tagline", "zh"))
+        tagline = L(gr.Markdown(), value="tagline")
+        # The one track selector: every tab (board, analysis, submit, explorer, downloads, maintainers)
+        # follows it, and a link to a submission sets it.
         track = gr.Radio(track_choices, value="varm", label=both("track"), elem_id="track")
         head_state = gr.State("")
 
@@ -109,14 +112,12 @@ def build_demo(
             with gr.Tab(both("tab_board"), id="board", elem_id="tab-board"):
                 with gr.Row():
                     search = gr.Textbox(
-                        label=both("search"), placeholder="e.g. qwen / lexicon", scale=3, elem_id="search"
+                        label=both("search"), placeholder=both("search_hint"), scale=3, elem_id="search"
                     )
-                    types = gr.CheckboxGroup(
-                        list(MODEL_TYPES), label=both("model_type"), scale=1, elem_id="filter-type"
-                    )
-                    settings = gr.CheckboxGroup(
-                        list(SETTINGS), label=both("setting"), scale=2, elem_id="filter-setting"
-                    )
+                    types = L(gr.CheckboxGroup(label=both("model_type"), scale=1, elem_id="filter-type"),
+                              choices=type_choices)
+                    settings = L(gr.CheckboxGroup(label=both("setting"), scale=2, elem_id="filter-setting"),
+                                 choices=setting_choices)
                     baselines = gr.Checkbox(value=True, label=both("baselines"), scale=1, elem_id="baselines")
                 with gr.Row():
                     sort = gr.Dropdown(
@@ -131,8 +132,8 @@ def build_demo(
                         min_width=100,
                         elem_id="page",
                     )
-                    prev_btn = gr.Button("‹ Prev", scale=0, min_width=70, elem_id="lb-prev")
-                    next_btn = gr.Button("Next ›", scale=0, min_width=70, elem_id="lb-next")
+                    prev_btn = gr.Button(both("prev"), scale=0, min_width=70, elem_id="lb-prev")
+                    next_btn = gr.Button(both("next"), scale=0, min_width=70, elem_id="lb-next")
                     with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
                         columns = gr.Dropdown(
                             column_choices("varm"),
@@ -156,7 +157,7 @@ def build_demo(
                     link = gr.Markdown(elem_id="view-link")
                     export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
                 export_files = gr.File(
-                    label="Downloads 下载",
+                    label=both("downloads"),
                     file_count="multiple",
                     interactive=False,
                     visible=False,
@@ -169,7 +170,7 @@ def build_demo(
                 systems = gr.Dropdown(
                     [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems"
                 )
-                analyse_btn = gr.Button("Update charts 更新图表", elem_id="analyse")
+                analyse_btn = gr.Button(both("update_charts"), elem_id="analyse")
                 plots = []
                 with gr.Row():
                     plots.append(gr.Plot(elem_id="plot-1", show_label=False))
@@ -191,16 +192,13 @@ def build_demo(
                         label=both("token"),
                         type="password",
                         visible=mode in ("token", "hub"),
-                        placeholder="printed at start-up / $DATA_DIR/tokens.json",
+                        placeholder=both("token_hint"),
                         elem_id="token",
                     )
-                    sign_in_btn = gr.Button("Check sign-in 检查登录", scale=0, elem_id="sign-in")
+                    sign_in_btn = gr.Button(both("check_sign_in"), scale=0, elem_id="sign-in")
                 who = gr.Markdown(elem_id="who")
                 with gr.Row():
                     with gr.Column(scale=1):
-                        sub_track = gr.Radio(
-                            track_choices, value="varm", label=both("track"), elem_id="sub-track"
-                        )
                         upload = gr.File(
                             label=both("upload"),
                             file_types=[".jsonl", ".json", ".txt"],
@@ -208,6 +206,8 @@ def build_demo(
                             elem_id="upload",
                         )
                         quota = gr.Markdown(elem_id="quota")
+                        private = gr.Checkbox(value=False, label=both("private"), info=both("private_info"),
+                                              elem_id="private")
                     with gr.Column(scale=1):
                         model_name = gr.Textbox(
                             label=both("model_name"), max_length=100, elem_id="model-name"
@@ -216,18 +216,10 @@ def build_demo(
                             label=both("organisation"), max_length=200, elem_id="organisation"
                         )
                         with gr.Row():
-                            model_type = gr.Radio(
-                                [("—", ""), ("open", "open"), ("closed", "closed")],
-                                value="",
-                                label=both("model_type"),
-                                elem_id="model-type",
-                            )
-                            setting = gr.Radio(
-                                [("—", "")] + [(s, s) for s in SETTINGS],
-                                value="",
-                                label=both("setting"),
-                                elem_id="setting",
-                            )
+                            model_type = L(gr.Radio(value="", label=both("model_type"), elem_id="model-type"),
+                                           choices=lambda lang: [("—", ""), *type_choices(lang)])
+                            setting = L(gr.Radio(value="", label=both("setting"), elem_id="setting"),
+                                        choices=lambda lang: [("—", ""), *setting_choices(lang)])
                         paper_url = gr.Textbox(
                             label=both("paper_url"), placeholder="https://…", elem_id="paper-url"
                         )
@@ -241,45 +233,49 @@ def build_demo(
                     validate_btn = gr.Button(both("validate_btn"), elem_id="validate")
                     submit_btn = gr.Button(both("submit_btn"), variant="primary", elem_id="submit")
                 message = gr.Markdown(elem_id="submit-message")
-                report = gr.Dataframe(
-                    headers=["Line 行", "Field 字段", "Message 说明"],
-                    interactive=False,
-                    wrap=True,
-                    label="Validation report 验证报告",
-                    elem_id="report",
-                )
+                # The language toggle empties the report (its headers are in the old language).
+                report = L(gr.Dataframe(interactive=False, wrap=True, label=both("validation_report"),
+                                        elem_id="report"), value=lambda lang: report_frame(None, lang))
                 sub_id = gr.Textbox(label=both("submission_id"), interactive=False, elem_id="new-id")
                 status = gr.Markdown(elem_id="status")
                 sub_link = gr.Markdown(elem_id="submission-link")
                 status_timer = gr.Timer(status_seconds, active=False)
+                with gr.Accordion(both("my_submissions"), open=True, elem_id="my-subs-box"):
+                    mine_btn = gr.Button(both("refresh_mine"), size="sm", elem_id="my-subs-refresh")
+                    mine_table = gr.Dataframe(interactive=False, wrap=True, datatype="markdown",
+                                              elem_id="my-subs")
+                    with gr.Row():
+                        mine_private = gr.Dropdown([], label=both("private_pick"), elem_id="my-private")
+                        make_public_btn = gr.Button(both("make_public"), scale=0, elem_id="make-public")
+                    mine_msg = gr.Markdown(elem_id="make-public-msg")
 
             # ---- Submission page --------------------------------------------------------------------
             with gr.Tab(both("tab_submission"), id="submission", elem_id="tab-submission"):
                 with gr.Row():
                     page_id = gr.Textbox(label=both("submission_id"), scale=3, elem_id="page-id")
-                    page_btn = gr.Button("Open 打开", scale=0, elem_id="page-open")
+                    page_btn = gr.Button(both("open"), scale=0, elem_id="page-open")
                 p_header = gr.Markdown(elem_id="page-header")
                 p_status = gr.Markdown(elem_id="page-status")
-                p_metrics = gr.Dataframe(interactive=False, label="Metrics 指标 (%)", elem_id="page-metrics")
+                p_metrics = gr.Dataframe(interactive=False, label=both("metrics_pct"), elem_id="page-metrics")
                 p_plot = gr.Plot(elem_id="page-plot", show_label=False)
                 p_subsets = gr.Dataframe(
-                    interactive=False, label="Cue subsets / breakdowns 线索子集/分项", elem_id="page-subsets"
+                    interactive=False, label=both("subsets_label"), elem_id="page-subsets"
                 )
                 p_format = gr.Dataframe(
-                    interactive=False, wrap=True, label="Format report 格式报告", elem_id="page-format"
+                    interactive=False, wrap=True, label=both("format_report"), elem_id="page-format"
                 )
                 p_outputs_text = gr.Markdown(elem_id="page-output-format-summary")
                 p_outputs = gr.Dataframe(
                     interactive=False,
                     wrap=True,
-                    label="Output format report 输出格式报告 (line 行号, id, issues 问题)",
+                    label=both("output_format_report"),
                     elem_id="page-output-format",
                 )
                 p_prov = gr.Markdown(elem_id="page-provenance")
                 p_versions = gr.Dataframe(
-                    interactive=False, label="Result versions 结果版本", elem_id="page-versions"
+                    interactive=False, label=both("versions"), elem_id="page-versions"
                 )
-                p_history = gr.Dataframe(interactive=False, label="History 历史", elem_id="page-history")
+                p_history = gr.Dataframe(interactive=False, label=both("history"), elem_id="page-history")
                 p_bib = gr.Code(language=None, label="BibTeX", elem_id="page-bibtex")
             page_outputs = [
                 p_header,
@@ -298,16 +294,15 @@ def build_demo(
 
             # ---- Dev explorer -----------------------------------------------------------------------
             with gr.Tab(both("tab_explorer"), id="explorer", elem_id="tab-explorer"):
-                explorer_help = gr.Markdown(i18n.t("explorer_help", "zh"))
+                explorer_help = L(gr.Markdown(), value="explorer_help")
                 with gr.Row():
-                    ex_track = gr.Radio(track_choices, value="varm", label=both("track"), elem_id="ex-track")
                     ex_upload = gr.File(
-                        label="Dev predictions 开发集预测 (JSONL)",
+                        label=both("dev_upload"),
                         type="filepath",
                         file_types=[".jsonl", ".json", ".txt"],
                         elem_id="ex-upload",
                     )
-                ex_btn = gr.Button("Explore 浏览", variant="primary", elem_id="ex-run")
+                ex_btn = gr.Button(both("explore_btn"), variant="primary", elem_id="ex-run")
                 ex_items = gr.State([])
                 ex_summary = gr.Markdown(elem_id="ex-summary")
                 ex_report = gr.Dataframe(
@@ -356,7 +351,7 @@ def build_demo(
 
             # ---- Compare ----------------------------------------------------------------------------
             with gr.Tab(both("tab_compare"), id="compare", elem_id="tab-compare"):
-                compare_help = gr.Markdown(i18n.t("compare_help", "zh"))
+                compare_help = L(gr.Markdown(), value="compare_help")
                 with gr.Row():
                     cmp_a = gr.Dropdown([], allow_custom_value=True, label="System A 系统 A", elem_id="cmp-a")
                     cmp_b = gr.Dropdown([], allow_custom_value=True, label="System B 系统 B", elem_id="cmp-b")
@@ -372,14 +367,13 @@ def build_demo(
 
             # ---- About & downloads ------------------------------------------------------------------
             with gr.Tab(both("tab_about"), id="about", elem_id="tab-about"):
-                about = gr.Markdown(i18n.about("zh"), elem_id="about")
+                about = L(gr.Markdown(elem_id="about"), value=i18n.about)
                 with gr.Row():
-                    dl_track = gr.Radio(track_choices, value="varm", label=both("track"), elem_id="dl-track")
-                    dl_btn = gr.Button("Get public files 获取公开文件（测试输入、开发集）", elem_id="dl-run")
+                    dl_btn = gr.Button(both("get_files"), elem_id="dl-run")
                 dl_files = gr.File(
                     file_count="multiple",
                     interactive=False,
-                    label="Files 文件",
+                    label=both("files"),
                     visible=False,
                     elem_id="dl-files",
                 )
@@ -391,7 +385,6 @@ def build_demo(
                     "所有操作均复核身份并记入审计日志。"
                 )
                 with gr.Row():
-                    m_track = gr.Radio(track_choices, value="varm", label=both("track"), elem_id="m-track")
                     m_dry = gr.Checkbox(value=True, label="Dry run 试运行", elem_id="m-dry")
                     m_rescore = gr.Button("Re-score 重新评分", elem_id="m-rescore")
                     m_report_btn = gr.Button("Latest diff report 最新差异报告", elem_id="m-report")
@@ -415,8 +408,10 @@ def build_demo(
         refresh_timer = gr.Timer(refresh_seconds)
 
         # ---- wiring ---------------------------------------------------------------------------------
-        view_inputs = [track, search, types, settings, baselines, sort, columns, page]
+        L.adopt(demo)
+        view_inputs = [track, search, types, settings, baselines, sort, columns, page, lang]
         board_outputs = [table, caption, link, page, head_state]
+        mine_outputs = [mine_table, mine_private]
 
         demo.load(
             ui.load_view,
@@ -436,6 +431,7 @@ def build_demo(
                 tabs,
                 page_id,
                 *page_outputs,
+                lang,
             ],
             api_name="load_view",
         )
@@ -459,7 +455,10 @@ def build_demo(
         prev_btn.click(ui.prev_page, view_inputs, board_outputs, api_name="leaderboard_prev")
         next_btn.click(ui.next_page, view_inputs, board_outputs, api_name="leaderboard_next")
         track.input(
-            ui.switch_track, track, [sort, columns, systems, cmp_a, cmp_b, page], api_name="switch_track"
+            ui.switch_track,
+            [track, lang],
+            [sort, columns, systems, cmp_a, cmp_b, page],
+            api_name="switch_track",
         ).then(ui.render_board, view_inputs, board_outputs, api_name="leaderboard_after_switch").then(
             ui.analysis, [track, systems], [*plots, metric_tbl], api_name="analysis_after_switch"
         )
@@ -473,6 +472,8 @@ def build_demo(
         export_btn.click(ui.export, view_inputs, export_files, api_name="export")
         # .change: follows the track however it is set (the selector, or a link opened by load_view).
         track.change(analysis_intro_text, track, analysis_intro, api_name=False, show_progress="hidden")
+        track.change(ui.quota_text, [track, token, lang], quota, api_name="quota_for_track",
+                     show_progress="hidden")
 
         gr.on(
             [analysis_tab.select, analyse_btn.click, systems.input],
@@ -484,19 +485,20 @@ def build_demo(
         )
 
         sign_in_btn.click(ui.sign_in, [token, lang], [who, maint_tab], api_name="sign_in").then(
-            ui.quota_text, [sub_track, token, lang], quota, api_name="quota"
-        )
+            ui.quota_text, [track, token, lang], quota, api_name="quota"
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
         gr.on([token.submit, token.blur], ui.sign_in, [token, lang], [who, maint_tab], api_name=False).then(
-            ui.quota_text, [sub_track, token, lang], quota, api_name=False
+            ui.quota_text, [track, token, lang], quota, api_name=False
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        demo.load(ui.sign_in, [token, lang], [who, maint_tab], api_name="whoami").then(
+            ui.my_submissions, [token, lang], mine_outputs, api_name=False
         )
-        demo.load(ui.sign_in, [token, lang], [who, maint_tab], api_name="whoami")
-        sub_track.input(ui.quota_text, [sub_track, token, lang], quota, api_name="quota_for_track")
-        upload.upload(ui.validate, [sub_track, upload, lang], [message, report], api_name="validate_upload")
-        validate_btn.click(ui.validate, [sub_track, upload, lang], [message, report], api_name="validate")
+        upload.upload(ui.validate, [track, upload, lang], [message, report], api_name="validate_upload")
+        validate_btn.click(ui.validate, [track, upload, lang], [message, report], api_name="validate")
         submit_btn.click(
             ui.submit,
             [
-                sub_track,
+                track,
                 upload,
                 model_name,
                 organisation,
@@ -507,26 +509,37 @@ def build_demo(
                 description,
                 token,
                 lang,
+                private,
             ],
-            [message, report, sub_id, status, status_timer, sub_link],
+            [message, report, sub_id, status, status_timer, sub_link, quota],
             api_name="submit",
             concurrency_limit=4,
-        )
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
         status_timer.tick(
             ui.poll_status,
-            [sub_id, token],
+            [sub_id, token, lang],
             [status, status_timer],
             api_name="poll_status",
             show_progress="hidden",
-        )
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False, show_progress="hidden")
+        mine_btn.click(ui.my_submissions, [token, lang], mine_outputs, api_name="my_submissions")
+        make_public_btn.click(
+            ui.make_public, [mine_private, token, lang], mine_msg, api_name="make_public"
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
 
         # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
-        page_btn.click(ui.show_submission, [page_id, token], page_outputs, api_name="submission")
-        page_id.submit(ui.show_submission, [page_id, token], page_outputs, api_name=False)
+        # A submission opened by id moves the one track selector (and the board) to its track.
+        for opened, name in ((page_btn.click, "submission"), (page_id.submit, False)):
+            opened(ui.show_submission, [page_id, token, lang], page_outputs, api_name=name).then(
+                ui.follow_submission,
+                [page_id, token, *view_inputs],
+                [track, sort, columns, systems, cmp_a, cmp_b, *board_outputs],
+                api_name=False,
+            )
 
         ex_btn.click(
             ui.explore,
-            [ex_track, ex_upload],
+            [track, ex_upload, lang],
             [ex_items, ex_summary, ex_report, ex_table, ex_detail, ex_subset],
             api_name="explore",
         )
@@ -548,12 +561,20 @@ def build_demo(
         )
 
         lang.input(_language, lang, [tagline, about, explorer_help, compare_help], api_name="language")
-        dl_btn.click(ui.downloads, dl_track, dl_files, api_name="downloads")
+        # .change: the toggle, or ?lang=en in a link (load_view): every text, then what is rendered from data.
+        lang.change(L.updates, lang, L.components, api_name=False, show_progress="hidden").then(
+            ui.render_board, view_inputs, board_outputs, api_name=False
+        ).then(ui.view_choices, [track, sort, columns, lang], [sort, columns], api_name=False).then(
+            ui.show_submission, [page_id, token, lang], page_outputs, api_name=False
+        ).then(ui.sign_in, [token, lang], [who, maint_tab], api_name=False).then(
+            ui.quota_text, [track, token, lang], quota, api_name=False
+        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        dl_btn.click(ui.downloads, track, dl_files, api_name="downloads")
 
-        m_rescore.click(ui.rescore, [m_track, m_dry, token], [m_out, m_diff], api_name="maint_rescore")
-        m_report_btn.click(ui.maint_report, [m_track, token], [m_out, m_diff], api_name="maint_report")
+        m_rescore.click(ui.rescore, [track, m_dry, token], [m_out, m_diff], api_name="maint_rescore")
+        m_report_btn.click(ui.maint_report, [track, token], [m_out, m_diff], api_name="maint_report")
         m_go.click(ui.moderate, [m_id, m_action, m_reason, token], m_mod_out, api_name="maint_moderate")
-        m_held_btn.click(ui.held, [m_track, token], m_held, api_name="maint_held")
+        m_held_btn.click(ui.held, [track, token], m_held, api_name="maint_held")
 
     ui.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     demo.ui = ui  # type: ignore[attr-defined]  # for tests and the server (cache access)
@@ -576,6 +597,14 @@ def analysis_intro_text(track: str) -> str:
     """The Analysis subtitle of a track: VARM's speaks of targets, stances and categories; the ToxiTrace
     tracks have none of those fields."""
     return ANALYSIS_INTRO.get(track) or ANALYSIS_INTRO["toxitrace"]
+
+
+def type_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(f"type_{m}", lang), m) for m in MODEL_TYPES]
+
+
+def setting_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(f"set_{s}", lang), s) for s in SETTINGS]
 
 
 def _language(lang: str):

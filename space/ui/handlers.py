@@ -17,9 +17,10 @@ import gradio as gr
 import pandas as pd
 
 from space.uploads import UploadRefused, checked_upload, output_dir
+from worker.own import OwnSubmission
 
 from . import explorer, figures, submission
-from .i18n import both, t
+from .i18n import t
 from .identity import Identity, Resolver
 from .safe import code, is_http_url, md
 from .state import BoardCache
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 SUBMISSION_ID = re.compile(r"[0-9a-f]{16}")
 PAGE_OUTPUTS = 12  # what show_submission returns (app.py `page_outputs`)
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo"
-REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
+REPORT_COLUMNS = ("h_line", "h_field", "h_message")
 _FIELD_KEYS = ("target", "target_type", "target_explicitness", "stance", "label", "category")
 
 
@@ -68,13 +69,14 @@ def _slot(service: object, path: str):
     return slots.hold(Path(path).stat().st_size) if slots is not None else contextlib.nullcontext()
 
 
-def report_frame(report: dict | None) -> pd.DataFrame:
+def report_frame(report: dict | None, lang: str = "zh") -> pd.DataFrame:
     """Validation problems as a (line, field, message) table; file-level problems show "file"."""
     rows = []
     for p in (report or {}).get("errors") or []:
         line = p.get("line")
-        rows.append(["file" if line is None else str(line), p.get("field") or "", p.get("message") or ""])
-    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
+        rows.append([t("file", lang) if line is None else str(line), p.get("field") or "",
+                     p.get("message") or ""])
+    return pd.DataFrame(rows, columns=submission.columns(REPORT_COLUMNS, lang))
 
 
 def report_markdown(report: dict | None, lang: str) -> str:
@@ -88,15 +90,12 @@ def report_markdown(report: dict | None, lang: str) -> str:
         parts = [f"**✗** {t('valid_bad', lang, n=total)}"]
         shown = len(report.get("errors") or [])
         if total > shown:
-            parts.append(f"(showing the first {shown} of {total} 仅显示前 {shown} 个)")
+            parts.append(t("showing_first", lang, shown=shown, n=total))
     fmt = report.get("format_report") or []
     if fmt:
-        parts.append(
-            f"**!** {len(fmt)} output(s) are not schema-valid and will count as wrong "
-            f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。"
-        )
+        parts.append(f"**!** {t('will_count_wrong', lang, n=len(fmt))}")
     for advice in report.get("advice") or []:
-        parts.append(f"Advice 建议: {md(advice, 600)}")
+        parts.append(f"{t('advice', lang)}: {md(advice, 600)}")
     return "\n\n".join(parts)
 
 
@@ -151,61 +150,64 @@ class UI:
             page=int(page or 1),
         )
 
-    def render_board(self, track, q, types, settings, baselines, sort, columns, page):
+    def render_board(self, track, q, types, settings, baselines, sort, columns, page, lang="zh"):
         """Table page, caption, link and the (clamped) page number for the current view."""
         view = self.view(track, q, types, settings, baselines, sort, columns, page)
         board = self.cache.board(view.track)
         df = filter_rows(board.df, view)
         part, page_no, first, last = page_slice(df, view.page)
-        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track))
+        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track), lang)
         meta = board.meta
         if board.df.empty:
-            caption = f"{t('empty_board', 'zh')} · {t('empty_board', 'en')}"
+            caption = t("empty_board", lang)
         elif df.empty:
-            caption = f"{t('no_rows', 'zh')} · {t('no_rows', 'en')}"
+            caption = t("no_rows", lang)
         else:
-            caption = (
-                f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
-                f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}"
-            )
-        caption += (
-            f" · generated 生成于 {md(meta.get('generated_at') or '—')} · scorer 评分器 "
-            f"{md(meta.get('scorer_version') or '—')} · ◆ = baseline 基线 · rank ranges like 1–3 = "
-            "statistically tied 并列（配对自助法）"
-        )
-        banner = self.reference_banner(view.track)
+            caption = t("rows_shown", lang, a=first, b=last, n=len(df))
+        caption += " · " + t("board_notes", lang, at=md(meta.get("generated_at") or "—"),
+                             scorer=md(meta.get("scorer_version") or "—"))
+        banner = self.reference_banner(view.track, lang)
         if banner:
             caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return (
             gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
             caption,
-            link_markdown(view.to_query()),
+            link_markdown(view.to_query(), lang),
             page_no,
             board.head,
         )
 
-    def reference_banner(self, track: str) -> str:
+    def reference_banner(self, track: str, lang: str = "zh") -> str:
         """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
         try:
             kind = self.service.reference_set(track)  # type: ignore[attr-defined]
         except Exception:  # a store hiccup must not blank the board
             return ""
         if kind["kind"] == "demo":
-            return f"> ⚠ **{t('demo_banner', 'zh')}** · **{t('demo_banner', 'en')}**"
+            return f"> ⚠ **{t('demo_banner', lang)}**"
         if not kind["ready"]:
-            return f"> **{t('no_reference_set', 'zh')}** · **{t('no_reference_set', 'en')}**"
+            return f"> **{t('no_reference_set', lang)}**"
         return ""
 
-    def switch_track(self, track: str):
+    def view_choices(self, track: str, sort: str, columns: list[str] | None, lang: str):
+        """The sort and column choosers relabelled in `lang`, their values kept (the language toggle)."""
+        track = track if track in TRACKS else "varm"
+        return (
+            gr.Dropdown(choices=sort_choices(track, lang), value=sort or "rank"),
+            gr.Dropdown(choices=column_choices(track, lang), value=columns or default_columns(track),
+                        multiselect=True),
+        )
+
+    def switch_track(self, track: str, lang: str = "zh"):
         """New choices for the per-track controls (sort keys, columns, pickers) after a track switch."""
         track = track if track in TRACKS else "varm"
         board = self.cache.board(track)
         choices = system_choices(board.df)
         default = top_systems(board.df)
         return (
-            gr.Dropdown(choices=sort_choices(track), value="rank"),
-            gr.Dropdown(choices=column_choices(track), value=default_columns(track), multiselect=True),
+            gr.Dropdown(choices=sort_choices(track, lang), value="rank"),
+            gr.Dropdown(choices=column_choices(track, lang), value=default_columns(track), multiselect=True),
             gr.Dropdown(choices=choices, value=default, multiselect=True),
             gr.Dropdown(choices=choices, value=default[0] if default else None),
             gr.Dropdown(choices=choices, value=default[1] if len(default) > 1 else None),
@@ -215,8 +217,13 @@ class UI:
     def load_view(self, request: gr.Request | None, profile: gr.OAuthProfile | None = None):
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
-        view = View.from_query(params)
+        lang = "en" if params.get("lang") == "en" else "zh"
         sub_id = str(params.get("submission", ""))[:32]
+        # A link to a submission sets the one track selector to that submission's track.
+        linked = self.submission_track(sub_id, None, profile)
+        if linked:
+            params["track"] = linked
+        view = View.from_query(params)
         board_out = self.render_board(
             view.track,
             view.q,
@@ -226,12 +233,13 @@ class UI:
             view.sort,
             list(view.columns),
             view.page,
+            lang,
         )
-        switch = self.switch_track(view.track)
+        switch = self.switch_track(view.track, lang)
         columns = list(view.columns) or default_columns(view.track)
         tab = gr.Tabs(selected="submission") if sub_id else gr.Tabs()
         sub_out = (
-            self.show_submission(sub_id, None, profile)
+            self.show_submission(sub_id, None, lang, profile)
             if sub_id
             else tuple(gr.skip() for _ in range(PAGE_OUTPUTS))
         )
@@ -241,8 +249,8 @@ class UI:
             list(view.model_types),
             list(view.settings),
             view.baselines,
-            gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
-            gr.Dropdown(choices=column_choices(view.track), value=columns, multiselect=True),
+            gr.Dropdown(choices=sort_choices(view.track, lang), value=view.sort),
+            gr.Dropdown(choices=column_choices(view.track, lang), value=columns, multiselect=True),
             *board_out,
             switch[2],
             switch[3],
@@ -250,24 +258,48 @@ class UI:
             tab,
             sub_id,
             *sub_out,
+            lang,  # appended last: earlier outputs keep their /load_view API positions
         )
 
-    def prev_page(self, track, q, types, settings, baselines, sort, columns, page):
+    def submission_track(self, sid: str, token: str | None, profile: object | None = None) -> str | None:
+        """The track of a submission the viewer may see (None for anything else)."""
+        sid = (sid or "").strip().lower()
+        if not SUBMISSION_ID.fullmatch(sid):
+            return None
+        sub = self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
+        track = submission.record_of(sub).get("track")
+        return track if track in TRACKS else None
+
+    def follow_submission(self, sid, token, track, q, types, settings, baselines, sort, columns, page,
+                          lang="zh", profile: gr.OAuthProfile | None = None):
+        """After opening a submission by id: the one track selector, its per-track controls and the board
+        move to the submission's track (nothing changes when it is already there)."""
+        linked = self.submission_track(sid, token, profile)
+        if not linked or linked == track:
+            return (gr.skip(),) * 11
+        switch = self.switch_track(linked, lang)
+        board = self.render_board(linked, q, types, settings, baselines, "rank", [], 1, lang)
+        return (linked, *switch[:5], *board)
+
+    def prev_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh"):
         """The "‹ Prev" button: render the previous page (clamped to page 1)."""
-        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) - 1)
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) - 1,
+                                 lang)
 
-    def next_page(self, track, q, types, settings, baselines, sort, columns, page):
+    def next_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh"):
         """The "Next ›" button: render the next page (clamped to the last page)."""
-        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) + 1)
+        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) + 1,
+                                 lang)
 
-    def refresh_if_changed(self, seen: str, track, q, types, settings, baselines, sort, columns, page):
+    def refresh_if_changed(self, seen: str, track, q, types, settings, baselines, sort, columns, page,
+                           lang="zh"):
         """Light timer: re-render only when the results area's head moved (a publish happened)."""
         changed, head = self.cache.changed(seen or "")
         if not changed:
             return (gr.skip(),) * 4 + (head if not seen else gr.skip(),)
-        return self.render_board(track, q, types, settings, baselines, sort, columns, page)
+        return self.render_board(track, q, types, settings, baselines, sort, columns, page, lang)
 
-    def export(self, track, q, types, settings, baselines, sort, columns, page):
+    def export(self, track, q, types, settings, baselines, sort, columns, page, lang="zh"):
         """CSV and JSON of every filtered row (all fields, unrounded)."""
         view = self.view(track, q, types, settings, baselines, sort, columns, page)
         df = filter_rows(self.cache.board(view.track).df, view)
@@ -326,8 +358,8 @@ class UI:
             return f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}", gr.Tab(
                 visible=False
             )
-        maint = " · maintainer 维护者" if who.maintainer else ""
-        return f"Signed in 已登录: **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
+        maint = f" · {t('maintainer', lang)}" if who.maintainer else ""
+        return f"{t('signed_in', lang)}: **{md(who.name)}**{maint}", gr.Tab(visible=who.maintainer)
 
     def quota_text(
         self, track: str, token: str | None, lang: str, profile: gr.OAuthProfile | None = None
@@ -338,14 +370,14 @@ class UI:
         try:
             q = self.service.quota(who.name, track)  # type: ignore[attr-defined]
         except Exception as exc:  # quota display is informative only
-            return f"quota unavailable: {md(str(exc))}"
+            return f"{t('quota_unavailable', lang)}: {md(str(exc))}"
         return _quota_line(q, lang)
 
     def validate(self, track: str, path: str | None, lang: str):
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
         real = self.checked_upload(path)
         if real is None:
-            return t("need_file", lang), report_frame(None)
+            return t("need_file", lang), report_frame(None, lang)
         try:
             with _slot(self.service, real):  # the same bound as POST /api/v1/validate
                 report = self.service.validate(track, real.read_bytes())  # type: ignore[attr-defined]
@@ -353,7 +385,7 @@ class UI:
             raise
         except Exception as exc:
             raise refused(str(exc)) from exc
-        return report_markdown(report, lang), report_frame(report)
+        return report_markdown(report, lang), report_frame(report, lang)
 
     def submit(
         self,
@@ -368,21 +400,23 @@ class UI:
         description,
         token,
         lang,
+        private=False,
         profile: gr.OAuthProfile | None = None,
     ):
-        """Validate metadata, submit, and start the status timer; returns message, report, id, link, timer."""
-        stay = (gr.skip(), gr.Timer(active=False), gr.skip())
+        """Validate metadata, submit, and start the status timer; returns message, report, id, status,
+        timer, link and the refreshed quota line."""
+        stay = (gr.skip(), gr.Timer(active=False), gr.skip(), gr.skip())
         who = self.identity(token, profile)
         if who.name is None:
             return (
                 f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}",
-                report_frame(None),
+                report_frame(None, lang),
                 "",
                 *stay,
             )
         real = self.checked_upload(path)
         if real is None:
-            return t("need_file", lang), report_frame(None), "", *stay
+            return t("need_file", lang), report_frame(None, lang), "", *stay
         problems = []
         if not (model_name or "").strip():
             problems.append({"line": None, "field": "model_name", "message": t("need_model", lang)})
@@ -391,7 +425,7 @@ class UI:
                 problems.append({"line": None, "field": field, "message": t("bad_url", lang, field=field)})
         if problems:
             report = {"valid": False, "errors": problems, "errors_total": len(problems)}
-            return report_markdown(report, lang), report_frame(report), "", *stay
+            return report_markdown(report, lang), report_frame(report, lang), "", *stay
         metadata = {
             "model_name": model_name,
             "organisation": organisation or "",
@@ -408,13 +442,14 @@ class UI:
                     track=track,
                     data=real.read_bytes(),  # type: ignore[attr-defined]
                     metadata=metadata,
+                    private=bool(private),
                 )
         except gr.Error:
             raise
         except Exception as exc:
             if type(exc).__name__ == "QuotaExceeded":
                 at = getattr(exc, "next_slot_at", "")
-                return f"**✗** {t('quota_exceeded', lang, at=md(at))}", report_frame(None), "", *stay
+                return f"**✗** {t('quota_exceeded', lang, at=md(at))}", report_frame(None, lang), "", *stay
             raise refused(str(exc)) from exc
         report = out.get("report")
         sid = out.get("submission_id") or ""
@@ -422,44 +457,77 @@ class UI:
         if not sid:
             return (
                 report_markdown(report, lang) + "\n\n" + quota,
-                report_frame(report),
+                report_frame(report, lang),
                 "",
-                submission.status_line({"status": out.get("status", "rejected")}),
+                submission.status_line({"status": out.get("status", "rejected")}, lang),
                 gr.Timer(active=False),
                 "",
+                quota,
             )
         head = t("duplicate", lang, id=sid) if out.get("duplicate") else t("submitted", lang, id=sid)
+        if private and not out.get("duplicate"):
+            head += " " + t("submitted_private", lang)
         msg = "\n\n".join(
             x for x in (f"**✓** {head}", report_markdown(report, lang) if report else "", quota) if x
         )
         link = f"[{t('open_submission', lang)} ↗](?submission={sid})"
         return (
             msg,
-            report_frame(report),
+            report_frame(report, lang),
             sid,
-            submission.status_line({"status": out.get("status"), "reason": out.get("reason")}),
+            submission.status_line({"status": out.get("status"), "reason": out.get("reason")}, lang),
             gr.Timer(active=out.get("status") not in submission.TERMINAL),
             link,
+            quota,  # appended last: earlier outputs keep their /submit API positions
         )
+
+    def my_submissions(self, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None):
+        """The signed-in submitter's own submissions (status, primary score, format report, page link) and
+        the private ones they may make public."""
+        who = self.identity(token, profile)
+        columns = submission.columns(MINE_COLUMNS, lang)
+        if who.name is None:
+            return pd.DataFrame(columns=columns), gr.Dropdown(choices=[], value=None)
+        mine = self.service.my_submissions(who.name)  # type: ignore[attr-defined]
+        return (
+            pd.DataFrame([own_row(s, lang) for s in mine], columns=columns),
+            gr.Dropdown(choices=[(f"{s.model_name} ({s.submission_id})", s.submission_id)
+                                 for s in mine if s.private], value=None),
+        )
+
+    def make_public(self, sid: str | None, token: str | None, lang: str = "zh",
+                    profile: gr.OAuthProfile | None = None) -> str:
+        """The owner puts a private submission on the board (it joins at the next publish)."""
+        who = self.identity(token, profile)
+        if who.name is None:
+            raise refused(who.message or t("not_signed_in", lang))
+        if not sid:
+            raise refused(t("pick_private", lang))
+        try:
+            self.service.make_public(sid, identity=who.name)  # type: ignore[attr-defined]
+        except (LookupError, PermissionError, ValueError) as exc:
+            raise refused(str(exc)) from None
+        return f"**✓** {t('made_public', lang, id=code(sid))}"
 
     def viewer(self, token: str | None, profile: object | None) -> str | None:
         """The signed-in identity looking at a submission (None: anonymous), for hidden submissions."""
         return self.identity(token, profile).name if (token or profile) else None
 
-    def poll_status(self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None):
+    def poll_status(self, sid: str, token: str | None = None, lang: str = "zh",
+                    profile: gr.OAuthProfile | None = None):
         """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
         if not SUBMISSION_ID.fullmatch(sid or ""):
             return gr.skip(), gr.Timer(active=False)
         sub = self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
         if sub is None:
-            return t("not_found", "en"), gr.Timer(active=False)
+            return t("not_found", lang), gr.Timer(active=False)
         status = str(submission.record_of(sub).get("status", ""))
-        return submission.status_line(sub), gr.Timer(active=status not in submission.TERMINAL)
+        return submission.status_line(sub, lang), gr.Timer(active=status not in submission.TERMINAL)
 
     # -- submission page ------------------------------------------------------------------------------
 
     def show_submission(
-        self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None
+        self, sid: str, token: str | None = None, lang: str = "zh", profile: gr.OAuthProfile | None = None
     ):
         """Everything about one submission (PAGE_OUTPUTS outputs, in app.py's `page_outputs` order).
         A hidden one shows only to its submitter and the maintainers (signed in), like "not found" else."""
@@ -479,29 +547,30 @@ class UI:
             else figures.metric_bars(
                 [_row_of(result)] if result else [],
                 [(m.key, m.header) for m in METRICS.get(track, ())][:6],
-                "Metrics 指标 (95% CI)",
+                t("metrics_ci", lang),
             )
         )
         sub_tables = (
-            submission.subsets_table(result) if track == "varm" else submission.breakdowns_table(result)
+            submission.subsets_table(result, lang) if track == "varm"
+            else submission.breakdowns_table(result, lang)
         )
         rank = ""
         if sub and track in TRACKS and rec.get("status") == "published":
             board = self.cache.board(track)
-            rank = submission.rank_markdown(board.row(sid), len(board.df), track)
+            rank = submission.rank_markdown(board.row(sid), len(board.df), track, lang)
         return (
-            submission.header_markdown(sub, rank),
-            submission.status_line(sub) if sub else "",
-            submission.metrics_table(result, track),
+            submission.header_markdown(sub, rank, lang),
+            submission.status_line(sub, lang) if sub else "",
+            submission.metrics_table(result, track, lang),
             sub_tables,
             fig,
-            submission.format_table(result, rec),
-            submission.provenance_markdown(sub) if sub else "",
-            submission.versions_table(rec),
-            submission.history_table(rec),
+            submission.format_table(result, rec, lang),
+            submission.provenance_markdown(sub, lang) if sub else "",
+            submission.versions_table(rec, lang),
+            submission.history_table(rec, lang),
             submission.bibtex(sub) if sub else "",
-            submission.output_format_markdown(rec),
-            submission.output_format_table(rec),
+            submission.output_format_markdown(rec, lang),
+            submission.output_format_table(rec, lang),
         )
 
     # -- explorer -------------------------------------------------------------------------------------
@@ -531,7 +600,7 @@ class UI:
             data = demo.read_bytes()
         return data
 
-    def explore(self, track: str, path: str | None):
+    def explore(self, track: str, path: str | None, lang: str = "zh"):
         """Score dev predictions item by item against the public dev references."""
         real = self.checked_upload(path)
         if real is None:
@@ -543,9 +612,12 @@ class UI:
             raise refused(f"No public dev split for {track}. 该赛道没有公开开发集。")
         exp = explorer.explore(track, dev, preds, self.dev_subsets_file(track))
         items = exp.items
+        summary = explorer.summary_markdown(exp)
+        if explorer.looks_like_test_file(preds, self.test_inputs(track), explorer.read_lines(dev)):
+            summary = f"> ⚠ **{t('test_file_hint', lang)}**\n\n{summary}"
         return (
             items,
-            explorer.summary_markdown(exp),
+            summary,
             report_frame(exp.report),
             explorer.items_table(items),
             explorer.item_html(items[0] if items else None),
@@ -554,6 +626,13 @@ class UI:
                 value="",
             ),
         )
+
+    def test_inputs(self, track: str) -> list[dict]:
+        """The track's public test inputs (empty when none are published), for the test-file hint."""
+        try:
+            return self.service.public_inputs(track)  # type: ignore[attr-defined]
+        except Exception:  # no reference set yet: nothing to recognise
+            return []
 
     def explore_filter(
         self,
@@ -786,9 +865,30 @@ def quarantine_markdown(items: list[dict]) -> str:
     )
 
 
-def link_markdown(query: str) -> str:
+def link_markdown(query: str, lang: str = "zh") -> str:
     """The view link as Markdown; `query` comes from urlencode, so it holds no Markdown syntax."""
-    return f"{both('link')}: [{query}]({query})"
+    return f"{t('link', lang)}: [{query}]({query})"
+
+
+MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
+
+
+def own_row(sub: OwnSubmission, lang: str) -> list:
+    """One row of "My submissions": the primary score in percent (one decimal), the page as a link."""
+    score = sub.scores.get(sub.primary_metric)
+    primary = "" if score is None else f"{metric_header(sub.track, sub.primary_metric)} {pct(score):.1f}"
+    status = submission.status_name(sub.status, lang)
+    if sub.private:
+        status += f" · {t('badge_private', lang)}"
+    return [
+        md(sub.model_name or t("unnamed", lang)),
+        TRACK_TITLES.get(sub.track, sub.track),
+        status,
+        primary,
+        "—" if sub.format_issues is None else str(sub.format_issues),
+        sub.created_at[:16].replace("T", " "),
+        f"[{sub.submission_id}]({sub.link})",
+    ]
 
 
 def _row_of(result: dict | None) -> dict:

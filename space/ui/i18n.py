@@ -180,6 +180,70 @@ TEXT: dict[str, tuple[str, str]] = {
     "st_rejected": ("已拒绝", "rejected"),
     "st_failed": ("失败", "failed"),
     "st_held": ("待审", "held"),
+    # Board, submit page and My submissions (space/ui/handlers.py, app.py).
+    "board_notes": (
+        "生成于 {at} · 评分器 {scorer} · ◆ = 基线 · 名次范围如 1–3 表示统计上并列（配对自助法）",
+        "generated {at} · scorer {scorer} · ◆ = baseline · rank ranges like 1–3 = statistically tied "
+        "(paired bootstrap)",
+    ),
+    "search_hint": ("例如 qwen / lexicon", "e.g. qwen / lexicon"),
+    "prev": ("‹ 上一页", "‹ Prev"),
+    "next": ("下一页 ›", "Next ›"),
+    "downloads": ("下载", "Downloads"),
+    "type_open": ("开源", "open"),
+    "type_closed": ("闭源", "closed"),
+    "set_zero-shot": ("零样本", "zero-shot"),
+    "set_taxonomy": ("分类体系提示", "taxonomy"),
+    "set_fine-tuned": ("微调", "fine-tuned"),
+    "token_hint": ("启动时打印 / $DATA_DIR/tokens.json", "printed at start-up / $DATA_DIR/tokens.json"),
+    "check_sign_in": ("检查登录", "Check sign-in"),
+    "signed_in": ("已登录", "Signed in"),
+    "maintainer": ("维护者", "maintainer"),
+    "quota_unavailable": ("配额暂不可用", "quota unavailable"),
+    "h_field": ("字段", "Field"),
+    "h_message": ("说明", "Message"),
+    "validation_report": ("验证报告", "Validation report"),
+    "showing_first": ("（仅显示前 {shown} 个，共 {n} 个）", "(showing the first {shown} of {n})"),
+    "will_count_wrong": (
+        "{n} 条输出不符合格式，所有字段将记为错误。",
+        "{n} output(s) are not schema-valid and will count as wrong.",
+    ),
+    "private": ("私有提交", "Private submission"),
+    "private_info": (
+        "照常评分、计入配额并接受近似副本检查，但不上公开榜、仅你自己可见；之后可在“我的提交”中公开。",
+        "Scored, counted in your quota and checked for near-copies like any other, but off the public "
+        "board and visible to you only; make it public later under My submissions.",
+    ),
+    "submitted_private": (
+        "（私有：不上公开榜，仅你可见）",
+        "(private: off the public board, visible to you only)",
+    ),
+    "my_submissions": ("我的提交", "My submissions"),
+    "refresh_mine": ("刷新我的提交", "Refresh my submissions"),
+    "h_primary": ("主要指标", "Primary metric"),
+    "h_format_issues": ("格式问题", "Format issues"),
+    "h_submitted_at": ("提交时间", "Submitted"),
+    "h_page": ("详情页", "Page"),
+    "private_pick": ("我的私有提交", "My private submissions"),
+    "make_public": ("公开到排行榜", "Make public"),
+    "pick_private": ("请先选择一个私有提交。", "Pick one of your private submissions first."),
+    "made_public": (
+        "{id} 已公开，将在下次发布时上榜。",
+        "{id} is public now: it joins the board at the next publish.",
+    ),
+    "open": ("打开", "Open"),
+    "metrics_pct": ("指标 (%)", "Metrics (%)"),
+    "metrics_ci": ("指标（95% CI）", "Metrics (95% CI)"),
+    "subsets_label": ("线索子集 / 分项", "Cue subsets / breakdowns"),
+    "format_report": ("格式报告", "Format report"),
+    "output_format_report": ("输出格式报告（行号、id、问题）", "Output format report (line, id, issues)"),
+    "versions": ("结果版本", "Result versions"),
+    "history": ("历史", "History"),
+    "dev_upload": ("开发集预测（JSONL）", "Dev predictions (JSONL)"),
+    "explore_btn": ("浏览", "Explore"),
+    "update_charts": ("更新图表", "Update charts"),
+    "get_files": ("获取公开文件（测试输入、开发集）", "Get public files (test inputs, dev split)"),
+    "files": ("文件", "Files"),
     "maint_only": ("仅维护者可见。", "Maintainers only."),
     "lang": ("语言", "Language"),
 }
@@ -212,6 +276,19 @@ class Localised:
             setattr(component, prop, _resolve(text, self.lang))
         self._bound.append((component, props))
         return component
+
+    def adopt(self, blocks: object) -> None:
+        """Bind every component of `blocks` whose label, value or placeholder is a bilingual `both(key)`
+        text, so a layout can write `label=both("search")` and still follow the toggle."""
+        keys = {both(key): key for key in TEXT}
+        bound = {id(component) for component, _ in self._bound}
+        for block in getattr(blocks, "blocks", {}).values():
+            if id(block) in bound:
+                continue
+            props = {prop: keys[value] for prop in ("label", "value", "placeholder", "info")
+                     if isinstance(value := getattr(block, prop, None), str) and value in keys}
+            if props:
+                self(block, **props)
 
     @property
     def components(self) -> list:
