@@ -45,13 +45,18 @@ VISIBLE_TEXT = """(exclude) => {
     return out;
 }"""
 # Data, not interface: board cells of user text (model, organisation), the language options, plots (their
-# titles belong to space/ui/figures.py), the uploaded file's name, the page's BibTeX.
+# titles belong to space/ui/figures.py), the uploaded file's name, the page's BibTeX; and Gradio's own
+# footer ("Use via API", "Built with Gradio", "Settings"), which follows the browser's locale, not the app.
 DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, .js-plotly-plot, "
-        "#upload .file-name, #page-history td, #page-format td, #report td")
+        "#upload .file-name, #page-history td, #page-format td, #report td, footer")
+
+
+# Gradio's own upload prompt, which (like its footer) follows the browser's locale, not the app's toggle.
+GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload"}
 
 
 def visible_texts(page: Page) -> list[str]:
-    return page.evaluate(VISIBLE_TEXT, DATA)
+    return [x for x in page.evaluate(VISIBLE_TEXT, DATA) if x not in GRADIO_OWN]
 
 
 def set_language(page: Page, lang: str) -> None:

@@ -355,7 +355,7 @@ class UI:
         """Who am I (for the status line) and whether the Maintainers tab is shown."""
         who = self.identity(token, profile)
         if who.name is None:
-            return f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}", gr.Tab(
+            return f"**✗** {t(who.message or 'not_signed_in', lang)}", gr.Tab(
                 visible=False
             )
         maint = f" · {t('maintainer', lang)}" if who.maintainer else ""
@@ -409,7 +409,7 @@ class UI:
         who = self.identity(token, profile)
         if who.name is None:
             return (
-                f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}",
+                f"**✗** {t(who.message or 'not_signed_in', lang)}",
                 report_frame(None, lang),
                 "",
                 *stay,
@@ -500,7 +500,7 @@ class UI:
         """The owner puts a private submission on the board (it joins at the next publish)."""
         who = self.identity(token, profile)
         if who.name is None:
-            raise refused(who.message or t("not_signed_in", lang))
+            raise refused(t(who.message or "not_signed_in", lang))
         if not sid:
             raise refused(t("pick_private", lang))
         try:

@@ -66,6 +66,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "valid_bad": ("文件无效：{n} 个问题（见下表）。", "The file is not valid: {n} problem(s), listed below."),
     "not_signed_in": ("请先登录或填写提交令牌。", "Please sign in or enter your submission token."),
     "bad_token": ("令牌无效。", "This token is not valid."),
+    "need_token": ("请输入提交令牌。", "Please enter your submission token."),
+    "need_oauth": ("请使用 Hugging Face 登录。", "Please sign in with Hugging Face."),
     "quota": (
         "今日剩余提交次数：{remaining}/{limit}。{next}",
         "Submissions left today: {remaining}/{limit}. {next}",
@@ -269,22 +271,20 @@ class Localised:
 
     def __init__(self, lang: str = "zh") -> None:
         self.lang = lang if lang in LANGS else "zh"
-        self._bound: list[tuple[object, dict[str, str | Callable[[str], object]]]] = []
+        # id(component) -> (component, {prop: text}); one entry per component, its props merged.
+        self._bound: dict[int, tuple[object, dict[str, str | Callable[[str], object]]]] = {}
 
     def __call__(self, component: C, **props: str | Callable[[str], object]) -> C:
         for prop, text in props.items():
             setattr(component, prop, _resolve(text, self.lang))
-        self._bound.append((component, props))
+        self._bound.setdefault(id(component), (component, {}))[1].update(props)
         return component
 
     def adopt(self, blocks: object) -> None:
         """Bind every component of `blocks` whose label, value or placeholder is a bilingual `both(key)`
         text, so a layout can write `label=both("search")` and still follow the toggle."""
         keys = {both(key): key for key in TEXT}
-        bound = {id(component) for component, _ in self._bound}
         for block in getattr(blocks, "blocks", {}).values():
-            if id(block) in bound:
-                continue
             props = {prop: keys[value] for prop in ("label", "value", "placeholder", "info")
                      if isinstance(value := getattr(block, prop, None), str) and value in keys}
             if props:
@@ -292,7 +292,7 @@ class Localised:
 
     @property
     def components(self) -> list:
-        return [component for component, _ in self._bound]
+        return [component for component, _ in self._bound.values()]
 
     def updates(self, lang: str) -> dict:
         """{component: gr.update(...)} for every bound component, in `lang`."""
@@ -301,7 +301,7 @@ class Localised:
         lang = lang if lang in LANGS else "zh"
         return {
             component: gr.update(**{prop: _resolve(text, lang) for prop, text in props.items()})
-            for component, props in self._bound
+            for component, props in self._bound.values()
         }
 
 
