@@ -167,10 +167,10 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     assert her == sorted(her, reverse=True) and all("baseline" not in " ".join(map(str, r)) for r in shown)
     assert len(shown) == sum(not r["is_baseline"] for r in rows)
     out, *_ = ui_client.predict(
-        "varm", "", ["open"], ["zero-shot"], True, "rank", [], 1, api_name="/leaderboard"
+        "varm", "", ["open"], ["zero-shot"], True, "rank", [], 1, "en", api_name="/leaderboard"
     )
     h = table(out)["headers"]
-    picked = {(r[h.index("Type 类型")], r[h.index("Setting 设置")]) for r in table(out)["data"]}
+    picked = {(r[h.index("Type")], r[h.index("Setting")]) for r in table(out)["data"]}
     assert picked == {("open", "zero-shot")}
     assert len(table(out)["data"]) == sum(
         r["model_type"] == "open" and r["setting"] == "zero-shot" for r in rows

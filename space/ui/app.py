@@ -411,7 +411,7 @@ def build_demo(
         L.adopt(demo)
         view_inputs = [track, search, types, settings, baselines, sort, columns, page, lang]
         board_outputs = [table, caption, link, page, head_state]
-        mine_outputs = [mine_table, mine_private]
+        mine_inputs, mine_outputs = [token, lang, mine_private], [mine_table, mine_private]
 
         demo.load(
             ui.load_view,
@@ -486,12 +486,12 @@ def build_demo(
 
         sign_in_btn.click(ui.sign_in, [token, lang], [who, maint_tab], api_name="sign_in").then(
             ui.quota_text, [track, token, lang], quota, api_name="quota"
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        ).then(ui.my_submissions, mine_inputs, mine_outputs, api_name=False)
         gr.on([token.submit, token.blur], ui.sign_in, [token, lang], [who, maint_tab], api_name=False).then(
             ui.quota_text, [track, token, lang], quota, api_name=False
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        ).then(ui.my_submissions, mine_inputs, mine_outputs, api_name=False)
         demo.load(ui.sign_in, [token, lang], [who, maint_tab], api_name="whoami").then(
-            ui.my_submissions, [token, lang], mine_outputs, api_name=False
+            ui.my_submissions, mine_inputs, mine_outputs, api_name=False
         )
         upload.upload(ui.validate, [track, upload, lang], [message, report], api_name="validate_upload")
         validate_btn.click(ui.validate, [track, upload, lang], [message, report], api_name="validate")
@@ -514,18 +514,20 @@ def build_demo(
             [message, report, sub_id, status, status_timer, sub_link, quota],
             api_name="submit",
             concurrency_limit=4,
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        ).then(ui.my_submissions, mine_inputs, mine_outputs, api_name=False)
         status_timer.tick(
             ui.poll_status,
             [sub_id, token, lang],
             [status, status_timer],
             api_name="poll_status",
             show_progress="hidden",
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False, show_progress="hidden")
-        mine_btn.click(ui.my_submissions, [token, lang], mine_outputs, api_name="my_submissions")
+        ).then(
+            ui.my_submissions, mine_inputs, mine_outputs, api_name=False, show_progress="hidden"
+        )
+        mine_btn.click(ui.my_submissions, mine_inputs, mine_outputs, api_name="my_submissions")
         make_public_btn.click(
             ui.make_public, [mine_private, token, lang], mine_msg, api_name="make_public"
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        ).then(ui.my_submissions, mine_inputs, mine_outputs, api_name=False)
 
         # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
         # A submission opened by id moves the one track selector (and the board) to its track.
@@ -568,7 +570,7 @@ def build_demo(
             ui.show_submission, [page_id, token, lang], page_outputs, api_name=False
         ).then(ui.sign_in, [token, lang], [who, maint_tab], api_name=False).then(
             ui.quota_text, [track, token, lang], quota, api_name=False
-        ).then(ui.my_submissions, [token, lang], mine_outputs, api_name=False)
+        ).then(ui.my_submissions, mine_inputs, mine_outputs, api_name=False)
         dl_btn.click(ui.downloads, track, dl_files, api_name="downloads")
 
         m_rescore.click(ui.rescore, [track, m_dry, token], [m_out, m_diff], api_name="maint_rescore")

@@ -481,18 +481,20 @@ class UI:
             quota,  # appended last: earlier outputs keep their /submit API positions
         )
 
-    def my_submissions(self, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None):
+    def my_submissions(self, token: str | None, lang: str = "zh", picked: str | None = None,
+                       profile: gr.OAuthProfile | None = None):
         """The signed-in submitter's own submissions (status, primary score, format report, page link) and
-        the private ones they may make public."""
+        the private ones they may make public (`picked` stays selected while it is one of them: the list
+        refreshes while a new submission is scored)."""
         who = self.identity(token, profile)
         columns = submission.columns(MINE_COLUMNS, lang)
         if who.name is None:
             return pd.DataFrame(columns=columns), gr.Dropdown(choices=[], value=None)
         mine = self.service.my_submissions(who.name)  # type: ignore[attr-defined]
+        private = [(f"{s.model_name} ({s.submission_id})", s.submission_id) for s in mine if s.private]
         return (
             pd.DataFrame([own_row(s, lang) for s in mine], columns=columns),
-            gr.Dropdown(choices=[(f"{s.model_name} ({s.submission_id})", s.submission_id)
-                                 for s in mine if s.private], value=None),
+            gr.Dropdown(choices=private, value=picked if picked in {sid for _, sid in private} else None),
         )
 
     def make_public(self, sid: str | None, token: str | None, lang: str = "zh",
