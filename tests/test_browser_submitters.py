@@ -51,8 +51,10 @@ DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-
         "#upload .file-name, #page-history td, #page-format td, #report td, footer")
 
 
-# Gradio's own upload prompt, which (like its footer) follows the browser's locale, not the app's toggle.
-GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload"}
+# Gradio's own upload prompt and loading note, which (like its footer) follow the browser's locale, not
+# the app's toggle.
+GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload",
+              "加载中", "Loading..."}
 
 
 def visible_texts(page: Page) -> list[str]:
@@ -117,7 +119,7 @@ def test_private_submission_shows_in_my_submissions_not_on_the_board(
         mine = page.locator("#my-subs")
         expect(mine).to_contain_text(name, timeout=TIMEOUT)
         expect(mine).to_contain_text("private", timeout=TIMEOUT)
-        # Scored like any other (its own page shows a score once the worker is done) ...
+        # Scored like any other (the list refreshes once, when the status line's timer sees it done) ...
         expect(mine).to_contain_text("F1 ", timeout=120_000)
         shot(page, f"sub-my-submissions-{width}")
         # ... but off the board, in the UI and through the API.

@@ -93,3 +93,10 @@ def test_output_format_report_table_count_and_advice() -> None:
     assert "full\\-width brackets" in text and "<b>" not in text  # advice is escaped Markdown
     assert submission.output_format_markdown({"format_report": None}) == ""  # ToxiTrace / older records
     assert submission.output_format_table({}).empty
+
+
+def test_a_private_submission_rests_at_scored() -> None:
+    """The status timer stops when nothing more will happen: a hidden result is never published."""
+    assert submission.is_final({"status": "scored", "hidden": True})
+    assert not submission.is_final({"status": "scored", "hidden": False})  # the publish is still to come
+    assert submission.is_final({"status": "published"}) and not submission.is_final({"status": "queued"})

@@ -522,7 +522,8 @@ def build_demo(
             api_name="poll_status",
             show_progress="hidden",
         ).then(
-            ui.my_submissions, mine_inputs, mine_outputs, api_name=False, show_progress="hidden"
+            ui.my_submissions_when_done, [sub_id, *mine_inputs], mine_outputs, api_name=False,
+            show_progress="hidden",
         )
         mine_btn.click(ui.my_submissions, mine_inputs, mine_outputs, api_name="my_submissions")
         make_public_btn.click(

@@ -497,6 +497,16 @@ class UI:
             gr.Dropdown(choices=private, value=picked if picked in {sid for _, sid in private} else None),
         )
 
+    def my_submissions_when_done(self, sid: str, token: str | None, lang: str = "zh",
+                                 picked: str | None = None, profile: gr.OAuthProfile | None = None):
+        """After a status tick: "My submissions" again once the new submission reached its final state
+        (not on every tick, which would keep resetting what the viewer is picking)."""
+        viewer = self.viewer(token, profile)
+        sub = self.service.submission(sid, viewer) if SUBMISSION_ID.fullmatch(sid or "") else None  # type: ignore[attr-defined]
+        if not submission.is_final(sub):
+            return gr.skip(), gr.skip()
+        return self.my_submissions(token, lang, picked, profile)
+
     def make_public(self, sid: str | None, token: str | None, lang: str = "zh",
                     profile: gr.OAuthProfile | None = None) -> str:
         """The owner puts a private submission on the board (it joins at the next publish)."""
@@ -523,8 +533,7 @@ class UI:
         sub = self.service.submission(sid, self.viewer(token, profile))  # type: ignore[attr-defined]
         if sub is None:
             return t("not_found", lang), gr.Timer(active=False)
-        status = str(submission.record_of(sub).get("status", ""))
-        return submission.status_line(sub, lang), gr.Timer(active=status not in submission.TERMINAL)
+        return submission.status_line(sub, lang), gr.Timer(active=not submission.is_final(sub))
 
     # -- submission page ------------------------------------------------------------------------------
 

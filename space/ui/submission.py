@@ -295,6 +295,14 @@ def bibtex(sub: dict | None) -> str:
     )
 
 
+def is_final(sub: dict | None) -> bool:
+    """Nothing more will happen to it without a person: a terminal status, or scored and hidden (a hidden
+    result is never published, so "scored" is where a private submission rests)."""
+    rec = record_of(sub)
+    status = str(rec.get("status", ""))
+    return status in TERMINAL or (status == "scored" and bool(rec.get("hidden")))
+
+
 def status_name(status: str, lang: str = "zh") -> str:
     """A lifecycle status in `lang` (an unknown one as it is)."""
     key = f"st_{status}"
