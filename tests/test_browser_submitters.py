@@ -134,7 +134,15 @@ def test_private_submission_shows_in_my_submissions_not_on_the_board(
         page.locator("#my-private input").click()
         page.get_by_role("option", name=re.compile(name)).click()
         page.locator("#make-public").click()
-        expect(page.locator("#make-public-msg")).to_contain_text("public", timeout=TIMEOUT)
+        message = page.locator("#make-public-msg")
+        page.wait_for_function(
+            """() => /public|error|Error|错误/.test(
+                (document.querySelector('#make-public-msg')?.innerText || '') +
+                [...document.querySelectorAll('.toast-body')].map(t => t.innerText).join(' '))""",
+            timeout=TIMEOUT,
+        )
+        toasts = page.locator(".toast-body").all_inner_texts()
+        assert "public" in message.inner_text(), toasts
         tab(page, "^Leaderboard$")
         expect(page.locator("#board")).to_contain_text(name, timeout=120_000)
         assert not page.errors, page.errors
