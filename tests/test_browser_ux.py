@@ -158,7 +158,7 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     systems that do predict positives keep their numbers (the positive control)."""
     page = browser_page
     page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(f"{live_space.url}?track=cold")
+    page.goto(f"{live_space.url}?track=cold&lang=en")  # the tabs and captions this test names are English
     wait_board(page, "majority")
     na = page.locator("#board [role=gridcell] [title^='TP + FP = 0']")  # the grid (not its hidden sizer)
     expect(na.first).to_have_text("n/a", timeout=TIMEOUT)

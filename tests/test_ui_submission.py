@@ -31,7 +31,7 @@ def test_metrics_table_has_every_leaf_and_ci() -> None:
     assert not [n for n in names if "_" in n or "." in n.rstrip(".")], names  # no raw keys
     jrem = table.set_index("Metric").loc["JREM"]
     assert jrem["Value"] == f"{result['metrics']['jrem'] * 100:.1f} %"  # one decimal, as on the board
-    assert submission.metrics_table(result, "varm", "zh").iloc[0, 0] == "联合记录精确匹配"
+    assert submission.metrics_table(result, "varm", "zh").iloc[0, 0] == "JREM · 联合记录精确匹配"
     assert jrem["95% CI"].startswith("[") and jrem["Direction"].startswith("↑")
     assert table.set_index("Metric").loc["HER-C", "Direction"].startswith("↓")
 

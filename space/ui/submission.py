@@ -80,10 +80,10 @@ METRIC_TYPES = ["markdown" if c == "h_value" else "str" for c in METRIC_COLUMNS]
 
 
 def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataFrame:
-    """Every metric by display name in `lang` with its value (percent with one decimal like the board, or a
-    number with its unit), 95% CI and whether higher or lower is better; headline metrics first in the
-    track's order (scoring/metrics_spec.py). A metric the scorer names undefined (0/0, published as 0) shows
-    "n/a" with the reason on hover, and no interval."""
+    """Every metric by display name (the board's, plus the Chinese one in Chinese) with its value (percent
+    with one decimal like the board, or a number with its unit), 95% CI and whether higher or lower is
+    better; headline metrics first in the track's order (scoring/metrics_spec.py). A metric the scorer
+    names undefined (0/0, published as 0) shows "n/a" with the reason on hover, and no interval."""
     cols = columns(METRIC_COLUMNS, lang)
     if not result:
         return pd.DataFrame(columns=cols)
@@ -104,7 +104,9 @@ def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataF
             shown = f"{flat[k]:.2f} {spec.unit}"
         if k in undefined:
             shown, ci_text = na_cell(str(undefined[k])), ""
-        out.append([spec.name(lang), shown, ci_text, spec.direction(lang)])
+        # Metric names are the board's (English) ones in both languages; Chinese adds its own name.
+        name = spec.en if lang == "en" or spec.zh == spec.en else f"{spec.en} · {spec.zh}"
+        out.append([name, shown, ci_text, spec.direction(lang)])
     return pd.DataFrame(out, columns=cols)
 
 
