@@ -1,7 +1,8 @@
 """Interface text in Chinese and English.
 
-Static component labels are bilingual ("中文 · English") so nothing depends on a toggle; longer texts
-(help, about, status lines) come in both languages and follow the language toggle.
+The page shows one language. A layout writes a label as `both(key)` ("中文 · English") or binds a property to
+a key with `Localised`; the app shell adopts every `both(key)` text into its `Localised`, so the language
+toggle relabels it, and renderers take a `lang` for what they build from data.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "st_rejected": ("已拒绝", "rejected"),
     "st_failed": ("失败", "failed"),
     "st_held": ("待审", "held"),
-    # Board, submit page and My submissions (space/ui/handlers.py, app.py).
+    # Board, submit page and My submissions (space/ui/pages/, app.py).
     "board_notes": (
         "生成于 {at} · 评分器 {scorer} · 数值为百分比 · ↑ 越高越好 · ↓ 越低越好 · ◆ = 基线 · "
         "名次范围如 1–3 表示统计上并列（配对自助法）",
