@@ -246,6 +246,22 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             raise HTTPException(404, "unknown submission id")
         return found
 
+    @router.get(
+        "/me/submissions",
+        summary="Your own submissions, newest first (private and held ones included): status, headline "
+        "scores, format-report count and the submission page link",
+        responses={401: {"description": "No valid token"}},
+    )
+    def my_submissions(
+        track: Annotated[str | None, Query(description="one track; all when left out")] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 200,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        found = service.my_submissions(user, track_or_404(track) if track else None, limit)
+        return {"submitter": user, "submissions": [s.as_dict() for s in found]}
+
     boards = BoardBytes(service.leaderboard_at, service.reference_set)
 
     def board_query(

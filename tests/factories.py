@@ -212,6 +212,7 @@ def submission_view(entry: Entry, status: str = "published") -> dict:
         "error": None,
         "report": None,
         "hidden": bool(record.get("hidden", False)),
+        "private": False,
         "updated_at": entry.version["scored_at"],
         "history": [
             {"status": "received", "at": created, "note": "upload validated"},

@@ -55,9 +55,9 @@ def variant(track: str, name: str, blank_lines: int) -> bytes:
 def submit_via_ui(page: Page, path: Path, model: str, track_label: str = "VARM-Bench") -> str:
     open_tab(page, "Submit")
     fill(page, "token", ALICE)
-    page.locator("#sub-track").get_by_text(track_label, exact=True).click()
+    page.locator("#track").get_by_text(track_label, exact=True).click()
     page.locator("#upload input[type=file]").set_input_files(str(path))
-    expect(page.locator("#submit-message")).to_contain_text("有效", timeout=TIMEOUT)  # instant validation
+    expect(page.locator("#submit-message")).to_contain_text("is valid", timeout=TIMEOUT)  # instant validation
     fill(page, "model-name", model)
     fill(page, "organisation", "Browser Lab")
     page.locator("#submit").click()
@@ -69,7 +69,7 @@ def submit_via_ui(page: Page, path: Path, model: str, track_label: str = "VARM-B
 
 def test_leaderboard_search_track_chart(live_space, browser_page: Page) -> None:
     page = browser_page
-    page.goto(live_space.url)
+    page.goto(f"{live_space.url}?lang=en")
     wait_rows(page, "lexicon")
     expect(page.locator("#board")).to_contain_text("JREM")
     shot(page, "01-leaderboard-varm")
@@ -96,7 +96,7 @@ def test_leaderboard_search_track_chart(live_space, browser_page: Page) -> None:
 
 def test_upload_reaches_published_and_row_appears(live_space, browser_page: Page, tmp_path: Path) -> None:
     page = browser_page
-    page.goto(live_space.url)
+    page.goto(f"{live_space.url}?lang=en")
     wait_rows(page, "lexicon")
     preds = tmp_path / "browser.jsonl"
     preds.write_bytes(variant("varm", "char-ngram", 3))
@@ -113,7 +113,7 @@ def test_upload_reaches_published_and_row_appears(live_space, browser_page: Page
     expect(page.locator("#board")).to_contain_text("Browser Lab")
     shot(page, "07-new-row")
 
-    page.goto(f"{live_space.url}?submission={sid}")
+    page.goto(f"{live_space.url}?submission={sid}&lang=en")
     expect(page.locator("#page-header")).to_contain_text("browser-model", timeout=TIMEOUT)
     expect(page.locator("#page-metrics")).to_contain_text("JREM")
     expect(page.locator("#page-bibtex")).to_contain_text(sid)
@@ -123,7 +123,7 @@ def test_upload_reaches_published_and_row_appears(live_space, browser_page: Page
 
 def test_malformed_upload_shows_line_numbered_errors(live_space, browser_page: Page, tmp_path: Path) -> None:
     page = browser_page
-    page.goto(live_space.url)
+    page.goto(f"{live_space.url}?lang=en")
     wait_rows(page, "lexicon")
     lines = (DEMO / "varm/baselines/lexicon.test.jsonl").read_text().splitlines()
     bad = tmp_path / "malformed.jsonl"
@@ -132,7 +132,7 @@ def test_malformed_upload_shows_line_numbered_errors(live_space, browser_page: P
     )
     open_tab(page, "Submit")
     page.locator("#upload input[type=file]").set_input_files(str(bad))
-    expect(page.locator("#submit-message")).to_contain_text("无效", timeout=TIMEOUT)
+    expect(page.locator("#submit-message")).to_contain_text("not valid", timeout=TIMEOUT)
     report = page.locator("#report")
     expect(report.locator("tbody tr").first).to_contain_text("2", timeout=TIMEOUT)
     text = report.inner_text()
@@ -160,7 +160,7 @@ def test_model_name_with_html_renders_as_text(live_space, browser_page: Page, tm
     sid = resp.json()["submission_id"]
 
     page = browser_page
-    page.goto(f"{live_space.url}?submission={sid}")
+    page.goto(f"{live_space.url}?submission={sid}&lang=en")
     expect(page.locator("#page-header")).to_contain_text(XSS, timeout=TIMEOUT)
     for _ in range(60):  # wait for the worker to publish it
         if "published" in page.locator("#page-status").inner_text():
@@ -172,7 +172,7 @@ def test_model_name_with_html_renders_as_text(live_space, browser_page: Page, tm
     shot(page, "10-xss-submission-page")
 
     # The stable view link: the search box and the table come back filtered from the URL alone.
-    page.goto(f"{live_space.url}?track=varm&q=onerror")
+    page.goto(f"{live_space.url}?track=varm&q=onerror&lang=en")
     wait_rows(page, XSS, timeout=TIMEOUT)
     expect(page.locator("#search").locator("textarea, input").first).to_have_value("onerror")
     expect(page.locator("#board")).to_contain_text("<b>bold</b>")
@@ -189,7 +189,7 @@ def test_model_name_with_html_renders_as_text(live_space, browser_page: Page, tm
 
 def test_dev_explorer(live_space, browser_page: Page) -> None:
     page = browser_page
-    page.goto(live_space.url)
+    page.goto(f"{live_space.url}?lang=en")
     wait_rows(page, "lexicon")
     open_tab(page, "Dev explorer")
     page.locator("#ex-upload input[type=file]").set_input_files(

@@ -149,8 +149,8 @@ def chart_boxes(page: Page, root: str) -> list[dict]:
 
 
 def open_charts(page: Page, url: str, track: str) -> None:
-    page.goto(f"{url}?track={track}")
-    expect(page.get_by_role("tab").first).to_be_visible(timeout=TIMEOUT)
+    page.goto(f"{url}?track={track}&lang=en")  # the tab names below are the English ones
+    expect(page.get_by_role("tab").first).to_have_text("Leaderboard", timeout=TIMEOUT)  # relabelled
     tab = page.get_by_role("tab", name=re.compile("Analysis"))
     if tab.count() and tab.is_visible():
         tab.click()

@@ -116,16 +116,19 @@ def test_demo_board_shows_values_and_reasoned_na_cells() -> None:
 
 def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     from space.ui import figures
+    from space.ui.i18n import t
     from space.ui.submission import WITHHELD_COLUMN, breakdowns_table, subsets_table
+
+    note = t(WITHHELD_COLUMN, "en")
 
     lexicon = "baselines/lexicon.test.jsonl"
     toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
-    table = breakdowns_table(toxicn).set_index(["Field 分项", "Value 取值"])
+    table = breakdowns_table(toxicn, "en").set_index(["Field", "Value"])
     racism = table.loc[("target_groups", "Racism")]
-    assert racism["Accuracy ↑"] == "n/a" and racism[WITHHELD_COLUMN] == SMALL_CELL
+    assert racism["Accuracy ↑"] == "n/a" and racism[note] == SMALL_CELL
     non_toxic = table.loc[("toxic_type", "non_toxic")]
     assert isinstance(non_toxic["Accuracy ↑"], float) and non_toxic["F1 ↑"] == "n/a"
-    assert non_toxic[WITHHELD_COLUMN] == LABEL_PURE
+    assert non_toxic[note] == LABEL_PURE
     # toxic_type publishes accuracy only, so its chart draws accuracy and names the reason
     rows = [{"submission_id": "a" * 16, "model_name": "lexicon"}]
     fig = figures.breakdown_bars(rows, [toxicn], "toxic_type")
@@ -135,9 +138,9 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert SMALL_CELL.split(" (")[0] in groups.layout.title.text.replace("<br>", " ")  # said under the title
 
     varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
-    subsets = subsets_table(varm).set_index("Subset 子集")
+    subsets = subsets_table(varm, "en").set_index("Subset")
     assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
-    assert "fewer than 30 rows" in subsets.loc["general_abuse", WITHHELD_COLUMN]
+    assert "fewer than 30 rows" in subsets.loc["general_abuse", note]
     assert isinstance(subsets.loc["general_abuse", "JREM harmful ↑"], float)
     heat = figures.cue_heatmap(rows, [varm])
     column = sorted(varm["subsets"]).index("general_abuse")

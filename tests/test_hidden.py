@@ -43,7 +43,7 @@ def rest(web: WebProcess, sid: str, token: str | None) -> httpx.Response:
 
 
 def page_header(ui, sid: str, token: str) -> str:
-    return ui.predict(sid, token, api_name="/submission")[0]
+    return ui.predict(sid, token, "en", api_name="/submission")[0]
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +81,14 @@ def test_rest_hidden_shown_to_owner_and_maintainers(web, hidden_sid, who) -> Non
 
 def test_ui_submission_page_and_status(ui, hidden_sid) -> None:
     for token in ("", ALICE):
-        out = ui.predict(hidden_sid, token, api_name="/submission")
+        out = ui.predict(hidden_sid, token, "en", api_name="/submission")
         text = json.dumps(out, ensure_ascii=False)
         assert "No such submission" in out[0] and "carolsmodel" not in text and "copied" not in text
-        status = ui.predict(hidden_sid, token, api_name="/poll_status")[0]
+        status = ui.predict(hidden_sid, token, "en", api_name="/poll_status")[0]
         assert "queued" not in json.dumps(status), status
     for token in (CAROL, BOSS):
         assert "carolsmodel" in page_header(ui, hidden_sid, token)
-        assert "queued" in json.dumps(ui.predict(hidden_sid, token, api_name="/poll_status")[0])
+        assert "queued" in json.dumps(ui.predict(hidden_sid, token, "en", api_name="/poll_status")[0])
 
 
 def test_results_head_names_no_hidden_submission(tmp_path: Path) -> None:

@@ -239,9 +239,11 @@ def test_submit_tab_and_submission_page_show_held_with_its_reason() -> None:
     from space.ui.submission import TERMINAL, status_line
 
     reason = nearcopy.held_reason(3)
-    line = status_line({"status": "held", "error": reason})
-    assert line.startswith("**held 待审**") and "differs from an earlier submission in only 3 rows" in line
-    assert status_line({"status": "held", "reason": reason}) == line  # the submit answer carries "reason"
+    line = status_line({"status": "held", "error": reason}, "en")
+    assert line.startswith("**held**") and "differs from an earlier submission in only 3 rows" in line
+    assert status_line({"status": "held", "error": reason}, "zh").startswith("**待审**")
+    # The submit answer carries "reason".
+    assert status_line({"status": "held", "reason": reason}, "en") == line
     assert "held" in TERMINAL  # the status timer stops: a maintainer, not a worker, moves it on
 
 

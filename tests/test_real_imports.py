@@ -232,11 +232,11 @@ def test_demo_tracks_carry_a_banner_and_empty_tracks_say_so(tmp_path: Path) -> N
     seed(store, Service(config, store, RecordingEnqueuer()), demo)
     service = Service(config, store, RecordingEnqueuer(), head_ttl=0)
     ctx = build_app(service, auth_mode="open", warm=False).ctx
-    assert "Synthetic demo data" in reference_banner(ctx, "cold")
-    assert "No reference set is installed" in reference_banner(ctx, "toxicn")
+    assert "Synthetic demo data" in reference_banner(ctx, "cold", "en")
+    assert "No reference set is installed" in reference_banner(ctx, "toxicn", "en")
     with pytest.raises(Exception, match="no reference set installed yet"):
         service.validate("toxicn", b"")
     real = tmp_path / "real"
     shutil.copytree(DEMO / "cold", real, ignore=shutil.ignore_patterns("baselines", "public"))
     install(store, "cold", real, demo_dir=demo)
-    assert reference_banner(ctx, "cold") == ""  # a real set: no banner
+    assert reference_banner(ctx, "cold", "en") == ""  # a real set: no banner

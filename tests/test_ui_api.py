@@ -37,7 +37,7 @@ from worker.submissions import find_record, list_records, read_json
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 ALICE, BOSS, CAROL = list(TOKENS)
-VIEW = ("varm", "", [], [], True, "rank", [], 1)
+VIEW = ("varm", "", [], [], True, "rank", [], 1, "en")
 WAIT = 90.0
 
 EXPECTED_API = {
@@ -49,6 +49,8 @@ EXPECTED_API = {
     "/explore_filter",
     "/explore_item",
     "/export",
+    "/make_public",
+    "/my_submissions",
     "/language",
     "/leaderboard",
     "/leaderboard_after_switch",
@@ -127,7 +129,7 @@ def test_leaderboard_prev_next_page_stay_in_bounds(ui_client, ui_app) -> None:
         ("/leaderboard_prev", 1, 1),
         ("/leaderboard_prev", last + 5, last),
     ):
-        out, caption, _, page = ui_client.predict(*VIEW[:-1], start, api_name=api)
+        out, caption, _, page = ui_client.predict(*VIEW[:-2], start, "en", api_name=api)
         assert page == want, (api, start, page)
         first = (want - 1) * PAGE_SIZE + 1
         assert f"Rows {first}–{min(n, want * PAGE_SIZE)} of {n}" in caption
@@ -141,8 +143,8 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     out, caption, link, page = ui_client.predict(*VIEW, api_name="/leaderboard")
     data = table(out)
     headers = data["headers"]
-    assert headers[:2] == ["Rank 排名", "Model 模型"] and "JREM ↑" in headers and "JREM 95% CI" in headers
-    assert out["datatype"][headers.index("Model 模型")] == "markdown"
+    assert headers[:2] == ["Rank", "Model"] and "JREM ↑" in headers and "JREM 95% CI" in headers
+    assert out["datatype"][headers.index("Model")] == "markdown"
     assert len(data["data"]) == n and f"Rows 1–{n} of {n}" in caption and page == 1
     assert link.endswith("[?track=varm](?track=varm)")
     # The published order, names escaped and linked to their pages (the browser test checks the XSS name
@@ -164,10 +166,10 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     assert her == sorted(her, reverse=True) and all("baseline" not in " ".join(map(str, r)) for r in shown)
     assert len(shown) == sum(not r["is_baseline"] for r in rows)
     out, *_ = ui_client.predict(
-        "varm", "", ["open"], ["zero-shot"], True, "rank", [], 1, api_name="/leaderboard"
+        "varm", "", ["open"], ["zero-shot"], True, "rank", [], 1, "en", api_name="/leaderboard"
     )
     h = table(out)["headers"]
-    picked = {(r[h.index("Type 类型")], r[h.index("Setting 设置")]) for r in table(out)["data"]}
+    picked = {(r[h.index("Type")], r[h.index("Setting")]) for r in table(out)["data"]}
     assert picked == {("open", "zero-shot")}
     assert len(table(out)["data"]) == sum(
         r["model_type"] == "open" and r["setting"] == "zero-shot" for r in rows
@@ -266,7 +268,7 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
         obj["output"] = "no anchors at all"
         lines[n - 1], broken[n] = json.dumps(obj, ensure_ascii=False), obj["id"]
     upload.write_bytes(("\n".join(lines) + "\n").encode())
-    msg, report, sid, status, timer, link = ui_client.predict(
+    msg, report, sid, status, timer, link, quota = ui_client.predict(
         "varm",
         handle_file(str(upload)),
         "api-model",
@@ -282,6 +284,7 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
     )
     assert len(sid) == 16 and "**queued**" in status and timer["active"] is True
     assert f"?submission={sid}" in link and "left today" in msg
+    assert "Submissions left today" in quota  # the quota line is refreshed by the submit itself
     # The record is durable (and queued or already further along) before the worker says anything.
     record = find_record(ui_app.store, sid)
     assert record["submitter"] == "alice" and record["metadata"]["model_name"] == "api-model"
@@ -289,13 +292,13 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
 
     # The status timer, as the page polls it, until the real worker has scored and published it.
     def polled() -> str | None:
-        status, timer = ui_client.predict(sid, api_name="/poll_status")
+        status, timer = ui_client.predict(sid, "", "en", api_name="/poll_status")
         return None if timer["active"] else status
 
     assert "**published**" in eventually(ui_app, polled, "the submission to be published")
     out, *_ = ui_client.predict("varm", "api-model", [], [], True, "rank", [], 1, api_name="/leaderboard")
     assert [r[1] for r in table(out)["data"]] == [f"[api\\-model](?submission={sid})"]
-    page = ui_client.predict(sid, api_name="/submission")
+    page = ui_client.predict(sid, "", "en", api_name="/submission")
     assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "JREM"
     assert "@misc{varm-" + sid in page[9]
     assert {"queued", "scoring", "scored", "published"} <= {r[0] for r in table(page[8])["data"]}
@@ -347,17 +350,17 @@ def test_refresh_follows_store_head(ui_app) -> None:
     data = table(out)
     name = find_record(ui_app.store, target)["metadata"]["model_name"]
     row = next(r for r in data["data"] if r[1] == model_cell({"model_name": name, "submission_id": target}))
-    assert "verified" in row[data["headers"].index("Mark 标记")] and page == 1 and "Rows 1–" in caption
+    assert "verified" in row[data["headers"].index("Mark")] and page == 1 and "Rows 1–" in caption
     assert client.predict(*VIEW, api_name="/refresh") == first  # and quiet again until the next publish
     client.close()
 
 
 def test_submission_page_unknown_and_escaped(ui_client, ui_app) -> None:
-    page = ui_client.predict("ffffffffffffffff", api_name="/submission")
+    page = ui_client.predict("ffffffffffffffff", "", "en", api_name="/submission")
     assert "No such submission" in page[0]
     xss = ui_app.ids["varm"][3]
     assert find_record(ui_app.store, xss)["metadata"]["model_name"] == XSS_NAME
-    page = ui_client.predict(xss, api_name="/submission")
+    page = ui_client.predict(xss, "", "en", api_name="/submission")
     assert "<img" not in page[0] and "&lt;img" in page[0]
     assert plot(page[4]).layout.title.text
 

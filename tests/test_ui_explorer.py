@@ -113,3 +113,26 @@ def test_varm_subset_filter_uses_public_dev_membership() -> None:
     # Without the membership file the dev rows carry no subset (the dev split has no subset field).
     assert not any(it["subsets"] for it in explorer.explore("varm", _dev("varm"), preds).items)
     assert explorer.read_dev_subsets(b"not json") == {} and explorer.read_dev_subsets(None) == {}
+
+
+@pytest.mark.parametrize("track", ["varm", "cold"])
+def test_a_test_file_in_the_dev_explorer_is_recognised(track: str) -> None:
+    """The demo's own test and dev prediction files: the test one gets the hint, the dev one does not."""
+    test_inputs = explorer.read_lines((DEMO / track / "public" / "test_inputs.jsonl").read_bytes())
+    dev_rows = explorer.read_lines(_dev(track))
+    test_file = (DEMO / track / "baselines" / "lexicon.test.jsonl").read_bytes()
+    dev_file = (DEMO / track / "baselines" / "lexicon.dev.jsonl").read_bytes()
+    assert explorer.looks_like_test_file(test_file, test_inputs, dev_rows)
+    assert not explorer.looks_like_test_file(dev_file, test_inputs, dev_rows)  # negative control
+    assert not explorer.looks_like_test_file(b"", test_inputs, dev_rows)
+
+
+def test_a_varm_test_file_keyed_by_text_is_recognised() -> None:
+    test_inputs = explorer.read_lines((DEMO / "varm/public/test_inputs.jsonl").read_bytes())
+    dev_rows = explorer.read_lines(_dev("varm"))
+    by_text = "\n".join(json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False)
+                        for r in test_inputs[:20]).encode()
+    dev_by_text = "\n".join(json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False)
+                            for r in dev_rows[:20]).encode()
+    assert explorer.looks_like_test_file(by_text, test_inputs, dev_rows)
+    assert not explorer.looks_like_test_file(dev_by_text, test_inputs, dev_rows)

@@ -21,27 +21,27 @@ def test_result_unwrapping() -> None:
 
 def test_metrics_table_has_every_leaf_and_ci() -> None:
     sub = _sub()
-    table = submission.metrics_table(submission.result_of(sub), "varm")
-    names = table["Metric 指标"].tolist()
+    table = submission.metrics_table(submission.result_of(sub), "varm", "en")
+    names = table["Metric"].tolist()
     result = submission.result_of(sub)
     assert len(names) == len(submission.flatten_metrics(result)) == len(set(names))  # every leaf, once
     assert names[:7] == ["JREM", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
                          "Parse success"]
     assert {"Stance acc.", "Stance Macro-F1", "Type Macro-F1"} <= set(names)
     assert not [n for n in names if "_" in n or "." in n.rstrip(".")], names  # no raw keys
-    jrem = table.set_index("Metric 指标").loc["JREM"]
-    assert jrem["Value 数值"] == f"{result['metrics']['jrem'] * 100:.1f} %"  # one decimal, as on the board
-    assert jrem["名称"] == "联合记录精确匹配"
-    assert jrem["95% CI"].startswith("[") and jrem["Direction 方向"].startswith("↑")
-    assert table.set_index("Metric 指标").loc["HER-C", "Direction 方向"].startswith("↓")
+    jrem = table.set_index("Metric").loc["JREM"]
+    assert jrem["Value"] == f"{result['metrics']['jrem'] * 100:.1f} %"  # one decimal, as on the board
+    assert submission.metrics_table(result, "varm", "zh").iloc[0, 0] == "JREM · 联合记录精确匹配"
+    assert jrem["95% CI"].startswith("[") and jrem["Direction"].startswith("↑")
+    assert table.set_index("Metric").loc["HER-C", "Direction"].startswith("↓")
 
 
 def test_rank_line_names_the_tie_group() -> None:
-    tied = submission.rank_markdown({"rank_low": 2, "rank_high": 4}, 12, "varm")
+    tied = submission.rank_markdown({"rank_low": 2, "rank_high": 4}, 12, "varm", "en")
     assert "2–4 of 12" in tied and "statistically tied" in tied and "JREM" in tied
-    alone = submission.rank_markdown({"rank_low": 1, "rank_high": 1}, 12, "cold")
+    alone = submission.rank_markdown({"rank_low": 1, "rank_high": 1}, 12, "cold", "en")
     assert "1 of 12" in alone and "tied" not in alone
-    assert "not on the public board" in submission.rank_markdown(None, 12, "varm")
+    assert "not on the public board" in submission.rank_markdown(None, 12, "varm", "en")
     assert tied in submission.header_markdown(_sub(), tied)
 
 
@@ -62,17 +62,17 @@ def test_provenance_versions_bibtex_status() -> None:
     sub = _sub()
     prov = submission.provenance_markdown(sub)
     assert "`1.0.0`" in prov and "abab" in prov
-    assert submission.versions_table(sub)["Version 版本"].tolist() == [1]
+    assert submission.versions_table(sub, "en")["Result version"].tolist() == [1]
     bib = submission.bibtex({**sub, "metadata": {"model_name": "x}{evil", "organisation": "o"}})
     assert bib.startswith("@misc{varm-") and "x}{evil" not in bib
-    assert "**published** ●" in submission.status_line(sub)
-    assert "rejected" in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})
-    assert "<b>" not in submission.status_line({"status": "rejected", "error": "<b>bad</b>"})
+    assert "**published** ●" in submission.status_line(sub, "en")
+    assert "rejected" in submission.status_line({"status": "rejected", "error": "<b>bad</b>"}, "en")
+    assert "<b>" not in submission.status_line({"status": "rejected", "error": "<b>bad</b>"}, "en")
 
 
 def test_output_format_report_table_count_and_advice() -> None:
     sub = _sub()
-    assert submission.output_format_markdown(sub).startswith("**Output format")  # clean: says so
+    assert submission.output_format_markdown(sub, "en").startswith("**Output format")  # clean: says so
     assert submission.output_format_table(sub).empty
     sub["format_report"] = {
         "entries": [
@@ -83,14 +83,21 @@ def test_output_format_report_table_count_and_advice() -> None:
         "total": 1200,
         "advice": ["1 output uses full-width brackets <b>x</b>"],
     }
-    table = submission.output_format_table(sub)
-    assert table.columns.tolist() == submission.OUTPUT_FORMAT_COLUMNS
+    table = submission.output_format_table(sub, "en")
+    assert table.columns.tolist() == ["Line", "ID", "Issues"]
     assert table.values.tolist() == [
         [3, "varm-demo-test-0003", "missing_analysis_prefix, length_out_of_range"],
         [9, "—", "anchor_sequence_or_value_invalid"],
     ]
-    text = submission.output_format_markdown(sub)
+    text = submission.output_format_markdown(sub, "en")
     assert "1,200 output(s) are not schema-valid" in text and "first 2 listed" in text
     assert "full\\-width brackets" in text and "<b>" not in text  # advice is escaped Markdown
     assert submission.output_format_markdown({"format_report": None}) == ""  # ToxiTrace / older records
     assert submission.output_format_table({}).empty
+
+
+def test_a_private_submission_rests_at_scored() -> None:
+    """The status timer stops when nothing more will happen: a hidden result is never published."""
+    assert submission.is_final({"status": "scored", "hidden": True})
+    assert not submission.is_final({"status": "scored", "hidden": False})  # the publish is still to come
+    assert submission.is_final({"status": "published"}) and not submission.is_final({"status": "queued"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -18,6 +19,7 @@ from space.ui.tables import (
     page_slice,
     rank_label,
     rows_frame,
+    sort_choices,
     system_choices,
     to_csv,
     to_json,
@@ -39,8 +41,8 @@ def test_rank_label_ranges() -> None:
 
 def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows)
-    table, types = display_frame(df.head(10), "varm", default_columns("varm"))
-    assert list(table.columns)[:2] == ["Rank 排名", "Model 模型"]
+    table, types = display_frame(df.head(10), "varm", default_columns("varm"), "en")
+    assert list(table.columns)[:2] == ["Rank", "Model"]
     for header in (
         "JREM ↑",
         "JREM 95% CI",
@@ -50,17 +52,17 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
         "HER-L ↓",
         "T-F1 ↑",
         "Parse success ↑",
-        "Date 日期",
-        "Scorer 评分器",
-        "Mark 标记",
+        "Date",
+        "Scorer",
+        "Mark",
     ):
         assert header in table.columns
     # User text is "str" (never markdown/html) except the model name and links, built as escaped Markdown;
     # metric columns are numbers.
     kinds = dict(zip(table.columns, types, strict=True))
-    assert {h for h, k in kinds.items() if k == "markdown"} <= {"Model 模型", "Links 链接"}
-    assert kinds["Model 模型"] == "markdown" and kinds["JREM ↑"] == "number"
-    assert kinds["Organisation 机构"] == kinds["Setting 设置"] == "str"
+    assert {h for h, k in kinds.items() if k == "markdown"} <= {"Model", "Links"}
+    assert kinds["Model"] == "markdown" and kinds["JREM ↑"] == "number"
+    assert kinds["Organisation"] == kinds["Setting"] == "str"
     jrem = table["JREM ↑"].tolist()
     assert all(0 <= v <= 100 for v in jrem)
     assert table["JREM 95% CI"].iloc[0].startswith("[")
@@ -69,39 +71,56 @@ def test_display_frame_columns_and_types(varm_rows: list[dict]) -> None:
 def test_rank_order_and_baseline_mark(varm_rows: list[dict]) -> None:
     df = filter_rows(rows_frame(varm_rows), View())
     assert df["rank"].tolist() == sorted(df["rank"].tolist())
-    table, _ = display_frame(df, "varm", default_columns("varm"))
+    table, _ = display_frame(df, "varm", default_columns("varm"), "en")
     baseline = df["model_name"].isin(["majority", "lexicon", "char-ngram"]).to_numpy()
-    marks = table.loc[baseline, "Mark 标记"]
+    marks = table.loc[baseline, "Mark"]
     assert len(marks) == 3 and all("baseline" in m for m in marks)
-    assert all("baseline" not in m for m in table.loc[~baseline, "Mark 标记"])
+    assert all("baseline" not in m for m in table.loc[~baseline, "Mark"])
 
 
 def test_model_name_links_to_its_submission_page_as_escaped_text(varm_rows: list[dict]) -> None:
     df = filter_rows(rows_frame(varm_rows), View())
-    table, _ = display_frame(df, "varm", default_columns("varm"))
-    for cell, name, sid in zip(table["Model 模型"], df["model_name"], df["submission_id"], strict=True):
+    table, _ = display_frame(df, "varm", default_columns("varm"), "en")
+    for cell, name, sid in zip(table["Model"], df["model_name"], df["submission_id"], strict=True):
         assert cell == f"[{md(name)}](?submission={sid})", cell
-    xss = table.loc[df["model_name"].eq(XSS_NAME).to_numpy(), "Model 模型"].iloc[0]
+    xss = table.loc[df["model_name"].eq(XSS_NAME).to_numpy(), "Model"].iloc[0]
     assert "<" not in xss and "&lt;img" in xss  # inert: Markdown shows it as text (browser test renders it)
     assert model_cell({"model_name": "m", "submission_id": "../x)(javascript:"}) == "m"  # no id, no link
 
 
 def test_links_column_only_links_http_urls_and_collapses_when_empty(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows).head(4).copy()
-    table, _ = display_frame(df, "varm", default_columns("varm"))
-    assert "Links 链接" not in table.columns  # nobody gave a link on this page: the column collapses
+    table, _ = display_frame(df, "varm", default_columns("varm"), "en")
+    assert "Links" not in table.columns  # nobody gave a link on this page: the column collapses
     df["paper_url"] = ["https://arxiv.org/abs/1234.5678", "", "javascript:alert(1)", ""]
     df["code_url"] = ["", "https://github.com/x/y", "", ""]
-    table, types = display_frame(df, "varm", default_columns("varm"))
-    links = table["Links 链接"].tolist()
+    table, types = display_frame(df, "varm", default_columns("varm"), "en")
+    links = table["Links"].tolist()
     assert links[0] == "[paper](<https://arxiv.org/abs/1234.5678>)"
     assert links[1] == "[code](<https://github.com/x/y>)"
     assert "](" not in links[2] and "javascript" in links[2]  # shown as text, never a link
     assert links[3] == ""
-    assert types[list(table.columns).index("Links 链接")] == "markdown"
+    assert types[list(table.columns).index("Links")] == "markdown"
     df["organisation"] = ""  # empty for everyone: collapses; other text columns stay
-    table, _ = display_frame(df, "varm", default_columns("varm"))
-    assert "Organisation 机构" not in table.columns and "Setting 设置" in table.columns
+    table, _ = display_frame(df, "varm", default_columns("varm"), "en")
+    assert "Organisation" not in table.columns and "Setting" in table.columns
+
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+def test_headers_and_cells_follow_the_language(varm_rows: list[dict]) -> None:
+    df = filter_rows(rows_frame(varm_rows), View()).copy()
+    df["paper_url"] = "https://example.org/p"
+    every = default_columns("varm") + ["text:submission_id"]
+    en, _ = display_frame(df, "varm", every, "en")
+    zh, _ = display_frame(df, "varm", every, "zh")
+    assert list(zh.columns)[:2] == ["排名", "模型"] and {"机构", "标记", "链接", "日期"} <= set(zh.columns)
+    assert not [h for h in en.columns if CJK.search(h)], list(en.columns)
+    assert not CJK.search(" ".join(en["Mark"]) + " ".join(en["Links"]))  # "◆ baseline", "[paper](…)"
+    assert any("基线" in m for m in zh["标记"]) and all("论文" in c for c in zh["链接"])  # positive control
+    assert [label for label, _ in column_choices("varm", "en") if CJK.search(label)] == []
+    assert ("排名", "rank") in sort_choices("varm", "zh") and ("Rank", "rank") in sort_choices("varm", "en")
 
 
 def test_search_filters_and_sort(varm_rows: list[dict]) -> None:
@@ -125,8 +144,8 @@ def test_search_is_literal_not_regex(varm_rows: list[dict]) -> None:
 
 def test_column_chooser(varm_rows: list[dict]) -> None:
     df = rows_frame(varm_rows)
-    table, _ = display_frame(df.head(3), "varm", ["field_accuracy.target", "text:submission_id"])
-    assert list(table.columns) == ["Rank 排名", "Model 模型", "Target acc. ↑", "ID"]
+    table, _ = display_frame(df.head(3), "varm", ["field_accuracy.target", "text:submission_id"], "en")
+    assert list(table.columns) == ["Rank", "Model", "Target acc. ↑", "ID"]
     values = {v for _, v in column_choices("varm")}
     assert "field_accuracy.stance" in values and "text:organisation" in values
 
@@ -201,7 +220,7 @@ def test_default_analysis_selection(varm_rows: list[dict]) -> None:
 
 def test_empty_board() -> None:
     df = rows_frame([])
-    table, _ = display_frame(filter_rows(df, View()), "varm", default_columns("varm"))
+    table, _ = display_frame(filter_rows(df, View()), "varm", default_columns("varm"), "en")
     assert table.empty and "JREM ↑" in table.columns
 
 
@@ -223,8 +242,8 @@ def test_parquet_and_json_boards_agree(tmp_path) -> None:
     assert meta_p["scorer_version"] == meta_j["scorer_version"] == SCORER_VERSION
     assert len(df_p) == len(df_j) == 6
     view = View()
-    a, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"))
-    b, _ = display_frame(filter_rows(df_j, view), "varm", default_columns("varm"))
+    a, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"), "en")
+    b, _ = display_frame(filter_rows(df_j, view), "varm", default_columns("varm"), "en")
     pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
 
 

@@ -141,17 +141,18 @@ def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined()
 
 
 def test_submission_page_shows_na_with_the_reason_for_undefined_metrics():
+    from space.ui.i18n import t
     from space.ui.submission import METRIC_TYPES, WITHHELD_COLUMN, breakdowns_table, metrics_table
 
     results = _cold_results()
-    table = metrics_table(results["majority"], "cold").set_index("Metric 指标")
-    assert METRIC_TYPES[list(table.reset_index().columns).index("Value 数值")] == "markdown"
-    assert 'title="TP + FP = 0' in table.loc["Precision", "Value 数值"]
+    table = metrics_table(results["majority"], "cold", "en").set_index("Metric")
+    assert METRIC_TYPES[list(table.reset_index().columns).index("Value")] == "markdown"
+    assert 'title="TP + FP = 0' in table.loc["Precision", "Value"]
     assert table.loc["Precision", "95% CI"] == ""  # the interval of a 0/0 is no measurement either
-    assert table.loc["Recall", "Value 数值"] == "0.0 %"  # a real 0 stays a number
-    control = metrics_table(results["lexicon"], "cold").set_index("Metric 指标")
-    assert "n/a" not in " ".join(control["Value 数值"])
-    cells = breakdowns_table(results["majority"]).set_index(["Field 分项", "Value 取值"])
+    assert table.loc["Recall", "Value"] == "0.0 %"  # a real 0 stays a number
+    control = metrics_table(results["lexicon"], "cold", "en").set_index("Metric")
+    assert "n/a" not in " ".join(control["Value"])
+    cells = breakdowns_table(results["majority"], "en").set_index(["Field", "Value"])
     race = cells.loc[("topic", "race")]
-    assert race["Precision ↑"] == "n/a" and "Precision ↑: TP + FP = 0" in race[WITHHELD_COLUMN]
+    assert race["Precision ↑"] == "n/a" and "Precision ↑: TP + FP = 0" in race[t(WITHHELD_COLUMN, "en")]
     assert race["Recall ↑"] == 0.0

@@ -26,6 +26,7 @@ from scoring.tracks import TRACK_NAMES, get_track
 from worker import quotas
 from worker.config import Config
 from worker.nearcopy import Fingerprint, NearCopyIndex, fingerprint_path, held_reason
+from worker.own import PRIVATE_REASON, OwnSubmission, own_submission
 from worker.records import (
     FINAL_BAD,
     HELD,
@@ -65,7 +66,6 @@ PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.j
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
 FORMAT_REPORT_TRACKS = ("varm",)  # tracks whose outputs follow a format protocol (ToxiTrace has none)
-PRIVATE_REASON = "private: visible to its submitter only, until they make it public"
 
 
 @dataclass(frozen=True)
@@ -388,6 +388,8 @@ class Service:
             "error": record["error"],
             "report": record.get("report"),
             "hidden": record.get("hidden", False),
+            # Hidden by its submitter (who may make it public), not by a maintainer.
+            "private": bool(record.get("hidden")) and record.get("hidden_reason") == PRIVATE_REASON,
             "updated_at": record["updated_at"],
             "history": record["history"],
             "versions": [public_version(v) for v in record["versions"]],
@@ -398,6 +400,36 @@ class Service:
             version = record["versions"][-1]["version"]
             result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
             out["result"] = {"version": version, "result": result}
+        return out
+
+    def my_submissions(
+        self, identity: str, track: str | None = None, limit: int = 200
+    ) -> list[OwnSubmission]:
+        """The caller's own submissions (private and held ones included), newest first, at most `limit`:
+        status, headline scores of the latest result, format-report count and a link to each page.
+
+        Found through the caller's quota index (one small file per track), so it costs one read per
+        submission shown, never a scan of everyone's records."""
+        identity = quotas.normalise_identity(identity)
+        if not identity:
+            return []
+        tracks = [check_track(track)] if track else list(TRACK_NAMES)
+        entries = []
+        for name in tracks:
+            index = read_json(self.store, AREA, quotas.index_path(identity, name)) or quotas.empty_index()
+            entries += [(e["at"], name, e["submission_id"]) for e in index["accepted"]]
+        out = []
+        for _, name, submission_id in sorted(entries, reverse=True):
+            record = load_record(self.store, name, submission_id)
+            if record is None or not quotas.owned_by(record, identity):
+                continue
+            result = None
+            if record["versions"]:
+                version = record["versions"][-1]["version"]
+                result = read_json(self.store, AREA, staged_result_path(name, submission_id, version))
+            out.append(own_submission(record, result, self._format_report(name, submission_id)))
+            if len(out) >= limit:
+                break
         return out
 
     def _format_report(self, track: str, submission_id: str) -> dict | None:

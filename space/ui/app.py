@@ -16,7 +16,7 @@ from worker.service import Service
 
 from . import i18n
 from .context import Context
-from .i18n import both
+from .i18n import both, t
 from .identity import ui_auth_mode
 from .pages.about import AboutPage
 from .pages.analysis import AnalysisPage
@@ -74,6 +74,7 @@ class App:
     track: gr.Radio
     tabs: gr.Tabs
     tagline: gr.Markdown
+    lang: gr.Radio
     board: BoardPage
     analysis: AnalysisPage
     submit: SubmitPage
@@ -105,30 +106,54 @@ class App:
         ]
 
     def load_view(self, request: gr.Request | None, profile: gr.OAuthProfile | None = None) -> dict:
-        """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=)."""
+        """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=&lang=);
+        a link to a submission sets the one track selector to that submission's track."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
-        view = View.from_query(params)
+        lang = "en" if params.get("lang") == "en" else "zh"
         sub_id = str(params.get("submission", ""))[:32]
+        linked = self.submission.track_of(sub_id, None, profile)
+        if linked:
+            params["track"] = linked
+        view = View.from_query(params)
         out = {
             self.track: view.track,
-            **self.board.restore(view),
+            **self.board.restore(view, lang),
             **self.analysis.pickers(view.track),
             **self.compare.pickers(view.track),
             self.submission.id: sub_id,
+            self.lang: lang,
         }
         if sub_id:
             out[self.tabs] = gr.Tabs(selected="submission")
-            out.update(self.submission.show_submission(sub_id, None, profile))
+            out.update(self.submission.show_submission(sub_id, None, lang, profile))
         return out
 
-    def switch_track(self, track: str) -> dict:
+    def switch_track(self, track: str, lang: str = "zh") -> dict:
         """New choices for the per-track controls (sort keys, columns, pickers) after a track switch."""
         track = track if track in TRACKS else "varm"
         return {
-            **self.board.track_controls(track),
+            **self.board.track_controls(track, lang),
             **self.analysis.pickers(track),
             **self.compare.pickers(track),
         }
+
+    def follow_submission(
+        self, sid, token, track, q, types, settings, baselines, sort, columns, page, lang="zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> dict:
+        """After opening a submission by id: the one track selector, its per-track controls and the board
+        move to the submission's track (nothing changes when it is already there)."""
+        linked = self.submission.track_of(sid, token, profile)
+        if not linked or linked == track:
+            return {self.track: gr.skip()}
+        return {
+            self.track: linked,
+            **self.switch_track(linked, lang),
+            **self.board.render_board(linked, q, types, settings, baselines, "rank", [], 1, lang),
+        }
+
+    def view_choices(self, track: str, sort: str, columns: list[str] | None, lang: str) -> dict:
+        return self.board.view_choices(track, sort, columns, lang)
 
     def language(self, lang: str) -> dict:
         return {
@@ -162,7 +187,7 @@ def build_app(
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
         gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
         with gr.Row():
-            gr.Markdown(f"# {i18n.t('title', 'zh')}\n## {i18n.t('title', 'en')}", elem_id="site-title")
+            ctx.texts(gr.Markdown(elem_id="site-title"), value=lambda lang: f"# {t('title', lang)}")
             lang = gr.Radio(
                 [("中文", "zh"), ("English", "en")],
                 value="zh",
@@ -171,7 +196,9 @@ def build_app(
                 min_width=200,
                 elem_id="lang",
             )
-        tagline = gr.Markdown(i18n.t("tagline", "zh"))
+        tagline = ctx.texts(gr.Markdown(), value="tagline")
+        # The one track selector: every tab (board, analysis, submit, explorer, downloads, maintainers)
+        # follows it, and a link to a submission sets it.
         track = gr.Radio(
             [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="track"
         )
@@ -199,6 +226,7 @@ def build_app(
             track,
             tabs,
             tagline,
+            lang,
             board,
             analysis,
             submit,
@@ -208,40 +236,47 @@ def build_app(
             about,
             maintainers,
         )
-        demo.load(app.load_view, None, app.load_outputs, api_name="load_view")
-        board.wire(track, refresh_seconds)
-        track.input(
-            app.switch_track,
-            track,
-            [board.sort, board.columns, analysis.systems, compare.a, compare.b, board.page],
-            api_name="switch_track",
-        ).then(
-            board.render_board,
-            [
-                track,
-                board.search,
-                board.types,
-                board.settings,
-                board.baselines,
-                board.sort,
-                board.columns,
-                board.page,
-            ],
-            board.outputs,
-            api_name="leaderboard_after_switch",
+        ctx.texts.adopt(demo)  # every `both(key)` label, value, placeholder and info follows the toggle
+        demo.load(app.load_view, None, [*app.load_outputs, lang], api_name="load_view")
+        view_inputs = board.inputs(track, lang)
+        board.wire(track, lang, refresh_seconds)
+        switched = [board.sort, board.columns, analysis.systems, compare.a, compare.b, board.page]
+        track.input(app.switch_track, [track, lang], switched, api_name="switch_track").then(
+            board.render_board, view_inputs, board.outputs, api_name="leaderboard_after_switch"
         ).then(
             analysis.analysis, [track, analysis.systems], analysis.outputs, api_name="analysis_after_switch"
         )
         analysis.wire(analysis_tab, track)
-        submit.wire(demo, lang, maint_tab)
-        submission.wire(submit.token)
-        explorer.wire()
+        submit.wire(demo, track, lang, maint_tab)
+        # A submission opened by id moves the one track selector (and the board) to its track.
+        for opened in submission.wire(submit.token, lang):
+            opened.then(
+                app.follow_submission,
+                [submission.id, submit.token, *view_inputs],
+                [track, *switched, *board.outputs],
+                api_name=False,
+            )
+        explorer.wire(track, lang)
         compare.wire(track)
         lang.input(
             app.language, lang, [tagline, about.about, explorer.help, compare.help], api_name="language"
         )
-        about.wire()
-        maintainers.wire(submit.token)
+        # .change: the toggle, or ?lang=en in a link (load_view): every bound text, then what is rendered
+        # from data in the page's language.
+        texts = ctx.texts
+        lang.change(texts.updates, lang, texts.components, api_name=False, show_progress="hidden").then(
+            board.render_board, view_inputs, board.outputs, api_name=False
+        ).then(
+            app.view_choices, [track, board.sort, board.columns, lang], [board.sort, board.columns],
+            api_name=False,
+        ).then(
+            submission.show_submission, [submission.id, submit.token, lang], submission.outputs,
+            api_name=False,
+        ).then(submit.sign_in, [submit.token, lang], [submit.who, maint_tab], api_name=False).then(
+            submit.quota_text, [track, submit.token, lang], submit.quota, api_name=False
+        ).then(submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False)
+        about.wire(track)
+        maintainers.wire(track, submit.token)
 
     ctx.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     return app

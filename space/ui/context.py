@@ -16,7 +16,7 @@ from space.uploads import UploadRefused, checked_upload
 from worker.service import Service
 
 from . import figures
-from .i18n import t
+from .i18n import Localised, t
 from .identity import Identity, Resolver
 from .state import BoardCache
 
@@ -38,6 +38,9 @@ class Context:
         self.auth_mode = auth_mode
         self.resolve = Resolver(service, auth_mode)
         self.cache = BoardCache(service)
+        # Component texts that follow the language toggle: pages bind them as they build their layout, the
+        # shell adopts every `both(key)` label and wires the toggle to `texts.updates`.
+        self.texts = Localised("zh")
         # Paths that came through /gradio_api/upload (the Blocks' upload_file_set, bound by build_app):
         # the only files a file input may name.
         self.uploaded: Collection[str] | None = None

@@ -357,6 +357,25 @@ def item_html(item: dict | None) -> str:
     )
 
 
+def looks_like_test_file(predictions: bytes, test_inputs: Sequence[dict], dev_rows: Sequence[dict]) -> bool:
+    """True when most predictions name the public TEST split's items (by id, or by text for VARM's `text`
+    key) rather than the dev split's: someone uploaded their test file to the dev explorer."""
+    test_ids = {str(r.get("id")) for r in test_inputs}
+    test_texts = {str(r.get("text")) for r in test_inputs}
+    dev_ids = {str(r.get("id")) for r in dev_rows}
+    dev_texts = {str(r.get("text")) for r in dev_rows}
+    on_test = on_dev = 0
+    for obj in read_lines(predictions):
+        key, text = obj.get("id"), obj.get("text")
+        if isinstance(key, (str, int)):
+            on_test += str(key) in test_ids
+            on_dev += str(key) in dev_ids
+        elif isinstance(text, str):
+            on_test += text in test_texts
+            on_dev += text in dev_texts
+    return on_test > 0 and on_test > on_dev
+
+
 def summary_markdown(exp: Exploration) -> str:
     """Dev-split aggregates of the explored items (plain numbers, no user text)."""
     s = exp.summary

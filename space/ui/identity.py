@@ -20,7 +20,7 @@ OPEN_IDENTITY = "anonymous"
 class Identity:
     name: str | None  # None: not signed in
     maintainer: bool = False
-    message: str = ""
+    message: str = ""  # why not signed in: an i18n key (space/ui/i18n.py), shown in the page's language
 
 
 def ui_auth_mode(service: Service, env: dict | None = None) -> str:
@@ -48,10 +48,10 @@ class Resolver:
         if self.mode == "open":
             return Identity(OPEN_IDENTITY, False)
         if self.mode == "oauth":
-            return Identity(None, message="Please sign in with Hugging Face. 请使用 Hugging Face 登录。")
+            return Identity(None, message="need_oauth")
         if not token:
-            return Identity(None, message="Please enter your submission token. 请输入提交令牌。")
+            return Identity(None, message="need_token")
         name = self._auth.identify(f"Bearer {token}") if self._auth is not None else None
         if not name:
-            return Identity(None, message="This token is not valid. 令牌无效。")
+            return Identity(None, message="bad_token")
         return Identity(name, self.service.is_maintainer(name))

@@ -7,16 +7,17 @@ import pandas as pd
 from .i18n import t
 from .safe import md
 
-REPORT_COLUMNS = ["Line 行", "Field 字段", "Message 说明"]
+REPORT_COLUMNS = ("h_line", "h_field", "h_message")  # i18n keys
 
 
-def report_frame(report: dict | None) -> pd.DataFrame:
+def report_frame(report: dict | None, lang: str = "zh") -> pd.DataFrame:
     """Validation problems as a (line, field, message) table; file-level problems show "file"."""
     rows = []
     for p in (report or {}).get("errors") or []:
         line = p.get("line")
-        rows.append(["file" if line is None else str(line), p.get("field") or "", p.get("message") or ""])
-    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
+        rows.append([t("file", lang) if line is None else str(line), p.get("field") or "",
+                     p.get("message") or ""])
+    return pd.DataFrame(rows, columns=[t(key, lang) for key in REPORT_COLUMNS])
 
 
 def report_markdown(report: dict | None, lang: str) -> str:
@@ -30,13 +31,10 @@ def report_markdown(report: dict | None, lang: str) -> str:
         parts = [f"**✗** {t('valid_bad', lang, n=total)}"]
         shown = len(report.get("errors") or [])
         if total > shown:
-            parts.append(f"(showing the first {shown} of {total} 仅显示前 {shown} 个)")
+            parts.append(t("showing_first", lang, shown=shown, n=total))
     fmt = report.get("format_report") or []
     if fmt:
-        parts.append(
-            f"**!** {len(fmt)} output(s) are not schema-valid and will count as wrong "
-            f"{len(fmt)} 条输出不符合格式，所有字段将记为错误。"
-        )
+        parts.append(f"**!** {t('will_count_wrong', lang, n=len(fmt))}")
     for advice in report.get("advice") or []:
-        parts.append(f"Advice 建议: {md(advice, 600)}")
+        parts.append(f"{t('advice', lang)}: {md(advice, 600)}")
     return "\n\n".join(parts)

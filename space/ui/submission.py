@@ -8,8 +8,9 @@ import pandas as pd
 
 from scoring.metrics_spec import metric_spec
 
+from .i18n import t
 from .safe import code, md, md_link
-from .tables import METRICS, PRIMARY, TRACK_TITLES, better_arrow, metric_header, na_cell, pct, rank_label
+from .tables import METRICS, PRIMARY, TRACK_TITLES, metric_header, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -68,18 +69,24 @@ def flatten_metrics(result: dict) -> dict[str, float]:
     return dict(_leaves("", result.get("metrics") or {}))
 
 
-METRIC_COLUMNS = ["Metric 指标", "名称", "Value 数值", "95% CI", "Direction 方向"]
+def columns(keys: tuple[str, ...], lang: str) -> list[str]:
+    """Table headers in `lang` from i18n keys (neutral ones such as "95% CI" are the same in both)."""
+    return [t(k, lang) for k in keys]
+
+
+METRIC_COLUMNS = ("h_metric", "h_value", "h_ci", "h_direction")
 # The value is Markdown so an undefined metric (0/0) can show "n/a" with its reason on hover (`na_cell`).
-METRIC_TYPES = ["markdown" if c == "Value 数值" else "str" for c in METRIC_COLUMNS]
+METRIC_TYPES = ["markdown" if c == "h_value" else "str" for c in METRIC_COLUMNS]
 
 
-def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
-    """Every metric by display name (English, Chinese) with its value (percent with one decimal like the
-    board, or a number with its unit), 95% CI and whether higher or lower is better; headline metrics first
-    in the track's order (scoring/metrics_spec.py). A metric the scorer names undefined (0/0, published as
-    0) shows "n/a" with the reason on hover, and no interval."""
+def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataFrame:
+    """Every metric by display name (the board's, plus the Chinese one in Chinese) with its value (percent
+    with one decimal like the board, or a number with its unit), 95% CI and whether higher or lower is
+    better; headline metrics first in the track's order (scoring/metrics_spec.py). A metric the scorer
+    names undefined (0/0, published as 0) shows "n/a" with the reason on hover, and no interval."""
+    cols = columns(METRIC_COLUMNS, lang)
     if not result:
-        return pd.DataFrame(columns=METRIC_COLUMNS)
+        return pd.DataFrame(columns=cols)
     flat = flatten_metrics(result)
     ci = result.get("ci") or {}
     undefined = result.get("undefined") or {}
@@ -97,32 +104,33 @@ def metrics_table(result: dict | None, track: str) -> pd.DataFrame:
             shown = f"{flat[k]:.2f} {spec.unit}"
         if k in undefined:
             shown, ci_text = na_cell(str(undefined[k])), ""
-        out.append({"Metric 指标": spec.en, "名称": spec.zh, "Value 数值": shown, "95% CI": ci_text,
-                    "Direction 方向": better_arrow(k, track)})
-    return pd.DataFrame(out, columns=METRIC_COLUMNS)
+        # Metric names are the board's (English) ones in both languages; Chinese adds its own name.
+        name = spec.en if lang == "en" or spec.zh == spec.en else f"{spec.en} · {spec.zh}"
+        out.append([name, shown, ci_text, spec.direction(lang)])
+    return pd.DataFrame(out, columns=cols)
 
 
-def rank_markdown(row: dict | None, board_size: int, track: str) -> str:
+def rank_markdown(row: dict | None, board_size: int, track: str, lang: str = "zh") -> str:
     """Where the submission stands on its board: rank or tie range, and what a range means."""
     if not row:
-        return "**Rank 排名**: not on the public board 未上榜"
+        return f"**{t('col_rank', lang)}**: {t('not_on_board', lang)}"
     label = rank_label(row.get("rank_low"), row.get("rank_high"))
     primary = metric_header(track, PRIMARY.get(track, ""))
     tied = ""
     if row.get("rank_low") != row.get("rank_high"):
-        tied = (f" · statistically tied with positions {label} (paired bootstrap on {primary}) "
-                f"与第 {label} 名统计上并列")
-    return f"**Rank 排名**: {label} of {board_size}{tied}"
+        tied = " · " + t("tied_with", lang, label=label, primary=primary)
+    return f"**{t('col_rank', lang)}**: {t('rank_of', lang, label=label, n=board_size)}{tied}"
 
 
-def subsets_table(result: dict | None) -> pd.DataFrame:
+def subsets_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success; a value
     the scorer withholds (small or label-defined group) shows as n/a, with the reason in the last column."""
-    jrem = metric_spec("varm", "jrem").en
-    names = {"jrem_harmful": f"{jrem} harmful ↑", "jrem_non_harmful": f"{jrem} non-harmful ↑",
-             "jrem_gap": "Gap 差距 (points)"}
     keys = ("jrem", "jrem_harmful", "jrem_non_harmful", "jrem_gap", "her_c", "her_l", "parse_success")
-    cols = ["Subset 子集", "Rows", *(names.get(k) or metric_header("varm", k) for k in keys), WITHHELD_COLUMN]
+    names = {"jrem_harmful": f"{t('h_jrem_harmful', lang)} ↑",
+             "jrem_non_harmful": f"{t('h_jrem_non_harmful', lang)} ↑",
+             "jrem_gap": f"{t('h_gap', lang)} (pp)"}
+    cols = [t("h_subset", lang), t("h_rows", lang), *(names.get(k) or metric_header("varm", k) for k in keys),
+            t(WITHHELD_COLUMN, lang)]
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
@@ -130,11 +138,12 @@ def subsets_table(result: dict | None) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
-def breakdowns_table(result: dict | None) -> pd.DataFrame:
+def breakdowns_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) and undefined
     ones (0/0, published as 0) show n/a with the reason."""
     keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
-    cols = ["Field 分项", "Value 取值", "Rows", *(metric_header("cold", k) for k in keys), WITHHELD_COLUMN]
+    cols = [*columns(("h_breakdown", "h_breakdown_value", "h_rows"), lang),
+            *(metric_header("cold", k) for k in keys), t(WITHHELD_COLUMN, lang)]
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
@@ -149,7 +158,7 @@ def _note(cell: dict) -> str:
     return " · ".join(note for note in [cell.get("withheld") or "", *named] if note)
 
 
-WITHHELD_COLUMN = "Note 说明"
+WITHHELD_COLUMN = "h_note"  # an i18n key: the note column's header in the page's language
 NOT_AVAILABLE = "n/a"
 
 
@@ -161,28 +170,28 @@ def _shown(cell: dict, key: str) -> float | str | None:
     return pct(cell.get(key))
 
 
-def format_table(result: dict | None, record: dict) -> pd.DataFrame:
+def format_table(result: dict | None, record: dict, lang: str = "zh") -> pd.DataFrame:
     """The submitter's own format report: issue counts (gold-independent) and any rejected-file problems."""
     issues = (result or {}).get("format_issues") or {}
     out = [["format_issue", k, v] for k, v in sorted(issues.items()) if v]
     if issues and not out:
-        out.append(["format_issue", "none 无", "every output follows the format 所有输出格式正确"])
+        out.append(["format_issue", t("none", lang), t("all_formats_ok", lang)])
     report = record.get("report") or {}
     for p in (report.get("errors") or [])[:200]:
         out.append(
             [
-                f"line {p.get('line')}" if p.get("line") is not None else "file",
+                t("line_n", lang, n=p.get("line")) if p.get("line") is not None else t("file", lang),
                 p.get("field") or "",
                 p.get("message") or "",
             ]
         )
-    return pd.DataFrame(out, columns=["Where 位置", "Issue / field 问题", "Count / message 数量/说明"])
+    return pd.DataFrame(out, columns=columns(("h_where", "h_issue", "h_count_message"), lang))
 
 
-OUTPUT_FORMAT_COLUMNS = ["Line 行号", "ID", "Issues 问题"]
+OUTPUT_FORMAT_COLUMNS = ("h_line", "ID", "h_issues")
 
 
-def output_format_table(record: dict) -> pd.DataFrame:
+def output_format_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     """The intake format report of the submitter's own outputs (`Service.submission(...)["format_report"]`):
     one row per output that is not schema-valid, with its line number, row id and issue names. Computed from
     the upload and the public inputs only, so it says nothing about the gold answers."""
@@ -192,30 +201,28 @@ def output_format_table(record: dict) -> pd.DataFrame:
         for e in entries
         if isinstance(e, dict)
     ]
-    return pd.DataFrame(out, columns=OUTPUT_FORMAT_COLUMNS)
+    return pd.DataFrame(out, columns=columns(OUTPUT_FORMAT_COLUMNS, lang))
 
 
-def output_format_markdown(record: dict) -> str:
+def output_format_markdown(record: dict, lang: str = "zh") -> str:
     """Count of non-schema-valid outputs (and how many the table shows) plus the lenient-parser advice."""
     report = record.get("format_report")
     if not isinstance(report, dict):
         return ""
     total = int(report.get("total") or 0)
     shown = len(report.get("entries") or [])
+    title = f"**{t('output_format', lang)}**"
     if total == 0:
-        parts = ["**Output format 输出格式**: every output is schema-valid 所有输出均符合格式"]
+        parts = [f"{title}: {t('outputs_all_valid', lang)}"]
     else:
-        more = f" (first {shown:,} listed 列出前 {shown:,} 条)" if shown < total else ""
-        parts = [
-            f"**Output format 输出格式**: {total:,} output(s) are not schema-valid and count as wrong"
-            f"{more} · {total:,} 条输出不符合格式，记为错误"
-        ]
-    parts += [f"Advice 建议: {md(a, 600)}" for a in report.get("advice") or []]
+        more = t("first_listed", lang, n=f"{shown:,}") if shown < total else ""
+        parts = [f"{title}: {t('outputs_invalid', lang, n=f'{total:,}')}{more}"]
+    parts += [f"{t('advice', lang)}: {md(a, 600)}" for a in report.get("advice") or []]
     return "\n\n".join(parts)
 
 
-def versions_table(record: dict) -> pd.DataFrame:
-    cols = ["Version 版本", "Scorer 评分器", "References sha256", "Scored at 评分时间"]
+def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
+    cols = columns(("h_version", "col_scorer_version", "References sha256", "h_scored_at"), lang)
     out = [
         [v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
         for v in record.get("versions") or []
@@ -223,38 +230,44 @@ def versions_table(record: dict) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
-def history_table(record: dict) -> pd.DataFrame:
-    out = [[h.get("status"), h.get("at"), h.get("note") or ""] for h in record.get("history") or []]
-    return pd.DataFrame(out, columns=["Status 状态", "At 时间", "Note 备注"])
+def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
+    out = [[status_name(str(h.get("status")), lang), h.get("at"), h.get("note") or ""]
+           for h in record.get("history") or []]
+    return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))
 
 
-def header_markdown(sub: dict | None, rank: str = "") -> str:
+def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:
     """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped."""
     rec = record_of(sub)
     if not rec:
-        return "**未找到该提交 · No such submission.**"
+        return f"**{t('not_found', lang)}**"
     meta = rec.get("metadata") or {}
     track = str(rec.get("track", ""))
     badges = []
     if rec.get("is_baseline"):
-        badges.append("◆ baseline")
+        badges.append(t("mark_baseline", lang))
     if rec.get("verified"):
-        badges.append("✓ verified")
+        badges.append(t("mark_verified", lang))
     if rec.get("hidden"):
-        badges.append("hidden 已隐藏")
+        badges.append(t("badge_private" if rec.get("private") else "badge_hidden", lang))
+
+    def field(key: str, value: object) -> str:
+        return f"**{t(key, lang)}**: {value}"
+
     lines = [
-        f"## {md(meta.get('model_name') or '(unnamed)')} {' · '.join(badges)}",
-        f"**Track 赛道**: {md(TRACK_TITLES.get(track, track))} · "
-        f"**Status 状态**: {code(rec.get('status'))} · "
-        f"**ID**: {code(rec.get('submission_id'))}",
+        f"## {md(meta.get('model_name') or t('unnamed', lang))} {' · '.join(badges)}",
+        " · ".join((field("track", md(TRACK_TITLES.get(track, track))),
+                    field("status", code(status_name(str(rec.get("status")), lang))),
+                    field("col_submission_id", code(rec.get("submission_id"))))),
         *([rank] if rank else []),
-        f"**Organisation 机构**: {md(meta.get('organisation') or '—')} · **Type 类型**: "
-        f"{md(meta.get('model_type') or '—')} · **Setting 设置**: {md(meta.get('setting') or '—')} · "
-        f"**Submitter 提交者**: {md(rec.get('submitter') or '—')}",
+        " · ".join((field("col_organisation", md(meta.get("organisation") or "—")),
+                    field("col_model_type", md(meta.get("model_type") or "—")),
+                    field("col_setting", md(meta.get("setting") or "—")),
+                    field("submitter", md(rec.get("submitter") or "—")))),
     ]
     links = [
-        md_link(label, str(meta[key]))
-        for key, label in (("paper_url", "paper 论文"), ("code_url", "code 代码"))
+        md_link(t(label, lang), str(meta[key]))
+        for key, label in (("paper_url", "link_paper"), ("code_url", "link_code"))
         if meta.get(key)
     ]
     if links:
@@ -262,11 +275,11 @@ def header_markdown(sub: dict | None, rank: str = "") -> str:
     if meta.get("description"):
         lines.append(f"> {md(meta['description'], 1000)}")
     if rec.get("error"):
-        lines.append(f"**Error 错误**: {md(rec['error'], 1000)}")
+        lines.append(field("error", md(rec["error"], 1000)))
     return "\n\n".join(lines)
 
 
-def provenance_markdown(sub: dict | None) -> str:
+def provenance_markdown(sub: dict | None, lang: str = "zh") -> str:
     rec = record_of(sub)
     result = result_of(sub) or {}
     prov = result.get("provenance") or {}
@@ -275,14 +288,13 @@ def provenance_markdown(sub: dict | None) -> str:
     predictions = prov.get("predictions_sha256") or rec.get("sha256") or "—"
     return "\n".join(
         [
-            "### Provenance 来源",
-            f"- Scorer version 评分器版本: {code(scorer)}",
-            f"- References sha256 参考答案哈希: {code(prov.get('references_sha256') or '—')}",
-            f"- Predictions sha256 预测文件哈希: {code(predictions)}",
-            f"- Result version 结果版本: {code(version_of(sub) or '—')} · "
-            f"rows 条目: {code(result.get('rows', '—'))}",
-            f"- Bootstrap 自助法: {code(boot.get('resamples', '—'))} resamples, "
-            f"seed {code(boot.get('seed', '—'))}",
+            f"### {t('provenance', lang)}",
+            f"- {t('scorer_version', lang)}: {code(scorer)}",
+            f"- {t('references_sha', lang)}: {code(prov.get('references_sha256') or '—')}",
+            f"- {t('predictions_sha', lang)}: {code(predictions)}",
+            f"- {t('h_version', lang)}: {code(version_of(sub) or '—')} · "
+            f"{t('h_rows', lang)}: {code(result.get('rows', '—'))}",
+            f"- {t('bootstrap', lang, n=code(boot.get('resamples', '—')), seed=code(boot.get('seed', '—')))}",
         ]
     )
 
@@ -308,15 +320,31 @@ def bibtex(sub: dict | None) -> str:
     )
 
 
-def status_line(sub: dict | None) -> str:
+def is_final(sub: dict | None) -> bool:
+    """Nothing more will happen to it without a person: a terminal status, or scored and hidden (a hidden
+    result is never published, so "scored" is where a private submission rests)."""
+    rec = record_of(sub)
+    status = str(rec.get("status", ""))
+    return status in TERMINAL or (status == "scored" and bool(rec.get("hidden")))
+
+
+def status_name(status: str, lang: str = "zh") -> str:
+    """A lifecycle status in `lang` (an unknown one as it is)."""
+    key = f"st_{status}"
+    text = t(key, lang)
+    return status if text == key else text
+
+
+def status_line(sub: dict | None, lang: str = "zh") -> str:
     """The live lifecycle indicator: every stage, the current one in bold (plain text, no user input)."""
     rec = record_of(sub)
     status = str(rec.get("status", ""))
     if status in ("rejected", "failed"):
-        return f"**{status}** ✗ — {md(rec.get('error') or '', 500)}"
+        return f"**{status_name(status, lang)}** ✗ — {md(rec.get('error') or '', 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
-        return f"**held 待审** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
+        return f"**{status_name(status, lang)}** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
     parts = []
     for stage in LIFECYCLE:
-        parts.append(f"**{stage}** ●" if stage == status else stage)
+        name = status_name(stage, lang)
+        parts.append(f"**{name}** ●" if stage == status else name)
     return " → ".join(parts)

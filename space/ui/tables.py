@@ -22,6 +22,7 @@ import pandas as pd
 from scoring.metrics_spec import MetricSpec, metric_spec, metric_specs
 from scoring.tracks import TRACK_NAMES
 
+from .i18n import t
 from .safe import md, md_link
 
 TRACKS = TRACK_NAMES
@@ -32,18 +33,9 @@ METRICS: dict[str, tuple[MetricSpec, ...]] = {track: metric_specs(track) for tra
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     track: tuple(m.key for m in specs if m.default) for track, specs in METRICS.items()
 }
-UNITS_NOTE = "values in % 数值为百分比 · ↑ higher is better 越高越好 · ↓ lower is better 越低越好"
-# Text columns: (row key, header). Rank and Model are always shown.
-TEXT_COLUMNS = (
-    ("organisation", "Organisation 机构"),
-    ("model_type", "Type 类型"),
-    ("setting", "Setting 设置"),
-    ("mark", "Mark 标记"),
-    ("links", "Links 链接"),
-    ("date", "Date 日期"),
-    ("scorer_version", "Scorer 评分器"),
-    ("submission_id", "ID"),
-)
+# Text columns by row key (their headers are i18n texts `col_<key>`). Rank and Model are always shown.
+TEXT_COLUMNS = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version",
+                "submission_id")
 DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version")
 MARKDOWN_TEXT = ("links",)  # text columns built as Markdown (escaped; links checked)
 MODEL_TYPES = ("open", "closed")
@@ -70,6 +62,19 @@ def metric_header(track: str, key: str) -> str:
     return metric_spec(track, key).header()
 
 
+def header(key: str, lang: str = "zh") -> str:
+    """A table header in `lang`: "rank", "model" or a text column's row key."""
+    return t(f"col_{key}", lang)
+
+
+def type_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(f"type_{m}", lang), m) for m in MODEL_TYPES]
+
+
+def setting_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(f"set_{s}", lang), s) for s in SETTINGS]
+
+
 def _spec(key: str, track: str | None) -> MetricSpec:
     """The spec of `key` on `track`, or (no track) on the first track that lists it."""
     if track is None:
@@ -91,9 +96,9 @@ def better_side(key: str, diff: float | None, significant: bool, track: str | No
     return _spec(key, track).better(diff, 0.0)
 
 
-def column_choices(track: str) -> list[tuple[str, str]]:
+def column_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """(label, value) pairs for the column chooser: text columns, then every metric of the track."""
-    text = [(header, f"text:{key}") for key, header in TEXT_COLUMNS]
+    text = [(header(key, lang), f"text:{key}") for key in TEXT_COLUMNS]
     return text + [(m.header(), m.key) for m in METRICS[track]]
 
 
@@ -105,12 +110,12 @@ def default_columns(track: str) -> list[str]:
     return [f"text:{k}" for k in DEFAULT_TEXT] + list(DEFAULT_METRICS[track])
 
 
-def sort_choices(track: str) -> list[tuple[str, str]]:
+def sort_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """Sort keys: rank (the official order), every metric, date and model name."""
     return (
-        [("Rank 排名", "rank")]
+        [(header("rank", lang), "rank")]
         + [(m.header(), m.key) for m in METRICS[track]]
-        + [("Date 日期", "date"), ("Model 模型", "model")]
+        + [(header("date", lang), "date"), (header("model", lang), "model")]
     )
 
 
@@ -275,12 +280,12 @@ def ci_label(row: dict | pd.Series, key: str) -> str:
     return "" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
 
 
-def mark(row: dict | pd.Series) -> str:
+def mark(row: dict | pd.Series, lang: str = "zh") -> str:
     marks = []
     if bool(row.get("is_baseline")):
-        marks.append("◆ baseline")
+        marks.append(t("mark_baseline", lang))
     if bool(row.get("verified")):
-        marks.append("✓ verified")
+        marks.append(t("mark_verified", lang))
     return " ".join(marks)
 
 
@@ -292,24 +297,25 @@ def model_cell(row: dict | pd.Series) -> str:
     return f"[{name}](?submission={sid})" if re.fullmatch(r"[0-9a-f]{16}", sid) else name
 
 
-def links_cell(row: dict | pd.Series) -> str:
+def links_cell(row: dict | pd.Series, lang: str = "zh") -> str:
     """Paper and code links a submitter gave (http(s) only; anything else is not linked)."""
-    given = ((label, row.get(key)) for key, label in (("paper_url", "paper"), ("code_url", "code")))
+    given = ((t(label, lang), row.get(key)) for key, label in (("paper_url", "link_paper"),
+                                                               ("code_url", "link_code")))
     return " · ".join(md_link(label, url) for label, url in given if isinstance(url, str) and url)
 
 
-def _text_cell(row: pd.Series, key: str) -> str:
+def _text_cell(row: pd.Series, key: str, lang: str) -> str:
     if key == "mark":
-        return mark(row)
+        return mark(row, lang)
     if key == "links":
-        return links_cell(row)
+        return links_cell(row, lang)
     if key == "date":
         return str(row.get("created_at", ""))[:10]
     return str(row.get(key, "") or "")
 
 
 def display_frame(
-    page_rows: pd.DataFrame, track: str, columns: Sequence[str]
+    page_rows: pd.DataFrame, track: str, columns: Sequence[str], lang: str = "zh"
 ) -> tuple[pd.DataFrame, list[str]]:
     """The visible table for one page of rows and its per-column datatypes ("str", "markdown", "number").
 
@@ -318,14 +324,15 @@ def display_frame(
     links to its submission page. A chosen column that is empty on every row of the page is left out.
     """
     chosen = list(columns) or default_columns(track)
-    headers: list[str] = ["Rank 排名", "Model 模型"]
+    rank, model = header("rank", lang), header("model", lang)
+    headers: list[str] = [rank, model]
     types: list[str] = ["str", "markdown"]
     records = [r for _, r in page_rows.iterrows()]
     data: dict[str, list] = {
-        "Rank 排名": [
+        rank: [
             rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"], strict=True)
         ],
-        "Model 模型": [model_cell(r) for r in records],
+        model: [model_cell(r) for r in records],
     }
 
     def add(header: str, kind: str, values: list) -> None:
@@ -336,10 +343,10 @@ def display_frame(
         data[header] = values
 
     def add_text() -> None:
-        for key, header in TEXT_COLUMNS:  # in TEXT_COLUMNS order
+        for key in TEXT_COLUMNS:  # in TEXT_COLUMNS order
             if f"text:{key}" in chosen:
                 kind = "markdown" if key in MARKDOWN_TEXT else "str"
-                add(header, kind, [_text_cell(r, key) for r in records])
+                add(header(key, lang), kind, [_text_cell(r, key, lang) for r in records])
 
     # The metrics right after the model (the headline ones fit a 1440 px screen without scrolling sideways),
     # then who (mark, organisation, type, setting, links), then provenance (date, scorer, id).
@@ -446,11 +453,11 @@ def system_choices(df: pd.DataFrame, limit: int = 500) -> list[tuple[str, str]]:
     return out
 
 
-def metric_table(rows: Iterable[dict], track: str) -> pd.DataFrame:
+def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> pd.DataFrame:
     """Analysis metric table for selected systems: every metric (percent) plus its CI when present."""
     out = []
     for r in rows:
-        rec: dict[str, object] = {"Model 模型": str(r.get("model_name", ""))}
+        rec: dict[str, object] = {header("model", lang): str(r.get("model_name", ""))}
         for m in METRICS[track]:
             rec[m.header()] = metric_value(m, r)
             if m.ci:

@@ -9,25 +9,22 @@ from space.uploads import output_dir
 from .. import i18n
 from ..context import Context, refused
 from ..i18n import both
-from ..tables import TRACK_TITLES, TRACKS
 from .explorer import dev_file
 
 
 class AboutPage:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.about = gr.Markdown(i18n.about("zh"), elem_id="about")
+        self.about = ctx.texts(gr.Markdown(elem_id="about"), value=i18n.about)
         with gr.Row():
-            self.track = gr.Radio(
-                [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="dl-track"
-            )
-            self.run_btn = gr.Button("Get public files 获取公开文件（测试输入、开发集）", elem_id="dl-run")
+            self.run_btn = gr.Button(both("get_files"), elem_id="dl-run")
         self.files = gr.File(
-            file_count="multiple", interactive=False, label="Files 文件", visible=False, elem_id="dl-files"
+            file_count="multiple", interactive=False, label=both("files"), visible=False, elem_id="dl-files"
         )
 
-    def wire(self) -> None:
-        self.run_btn.click(self.downloads, self.track, self.files, api_name="downloads")
+    def wire(self, track: gr.Radio) -> None:
+        """`track` is the shell's one track selector."""
+        self.run_btn.click(self.downloads, track, self.files, api_name="downloads")
 
     def downloads(self, track: str) -> gr.File:
         """Public test inputs and dev split of a track, as files."""

@@ -37,7 +37,7 @@ class AnalysisPage:
             [], multiselect=True, allow_custom_value=True, label=both("systems"), elem_id="systems",
             max_choices=figures.MAX_SYSTEMS,  # the charts are laid out for this many
         )
-        self.analyse_btn = gr.Button("Update charts 更新图表", elem_id="analyse")
+        self.analyse_btn = gr.Button(both("update_charts"), elem_id="analyse")
         with gr.Row():
             self.plots = [
                 gr.Plot(elem_id="plot-1", show_label=False),

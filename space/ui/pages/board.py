@@ -10,37 +10,36 @@ from ..context import Context
 from ..i18n import both, t
 from ..safe import md
 from ..tables import (
-    MODEL_TYPES,
-    SETTINGS,
     TRACKS,
-    UNITS_NOTE,
     View,
     column_choices,
     default_columns,
     display_frame,
     filter_rows,
     page_slice,
+    setting_choices,
     sort_choices,
     to_csv,
     to_json,
+    type_choices,
 )
 
 
-def link_markdown(query: str) -> str:
+def link_markdown(query: str, lang: str = "zh") -> str:
     """The view link as Markdown; `query` comes from urlencode, so it holds no Markdown syntax."""
-    return f"{both('link')}: [{query}]({query})"
+    return f"{t('link', lang)}: [{query}]({query})"
 
 
-def reference_banner(ctx: Context, track: str) -> str:
+def reference_banner(ctx: Context, track: str, lang: str = "zh") -> str:
     """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
     try:
         kind = ctx.service.reference_set(track)
     except Exception:  # a store hiccup must not blank the board
         return ""
     if kind["kind"] == "demo":
-        return f"> ⚠ **{t('demo_banner', 'zh')}** · **{t('demo_banner', 'en')}**"
+        return f"> ⚠ **{t('demo_banner', lang)}**"
     if not kind["ready"]:
-        return f"> **{t('no_reference_set', 'zh')}** · **{t('no_reference_set', 'en')}**"
+        return f"> **{t('no_reference_set', lang)}**"
     return ""
 
 
@@ -68,13 +67,15 @@ class BoardPage:
         self.ctx = ctx
         with gr.Row():
             self.search = gr.Textbox(
-                label=both("search"), placeholder="e.g. qwen / lexicon", scale=3, elem_id="search"
+                label=both("search"), placeholder=both("search_hint"), scale=3, elem_id="search"
             )
-            self.types = gr.CheckboxGroup(
-                list(MODEL_TYPES), label=both("model_type"), scale=1, elem_id="filter-type"
+            self.types = ctx.texts(
+                gr.CheckboxGroup(label=both("model_type"), scale=1, elem_id="filter-type"),
+                choices=type_choices,
             )
-            self.settings = gr.CheckboxGroup(
-                list(SETTINGS), label=both("setting"), scale=2, elem_id="filter-setting"
+            self.settings = ctx.texts(
+                gr.CheckboxGroup(label=both("setting"), scale=2, elem_id="filter-setting"),
+                choices=setting_choices,
             )
             self.baselines = gr.Checkbox(value=True, label=both("baselines"), scale=1, elem_id="baselines")
         with gr.Row():
@@ -84,8 +85,8 @@ class BoardPage:
             self.page = gr.Number(
                 value=1, precision=0, minimum=1, label=both("page"), scale=0, min_width=100, elem_id="page"
             )
-            self.prev_btn = gr.Button("‹ Prev", scale=0, min_width=70, elem_id="lb-prev")
-            self.next_btn = gr.Button("Next ›", scale=0, min_width=70, elem_id="lb-next")
+            self.prev_btn = gr.Button(both("prev"), scale=0, min_width=70, elem_id="lb-prev")
+            self.next_btn = gr.Button(both("next"), scale=0, min_width=70, elem_id="lb-next")
             with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
                 self.columns = gr.Dropdown(
                     column_choices("varm"),
@@ -109,7 +110,7 @@ class BoardPage:
             self.link = gr.Markdown(elem_id="view-link")
             self.export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
         self.export_files = gr.File(
-            label="Downloads 下载",
+            label=both("downloads"),
             file_count="multiple",
             interactive=False,
             visible=False,
@@ -122,8 +123,9 @@ class BoardPage:
         """What a render updates (in the order the `leaderboard` API has always returned)."""
         return [self.table, self.caption, self.link, self.page, self.head_state]
 
-    def wire(self, track: gr.Radio, refresh_seconds: float) -> None:
-        inputs = [
+    def inputs(self, track: gr.Radio, lang: gr.Radio) -> list:
+        """What a render reads: the shell's track selector, this page's controls, the language."""
+        return [
             track,
             self.search,
             self.types,
@@ -132,7 +134,11 @@ class BoardPage:
             self.sort,
             self.columns,
             self.page,
+            lang,
         ]
+
+    def wire(self, track: gr.Radio, lang: gr.Radio, refresh_seconds: float) -> None:
+        inputs = self.inputs(track, lang)
         gr.on(
             [
                 self.search.input,
@@ -159,60 +165,56 @@ class BoardPage:
             api_name="refresh",
             show_progress="hidden",
         )
-        self.export_btn.click(self.export, inputs, self.export_files, api_name="export")
+        self.export_btn.click(self.export, inputs[:-1], self.export_files, api_name="export")  # no language
 
     # -- callbacks ------------------------------------------------------------------------------------
 
-    def render_board(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+    def render_board(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
         """Table page, caption, link and the (clamped) page number for the current view."""
         view = controls_view(track, q, types, settings, baselines, sort, columns, page)
         board = self.ctx.cache.board(view.track)
         df = filter_rows(board.df, view)
         part, page_no, first, last = page_slice(df, view.page)
-        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track))
+        table, types_ = display_frame(part, view.track, view.columns or default_columns(view.track), lang)
         if board.df.empty:
-            caption = f"{t('empty_board', 'zh')} · {t('empty_board', 'en')}"
+            caption = t("empty_board", lang)
         elif df.empty:
-            caption = f"{t('no_rows', 'zh')} · {t('no_rows', 'en')}"
+            caption = t("no_rows", lang)
         else:
-            caption = (
-                f"{t('rows_shown', 'zh', a=first, b=last, n=len(df))} · "
-                f"{t('rows_shown', 'en', a=first, b=last, n=len(df))}"
-            )
-        caption += (
-            f" · generated 生成于 {md(board.meta.get('generated_at') or '—')} · scorer 评分器 "
-            f"{md(board.meta.get('scorer_version') or '—')} · {UNITS_NOTE} · ◆ = baseline 基线 · rank ranges "
-            "like 1–3 = statistically tied 并列（配对自助法）"
-        )
-        banner = reference_banner(self.ctx, view.track)
+            caption = t("rows_shown", lang, a=first, b=last, n=len(df))
+        caption += " · " + t("board_notes", lang, at=md(board.meta.get("generated_at") or "—"),
+                             scorer=md(board.meta.get("scorer_version") or "—"))
+        banner = reference_banner(self.ctx, view.track, lang)
         if banner:
             caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return {
             self.table: gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
             self.caption: caption,
-            self.link: link_markdown(view.to_query()),
+            self.link: link_markdown(view.to_query(), lang),
             self.page: page_no,
             self.head_state: board.head,
         }
 
-    def prev_page(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+    def prev_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
         """The "‹ Prev" button: render the previous page (clamped to page 1)."""
-        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) - 1)
+        previous = int(page or 1) - 1
+        return self.render_board(track, q, types, settings, baselines, sort, columns, previous, lang)
 
-    def next_page(self, track, q, types, settings, baselines, sort, columns, page) -> dict:
+    def next_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
         """The "Next ›" button: render the next page (clamped to the last page)."""
-        return self.render_board(track, q, types, settings, baselines, sort, columns, int(page or 1) + 1)
+        following = int(page or 1) + 1
+        return self.render_board(track, q, types, settings, baselines, sort, columns, following, lang)
 
     def refresh_if_changed(
-        self, seen: str, track, q, types, settings, baselines, sort, columns, page
+        self, seen: str, track, q, types, settings, baselines, sort, columns, page, lang="zh"
     ) -> dict:
         """Light timer: re-render only when the results area's head moved (a publish happened)."""
         changed, head = self.ctx.cache.changed(seen or "")
         if not changed:
             # (An empty dict would be taken for one value: name a component.)
             return {self.head_state: gr.skip() if seen else head}
-        return self.render_board(track, q, types, settings, baselines, sort, columns, page)
+        return self.render_board(track, q, types, settings, baselines, sort, columns, page, lang)
 
     def export(self, track, q, types, settings, baselines, sort, columns, page) -> gr.File:
         """CSV and JSON of every filtered row (all fields, unrounded)."""
@@ -226,17 +228,22 @@ class BoardPage:
 
     # -- updates other events compose -----------------------------------------------------------------
 
-    def track_controls(self, track: str) -> dict:
+    def track_controls(self, track: str, lang: str = "zh") -> dict:
         """The per-track controls after a track switch: sort keys and columns reset, page 1."""
+        return {**self.view_choices(track, "rank", None, lang), self.page: 1}
+
+    def view_choices(self, track: str, sort: str | None, columns: list[str] | None, lang: str) -> dict:
+        """The sort and column choosers in `lang` with these values (a track switch, or the language
+        toggle, which keeps them)."""
+        track = track if track in TRACKS else "varm"
         return {
-            self.sort: gr.Dropdown(choices=sort_choices(track), value="rank"),
+            self.sort: gr.Dropdown(choices=sort_choices(track, lang), value=sort or "rank"),
             self.columns: gr.Dropdown(
-                choices=column_choices(track), value=default_columns(track), multiselect=True
+                choices=column_choices(track, lang), value=columns or default_columns(track), multiselect=True
             ),
-            self.page: 1,
         }
 
-    def restore(self, view: View) -> dict:
+    def restore(self, view: View, lang: str = "zh") -> dict:
         """Every control set from a view link, and the table rendered for it."""
         columns = list(view.columns) or default_columns(view.track)
         return {
@@ -244,8 +251,7 @@ class BoardPage:
             self.types: list(view.model_types),
             self.settings: list(view.settings),
             self.baselines: view.baselines,
-            self.sort: gr.Dropdown(choices=sort_choices(view.track), value=view.sort),
-            self.columns: gr.Dropdown(choices=column_choices(view.track), value=columns, multiselect=True),
+            **self.view_choices(view.track, view.sort, columns, lang),
             **self.render_board(
                 view.track,
                 view.q,
@@ -255,5 +261,6 @@ class BoardPage:
                 view.sort,
                 list(view.columns),
                 view.page,
+                lang,
             ),
         }

@@ -9,7 +9,6 @@ from scoring.protocol import FIELDS
 
 from .. import figures
 from ..context import Context, refused
-from ..i18n import t
 from ..safe import md
 from ..tables import (
     METRICS,
@@ -38,7 +37,7 @@ def with_undefined(table: pd.DataFrame, keys: list[str], rows: dict[str, dict]) 
 class ComparePage:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.help = gr.Markdown(t("compare_help", "zh"))
+        self.help = ctx.texts(gr.Markdown(), value="compare_help")
         with gr.Row():
             self.a = gr.Dropdown([], allow_custom_value=True, label="System A 系统 A", elem_id="cmp-a")
             self.b = gr.Dropdown([], allow_custom_value=True, label="System B 系统 B", elem_id="cmp-b")

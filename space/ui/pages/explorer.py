@@ -15,7 +15,6 @@ from .. import explorer
 from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame
-from ..tables import TRACK_TITLES, TRACKS
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo"
 ANY = [("any 任意", "")]
@@ -51,18 +50,15 @@ def dev_subsets_file(ctx: Context, track: str) -> bytes | None:
 class ExplorerPage:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.help = gr.Markdown(t("explorer_help", "zh"))
+        self.help = ctx.texts(gr.Markdown(), value="explorer_help")
         with gr.Row():
-            self.track = gr.Radio(
-                [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="ex-track"
-            )
             self.upload = gr.File(
-                label="Dev predictions 开发集预测 (JSONL)",
+                label=both("dev_upload"),
                 type="filepath",
                 file_types=[".jsonl", ".json", ".txt"],
                 elem_id="ex-upload",
             )
-        self.run_btn = gr.Button("Explore 浏览", variant="primary", elem_id="ex-run")
+        self.run_btn = gr.Button(both("explore_btn"), variant="primary", elem_id="ex-run")
         self.items = gr.State([])
         self.summary = gr.Markdown(elem_id="ex-summary")
         self.report = gr.Dataframe(
@@ -106,10 +102,11 @@ class ExplorerPage:
                 self.number = gr.Number(label="Item # 条目编号", precision=0, elem_id="ex-no")
                 self.detail = gr.HTML(elem_id="ex-detail", js_on_load=None)
 
-    def wire(self) -> None:
+    def wire(self, track: gr.Radio, lang: gr.Radio) -> None:
+        """`track` is the shell's one track selector."""
         self.run_btn.click(
             self.explore,
-            [self.track, self.upload],
+            [track, self.upload, lang],
             [self.items, self.summary, self.report, self.table, self.detail, self.subset],
             api_name="explore",
         )
@@ -125,7 +122,7 @@ class ExplorerPage:
 
     # -- callbacks ------------------------------------------------------------------------------------
 
-    def explore(self, track: str, path: str | None) -> dict:
+    def explore(self, track: str, path: str | None, lang: str = "zh") -> dict:
         """Score dev predictions item by item against the public dev references."""
         real = self.ctx.checked_upload(path)
         if real is None:
@@ -137,16 +134,26 @@ class ExplorerPage:
             raise refused(f"No public dev split for {track}. 该赛道没有公开开发集。")
         exp = explorer.explore(track, dev, preds, dev_subsets_file(self.ctx, track))
         items = exp.items
+        summary = explorer.summary_markdown(exp)
+        if explorer.looks_like_test_file(preds, self.test_inputs(track), explorer.read_lines(dev)):
+            summary = f"> ⚠ **{t('test_file_hint', lang)}**\n\n{summary}"
         return {
             self.items: items,
-            self.summary: explorer.summary_markdown(exp),
-            self.report: report_frame(exp.report),
+            self.summary: summary,
+            self.report: report_frame(exp.report, lang),
             self.table: explorer.items_table(items),
             self.detail: explorer.item_html(items[0] if items else None),
             self.subset: gr.Dropdown(
                 choices=ANY + sorted({s for it in items for s in it.get("subsets", [])}), value=""
             ),
         }
+
+    def test_inputs(self, track: str) -> list[dict]:
+        """The track's public test inputs (empty when none are published), for the test-file hint."""
+        try:
+            return self.ctx.service.public_inputs(track)
+        except Exception:  # no reference set yet: nothing to recognise
+            return []
 
     def explore_filter(
         self,

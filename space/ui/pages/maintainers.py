@@ -13,7 +13,7 @@ from worker.service import RescoreReport
 from ..context import Context, refused
 from ..i18n import both
 from ..safe import code, md
-from ..tables import DEFAULT_METRICS, TRACK_TITLES, TRACKS, metric_header, pct
+from ..tables import DEFAULT_METRICS, metric_header, pct
 
 MODERATION = [
     ("hide 隐藏", "hide"),
@@ -119,9 +119,6 @@ class MaintainersPage:
             "Every action re-checks your identity and is audit-logged. 所有操作均复核身份并记入审计日志。"
         )
         with gr.Row():
-            self.track = gr.Radio(
-                [(TRACK_TITLES[k], k) for k in TRACKS], value="varm", label=both("track"), elem_id="m-track"
-            )
             self.dry = gr.Checkbox(value=True, label="Dry run 试运行", elem_id="m-dry")
             self.rescore_btn = gr.Button("Re-score 重新评分", elem_id="m-rescore")
             self.report_btn = gr.Button("Latest diff report 最新差异报告", elem_id="m-report")
@@ -142,17 +139,18 @@ class MaintainersPage:
             self.held_btn = gr.Button("Held submissions 待审提交", elem_id="m-held-btn")
         self.held_table = gr.Dataframe(interactive=False, label="Held 待审", elem_id="m-held")
 
-    def wire(self, token: gr.Textbox) -> None:
+    def wire(self, track: gr.Radio, token: gr.Textbox) -> None:
+        """`track` is the shell's one track selector."""
         report = [self.out, self.diff]
-        self.rescore_btn.click(self.rescore, [self.track, self.dry, token], report, api_name="maint_rescore")
-        self.report_btn.click(self.maint_report, [self.track, token], report, api_name="maint_report")
+        self.rescore_btn.click(self.rescore, [track, self.dry, token], report, api_name="maint_rescore")
+        self.report_btn.click(self.maint_report, [track, token], report, api_name="maint_report")
         self.apply_btn.click(
             self.moderate,
             [self.id, self.action, self.reason, token],
             self.moderated,
             api_name="maint_moderate",
         )
-        self.held_btn.click(self.held, [self.track, token], self.held_table, api_name="maint_held")
+        self.held_btn.click(self.held, [track, token], self.held_table, api_name="maint_held")
 
     def rescore(
         self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None

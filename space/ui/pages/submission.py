@@ -9,7 +9,7 @@ from worker.records import is_submission_id
 from .. import figures
 from .. import submission as render
 from ..context import Context
-from ..i18n import both
+from ..i18n import both, t
 from ..tables import METRICS, TRACKS
 
 
@@ -30,30 +30,30 @@ class SubmissionPage:
         self.ctx = ctx
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), scale=3, elem_id="page-id")
-            self.open_btn = gr.Button("Open 打开", scale=0, elem_id="page-open")
+            self.open_btn = gr.Button(both("open"), scale=0, elem_id="page-open")
         self.header = gr.Markdown(elem_id="page-header")
         self.status = gr.Markdown(elem_id="page-status")
-        self.metrics = gr.Dataframe(interactive=False, label="Metrics 指标 (%)", elem_id="page-metrics",
+        self.metrics = gr.Dataframe(interactive=False, label=both("metrics_pct"), elem_id="page-metrics",
                                     datatype=render.METRIC_TYPES)
         self.plot = gr.Plot(elem_id="page-plot", show_label=False)
         self.subsets = gr.Dataframe(
-            interactive=False, label="Cue subsets / breakdowns 线索子集/分项", elem_id="page-subsets"
+            interactive=False, label=both("subsets_label"), elem_id="page-subsets"
         )
         self.format = gr.Dataframe(
-            interactive=False, wrap=True, label="Format report 格式报告", elem_id="page-format"
+            interactive=False, wrap=True, label=both("format_report"), elem_id="page-format"
         )
         self.outputs_text = gr.Markdown(elem_id="page-output-format-summary")
         self.output_format = gr.Dataframe(
             interactive=False,
             wrap=True,
-            label="Output format report 输出格式报告 (line 行号, id, issues 问题)",
+            label=both("output_format_report"),
             elem_id="page-output-format",
         )
         self.provenance = gr.Markdown(elem_id="page-provenance")
         self.versions = gr.Dataframe(
-            interactive=False, label="Result versions 结果版本", elem_id="page-versions"
+            interactive=False, label=both("versions"), elem_id="page-versions"
         )
-        self.history = gr.Dataframe(interactive=False, label="History 历史", elem_id="page-history")
+        self.history = gr.Dataframe(interactive=False, label=both("history"), elem_id="page-history")
         self.bibtex = gr.Code(language=None, label="BibTeX", elem_id="page-bibtex")
 
     @property
@@ -74,13 +74,17 @@ class SubmissionPage:
             self.output_format,
         ]
 
-    def wire(self, token: gr.Textbox) -> None:
-        # The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
-        self.open_btn.click(self.show_submission, [self.id, token], self.outputs, api_name="submission")
-        self.id.submit(self.show_submission, [self.id, token], self.outputs, api_name=False)
+    def wire(self, token: gr.Textbox, lang: gr.Radio) -> list:
+        """The token (or the OAuth session) lets a submitter and maintainers open a hidden submission.
+        Returns the two "opened" events, which the shell follows with the track selector."""
+        inputs = [self.id, token, lang]
+        return [
+            self.open_btn.click(self.show_submission, inputs, self.outputs, api_name="submission"),
+            self.id.submit(self.show_submission, inputs, self.outputs, api_name=False),
+        ]
 
     def show_submission(
-        self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None
+        self, sid: str, token: str | None = None, lang: str = "zh", profile: gr.OAuthProfile | None = None
     ) -> dict:
         """Everything about one submission. A hidden one shows only to its submitter and the maintainers
         (signed in), like "not found" else."""
@@ -100,26 +104,35 @@ class SubmissionPage:
             else figures.metric_bars(
                 [_row_of(result)] if result else [],
                 [(m.key, m.header()) for m in METRICS.get(track, ())][:6],
-                "Metrics 指标 (95% CI)",
+                t("metrics_ci", lang),
             )
         )
         rank = ""
         if sub and track in TRACKS and rec.get("status") == "published":
             board = self.ctx.cache.board(track)
-            rank = render.rank_markdown(board.row(sid), len(board.df), track)
+            rank = render.rank_markdown(board.row(sid), len(board.df), track, lang)
         return {
-            self.header: render.header_markdown(sub, rank),
-            self.status: render.status_line(sub) if sub else "",
-            self.metrics: render.metrics_table(result, track),
-            self.subsets: render.subsets_table(result)
+            self.header: render.header_markdown(sub, rank, lang),
+            self.status: render.status_line(sub, lang) if sub else "",
+            self.metrics: render.metrics_table(result, track, lang),
+            self.subsets: render.subsets_table(result, lang)
             if track == "varm"
-            else render.breakdowns_table(result),
+            else render.breakdowns_table(result, lang),
             self.plot: fig,
-            self.format: render.format_table(result, rec),
-            self.provenance: render.provenance_markdown(sub) if sub else "",
-            self.versions: render.versions_table(rec),
-            self.history: render.history_table(rec),
+            self.format: render.format_table(result, rec, lang),
+            self.provenance: render.provenance_markdown(sub, lang) if sub else "",
+            self.versions: render.versions_table(rec, lang),
+            self.history: render.history_table(rec, lang),
             self.bibtex: render.bibtex(sub) if sub else "",
-            self.outputs_text: render.output_format_markdown(rec),
-            self.output_format: render.output_format_table(rec),
+            self.outputs_text: render.output_format_markdown(rec, lang),
+            self.output_format: render.output_format_table(rec, lang),
         }
+
+    def track_of(self, sid: str, token: str | None, profile: object | None = None) -> str | None:
+        """The track of a submission the viewer may see (None for anything else)."""
+        sid = (sid or "").strip().lower()
+        if not is_submission_id(sid):
+            return None
+        sub = self.ctx.service.submission(sid, self.ctx.viewer(token, profile))
+        track = render.record_of(sub).get("track")
+        return track if track in TRACKS else None

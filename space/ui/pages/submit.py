@@ -1,9 +1,12 @@
-"""The Submit tab: sign-in, the upload form, instant validation, the submission and its live status."""
+"""The Submit tab: sign-in, the upload form, instant validation, the submission and its live status, and
+the submitter's own submissions ("My submissions", with making a private one public)."""
 
 from __future__ import annotations
 
 import gradio as gr
+import pandas as pd
 
+from worker.own import OwnSubmission
 from worker.quotas import QuotaExceeded
 from worker.records import is_submission_id
 
@@ -11,8 +14,10 @@ from .. import submission
 from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame, report_markdown
-from ..safe import is_http_url, md
-from ..tables import SETTINGS, TRACK_TITLES, TRACKS
+from ..safe import code, is_http_url, md
+from ..tables import TRACK_TITLES, metric_header, pct, setting_choices, type_choices
+
+MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
 
 
 def quota_line(q: dict, lang: str) -> str:
@@ -20,6 +25,24 @@ def quota_line(q: dict, lang: str) -> str:
         return ""
     nxt = t("next_slot", lang, at=md(q["next_slot_at"])) if q.get("next_slot_at") else ""
     return t("quota", lang, remaining=q.get("remaining"), limit=q.get("limit"), next=nxt)
+
+
+def own_row(sub: OwnSubmission, lang: str) -> list:
+    """One row of "My submissions": the primary score in percent (one decimal), the page as a link."""
+    score = sub.scores.get(sub.primary_metric)
+    primary = "" if score is None else f"{metric_header(sub.track, sub.primary_metric)} {pct(score):.1f}"
+    status = submission.status_name(sub.status, lang)
+    if sub.private:
+        status += f" · {t('badge_private', lang)}"
+    return [
+        md(sub.model_name or t("unnamed", lang)),
+        TRACK_TITLES.get(sub.track, sub.track),
+        status,
+        primary,
+        "—" if sub.format_issues is None else str(sub.format_issues),
+        sub.created_at[:16].replace("T", " "),
+        f"[{sub.submission_id}]({sub.link})",
+    ]
 
 
 class SubmitPage:
@@ -33,19 +56,13 @@ class SubmitPage:
                 label=both("token"),
                 type="password",
                 visible=mode in ("token", "hub"),
-                placeholder="printed at start-up / $DATA_DIR/tokens.json",
+                placeholder=both("token_hint"),
                 elem_id="token",
             )
-            self.sign_in_btn = gr.Button("Check sign-in 检查登录", scale=0, elem_id="sign-in")
+            self.sign_in_btn = gr.Button(both("check_sign_in"), scale=0, elem_id="sign-in")
         self.who = gr.Markdown(elem_id="who")
         with gr.Row():
             with gr.Column(scale=1):
-                self.track = gr.Radio(
-                    [(TRACK_TITLES[t_], t_) for t_ in TRACKS],
-                    value="varm",
-                    label=both("track"),
-                    elem_id="sub-track",
-                )
                 self.upload = gr.File(
                     label=both("upload"),
                     file_types=[".jsonl", ".json", ".txt"],
@@ -53,23 +70,22 @@ class SubmitPage:
                     elem_id="upload",
                 )
                 self.quota = gr.Markdown(elem_id="quota")
+                self.private = gr.Checkbox(
+                    value=False, label=both("private"), info=both("private_info"), elem_id="private"
+                )
             with gr.Column(scale=1):
                 self.model_name = gr.Textbox(label=both("model_name"), max_length=100, elem_id="model-name")
                 self.organisation = gr.Textbox(
                     label=both("organisation"), max_length=200, elem_id="organisation"
                 )
                 with gr.Row():
-                    self.model_type = gr.Radio(
-                        [("—", ""), ("open", "open"), ("closed", "closed")],
-                        value="",
-                        label=both("model_type"),
-                        elem_id="model-type",
+                    self.model_type = ctx.texts(
+                        gr.Radio(value="", label=both("model_type"), elem_id="model-type"),
+                        choices=lambda lang: [("—", ""), *type_choices(lang)],
                     )
-                    self.setting = gr.Radio(
-                        [("—", "")] + [(s, s) for s in SETTINGS],
-                        value="",
-                        label=both("setting"),
-                        elem_id="setting",
+                    self.setting = ctx.texts(
+                        gr.Radio(value="", label=both("setting"), elem_id="setting"),
+                        choices=lambda lang: [("—", ""), *setting_choices(lang)],
                     )
                 self.paper_url = gr.Textbox(
                     label=both("paper_url"), placeholder="https://…", elem_id="paper-url"
@@ -84,40 +100,51 @@ class SubmitPage:
             self.validate_btn = gr.Button(both("validate_btn"), elem_id="validate")
             self.submit_btn = gr.Button(both("submit_btn"), variant="primary", elem_id="submit")
         self.message = gr.Markdown(elem_id="submit-message")
-        self.report = gr.Dataframe(
-            headers=["Line 行", "Field 字段", "Message 说明"],
-            interactive=False,
-            wrap=True,
-            label="Validation report 验证报告",
-            elem_id="report",
+        # The language toggle empties the report (its headers are in the old language).
+        self.report = ctx.texts(
+            gr.Dataframe(interactive=False, wrap=True, label=both("validation_report"), elem_id="report"),
+            value=lambda lang: report_frame(None, lang),
         )
         self.sub_id = gr.Textbox(label=both("submission_id"), interactive=False, elem_id="new-id")
         self.status = gr.Markdown(elem_id="status")
         self.link = gr.Markdown(elem_id="submission-link")
         self.status_timer = gr.Timer(status_seconds, active=False)
+        with gr.Accordion(both("my_submissions"), open=True, elem_id="my-subs-box"):
+            self.mine_btn = gr.Button(both("refresh_mine"), size="sm", elem_id="my-subs-refresh")
+            self.mine = gr.Dataframe(interactive=False, wrap=True, datatype="markdown", elem_id="my-subs")
+            with gr.Row():
+                self.mine_private = gr.Dropdown([], label=both("private_pick"), elem_id="my-private")
+                self.make_public_btn = gr.Button(both("make_public"), scale=0, elem_id="make-public")
+            self.mine_msg = gr.Markdown(elem_id="make-public-msg")
 
-    def wire(self, demo: gr.Blocks, lang: gr.Radio, maint_tab: gr.Tab) -> None:
+    def wire(self, demo: gr.Blocks, track: gr.Radio, lang: gr.Radio, maint_tab: gr.Tab) -> None:
+        """`track` is the shell's one track selector."""
         self.maint_tab = maint_tab  # sign-in shows it to maintainers
         signed = [self.who, maint_tab]
+        quota_in = [track, self.token, lang]
+        mine_in, mine_out = self.mine_inputs(lang), self.mine_outputs
         self.sign_in_btn.click(self.sign_in, [self.token, lang], signed, api_name="sign_in").then(
-            self.quota_text, [self.track, self.token, lang], self.quota, api_name="quota"
-        )
+            self.quota_text, quota_in, self.quota, api_name="quota"
+        ).then(self.my_submissions, mine_in, mine_out, api_name=False)
         gr.on(
             [self.token.submit, self.token.blur], self.sign_in, [self.token, lang], signed, api_name=False
-        ).then(self.quota_text, [self.track, self.token, lang], self.quota, api_name=False)
-        demo.load(self.sign_in, [self.token, lang], signed, api_name="whoami")
-        self.track.input(
-            self.quota_text, [self.track, self.token, lang], self.quota, api_name="quota_for_track"
+        ).then(self.quota_text, quota_in, self.quota, api_name=False).then(
+            self.my_submissions, mine_in, mine_out, api_name=False
+        )
+        demo.load(self.sign_in, [self.token, lang], signed, api_name="whoami").then(
+            self.my_submissions, mine_in, mine_out, api_name=False
+        )
+        # .change: follows the track however it is set (the selector, or a link opened by load_view).
+        track.change(
+            self.quota_text, quota_in, self.quota, api_name="quota_for_track", show_progress="hidden"
         )
         checked = [self.message, self.report]
-        self.upload.upload(
-            self.validate, [self.track, self.upload, lang], checked, api_name="validate_upload"
-        )
-        self.validate_btn.click(self.validate, [self.track, self.upload, lang], checked, api_name="validate")
+        self.upload.upload(self.validate, [track, self.upload, lang], checked, api_name="validate_upload")
+        self.validate_btn.click(self.validate, [track, self.upload, lang], checked, api_name="validate")
         self.submit_btn.click(
             self.submit,
             [
-                self.track,
+                track,
                 self.upload,
                 self.model_name,
                 self.organisation,
@@ -128,18 +155,33 @@ class SubmitPage:
                 self.description,
                 self.token,
                 lang,
+                self.private,  # last: earlier inputs keep their /submit API positions
             ],
-            [self.message, self.report, self.sub_id, self.status, self.status_timer, self.link],
+            [self.message, self.report, self.sub_id, self.status, self.status_timer, self.link, self.quota],
             api_name="submit",
             concurrency_limit=4,
-        )
+        ).then(self.my_submissions, mine_in, mine_out, api_name=False)
         self.status_timer.tick(
             self.poll_status,
-            [self.sub_id, self.token],
+            [self.sub_id, self.token, lang],
             [self.status, self.status_timer],
             api_name="poll_status",
             show_progress="hidden",
+        ).then(
+            self.my_submissions_when_done, [self.sub_id, *mine_in], mine_out, api_name=False,
+            show_progress="hidden",
         )
+        self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions")
+        self.make_public_btn.click(
+            self.make_public, [self.mine_private, self.token, lang], self.mine_msg, api_name="make_public"
+        ).then(self.my_submissions, mine_in, mine_out, api_name=False)
+
+    def mine_inputs(self, lang: gr.Radio) -> list:
+        return [self.token, lang, self.mine_private]
+
+    @property
+    def mine_outputs(self) -> list:
+        return [self.mine, self.mine_private]
 
     # -- callbacks ------------------------------------------------------------------------------------
 
@@ -147,11 +189,13 @@ class SubmitPage:
         """Who am I (for the status line) and whether the Maintainers tab is shown."""
         who = self.ctx.identity(token, profile)
         if who.name is None:
-            text = f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}"
-            return {self.who: text, self.maint_tab: gr.Tab(visible=False)}
-        maint = " · maintainer 维护者" if who.maintainer else ""
+            return {
+                self.who: f"**✗** {t(who.message or 'not_signed_in', lang)}",
+                self.maint_tab: gr.Tab(visible=False),
+            }
+        maint = f" · {t('maintainer', lang)}" if who.maintainer else ""
         return {
-            self.who: f"Signed in 已登录: **{md(who.name)}**{maint}",
+            self.who: f"{t('signed_in', lang)}: **{md(who.name)}**{maint}",
             self.maint_tab: gr.Tab(visible=who.maintainer),
         }
 
@@ -164,14 +208,14 @@ class SubmitPage:
         try:
             q = self.ctx.service.quota(who.name, track)
         except Exception as exc:  # quota display is informative only
-            return f"quota unavailable: {md(str(exc))}"
+            return f"{t('quota_unavailable', lang)}: {md(str(exc))}"
         return quota_line(q, lang)
 
     def validate(self, track: str, path: str | None, lang: str) -> dict:
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
         real = self.ctx.checked_upload(path)
         if real is None:
-            return {self.message: t("need_file", lang), self.report: report_frame(None)}
+            return {self.message: t("need_file", lang), self.report: report_frame(None, lang)}
         try:
             with self.ctx.slot(real):  # the same bound as POST /api/v1/validate
                 report = self.ctx.service.validate(track, real.read_bytes())
@@ -179,13 +223,13 @@ class SubmitPage:
             raise
         except Exception as exc:
             raise refused(str(exc)) from exc
-        return {self.message: report_markdown(report, lang), self.report: report_frame(report)}
+        return {self.message: report_markdown(report, lang), self.report: report_frame(report, lang)}
 
-    def _refusal(self, message: str, report: dict | None = None) -> dict:
+    def _refusal(self, message: str, lang: str, report: dict | None = None) -> dict:
         """The form stays as it is: a message and the problems; no id, no status polling."""
         return {
             self.message: message,
-            self.report: report_frame(report),
+            self.report: report_frame(report, lang),
             self.sub_id: "",
             self.status_timer: gr.Timer(active=False),
         }
@@ -203,15 +247,16 @@ class SubmitPage:
         description,
         token,
         lang,
+        private=False,
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
-        """Validate metadata, submit, and start the status timer."""
+        """Validate metadata, submit (privately if asked), start the status timer, refresh the quota."""
         who = self.ctx.identity(token, profile)
         if who.name is None:
-            return self._refusal(f"**✗** {md(who.message) if who.message else t('not_signed_in', lang)}")
+            return self._refusal(f"**✗** {t(who.message or 'not_signed_in', lang)}", lang)
         real = self.ctx.checked_upload(path)
         if real is None:
-            return self._refusal(t("need_file", lang))
+            return self._refusal(t("need_file", lang), lang)
         problems = []
         if not (model_name or "").strip():
             problems.append({"line": None, "field": "model_name", "message": t("need_model", lang)})
@@ -220,7 +265,7 @@ class SubmitPage:
                 problems.append({"line": None, "field": field, "message": t("bad_url", lang, field=field)})
         if problems:
             report = {"valid": False, "errors": problems, "errors_total": len(problems)}
-            return self._refusal(report_markdown(report, lang), report)
+            return self._refusal(report_markdown(report, lang), lang, report)
         metadata = {
             "model_name": model_name,
             "organisation": organisation or "",
@@ -233,12 +278,16 @@ class SubmitPage:
         try:
             with self.ctx.slot(real):  # the same bound as POST /api/v1/submissions
                 out = self.ctx.service.submit(
-                    identity=who.name, track=track, data=real.read_bytes(), metadata=metadata
+                    identity=who.name,
+                    track=track,
+                    data=real.read_bytes(),
+                    metadata=metadata,
+                    private=bool(private),
                 )
         except gr.Error:
             raise
         except QuotaExceeded as exc:
-            return self._refusal(f"**✗** {t('quota_exceeded', lang, at=md(exc.next_slot_at))}")
+            return self._refusal(f"**✗** {t('quota_exceeded', lang, at=md(exc.next_slot_at))}", lang)
         except Exception as exc:
             raise refused(str(exc)) from exc
         report = out.get("report")
@@ -247,34 +296,91 @@ class SubmitPage:
         if not sid:
             return {
                 self.message: report_markdown(report, lang) + "\n\n" + quota,
-                self.report: report_frame(report),
+                self.report: report_frame(report, lang),
                 self.sub_id: "",
-                self.status: submission.status_line({"status": out.get("status", "rejected")}),
+                self.status: submission.status_line({"status": out.get("status", "rejected")}, lang),
                 self.status_timer: gr.Timer(active=False),
                 self.link: "",
+                self.quota: quota,
             }
         head = t("duplicate", lang, id=sid) if out.get("duplicate") else t("submitted", lang, id=sid)
+        if private and not out.get("duplicate"):
+            head += " " + t("submitted_private", lang)
         msg = "\n\n".join(
             x for x in (f"**✓** {head}", report_markdown(report, lang) if report else "", quota) if x
         )
+        status = {"status": out.get("status"), "reason": out.get("reason")}
         return {
             self.message: msg,
-            self.report: report_frame(report),
+            self.report: report_frame(report, lang),
             self.sub_id: sid,
-            self.status: submission.status_line({"status": out.get("status"), "reason": out.get("reason")}),
+            self.status: submission.status_line(status, lang),
             self.status_timer: gr.Timer(active=out.get("status") not in submission.TERMINAL),
             self.link: f"[{t('open_submission', lang)} ↗](?submission={sid})",
+            self.quota: quota,
         }
 
-    def poll_status(self, sid: str, token: str | None = None, profile: gr.OAuthProfile | None = None) -> dict:
-        """Status timer tick: the lifecycle line; the timer stops at a terminal state."""
+    def poll_status(
+        self, sid: str, token: str | None = None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> dict:
+        """Status timer tick: the lifecycle line; the timer stops at a final state (a private submission
+        rests at "scored")."""
         if not is_submission_id(sid or ""):
             return {self.status_timer: gr.Timer(active=False)}
         sub = self.ctx.service.submission(sid, self.ctx.viewer(token, profile))
         if sub is None:
-            return {self.status: t("not_found", "en"), self.status_timer: gr.Timer(active=False)}
-        status = str(submission.record_of(sub).get("status", ""))
+            return {self.status: t("not_found", lang), self.status_timer: gr.Timer(active=False)}
         return {
-            self.status: submission.status_line(sub),
-            self.status_timer: gr.Timer(active=status not in submission.TERMINAL),
+            self.status: submission.status_line(sub, lang),
+            self.status_timer: gr.Timer(active=not submission.is_final(sub)),
         }
+
+    def my_submissions(
+        self, token: str | None, lang: str = "zh", picked: str | None = None,
+        profile: gr.OAuthProfile | None = None,
+    ) -> dict:
+        """The signed-in submitter's own submissions (status, primary score, format report, page link) and
+        the private ones they may make public (`picked` stays selected while it is one of them: the list
+        refreshes while a new submission is scored)."""
+        who = self.ctx.identity(token, profile)
+        columns = submission.columns(MINE_COLUMNS, lang)
+        if who.name is None:
+            return {
+                self.mine: pd.DataFrame(columns=columns),
+                self.mine_private: gr.Dropdown(choices=[], value=None),
+            }
+        mine = self.ctx.service.my_submissions(who.name)
+        private = [(f"{s.model_name} ({s.submission_id})", s.submission_id) for s in mine if s.private]
+        return {
+            self.mine: pd.DataFrame([own_row(s, lang) for s in mine], columns=columns),
+            self.mine_private: gr.Dropdown(
+                choices=private, value=picked if picked in {sid for _, sid in private} else None
+            ),
+        }
+
+    def my_submissions_when_done(
+        self, sid: str, token: str | None, lang: str = "zh", picked: str | None = None,
+        profile: gr.OAuthProfile | None = None,
+    ) -> dict:
+        """After a status tick: "My submissions" again once the new submission reached its final state
+        (not on every tick, which would keep resetting what the viewer is picking)."""
+        viewer = self.ctx.viewer(token, profile)
+        sub = self.ctx.service.submission(sid, viewer) if is_submission_id(sid or "") else None
+        if not submission.is_final(sub):
+            return {self.mine: gr.skip(), self.mine_private: gr.skip()}
+        return self.my_submissions(token, lang, picked, profile)
+
+    def make_public(
+        self, sid: str | None, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> str:
+        """The owner puts a private submission on the board (it joins at the next publish)."""
+        who = self.ctx.identity(token, profile)
+        if who.name is None:
+            raise refused(t(who.message or "not_signed_in", lang))
+        if not sid:
+            raise refused(t("pick_private", lang))
+        try:
+            self.ctx.service.make_public(sid, identity=who.name)
+        except (LookupError, PermissionError, ValueError) as exc:
+            raise refused(str(exc)) from None
+        return f"**✓** {t('made_public', lang, id=code(sid))}"

@@ -1,0 +1,216 @@
+"""Submitters in headless Debian chromium against the real service (`live_space`), at 1440 px and 390 px:
+a private submission shows in "My submissions" and not on the board; one track selector (a COLD link moves
+it); the language toggle leaves no text of the other language on the board, submit and submission pages.
+Screenshots go to test-output/screenshots/ (`sub-*`). Marked `browser`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest_ui import DEMO, TOKENS, shot
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+ALICE = next(tok for tok, user in TOKENS.items() if user == "alice")
+WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
+# English UI texts that must not show in Chinese mode (labels and captions, not data or metric names).
+ENGLISH_UI = ("Leaderboard", "Search model", "Show baselines", "Sort by", "Rows ", "Submission token",
+              "Model name", "Validate only", "My submissions", "Private submission", "Submission id",
+              "Organisation", "Provenance", "Result versions", "Language", "Track")
+
+# Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
+# scorer messages, ids) and outside the language picker, whose two options name themselves.
+VISIBLE_TEXT = """(exclude) => {
+    const skip = new Set(document.querySelectorAll(exclude));
+    const out = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!el || !node.textContent.trim()) continue;
+        if ([...skip].some(s => s.contains(el))) continue;
+        if (el.closest('[hidden], [aria-hidden=true], script, style, template')) continue;
+        const box = el.getBoundingClientRect(), style = getComputedStyle(el);
+        if (box.width === 0 || box.height === 0 || style.visibility === 'hidden' || style.display === 'none')
+            continue;
+        out.push(node.textContent.trim());
+    }
+    return out;
+}"""
+# Data, not interface: board cells of user text (model, organisation), the language options, plots (their
+# titles belong to space/ui/figures.py), the uploaded file's name, the page's BibTeX; and Gradio's own
+# footer ("Use via API", "Built with Gradio", "Settings"), which follows the browser's locale, not the app.
+DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, .js-plotly-plot, "
+        "#upload .file-name, #page-history td, #page-format td, #report td, footer")
+
+
+# Gradio's own upload prompt and loading note, which (like its footer) follow the browser's locale, not
+# the app's toggle.
+GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload",
+              "加载中", "Loading..."}
+
+
+def visible_texts(page: Page) -> list[str]:
+    return [x for x in page.evaluate(VISIBLE_TEXT, DATA) if x not in GRADIO_OWN]
+
+
+def set_language(page: Page, lang: str) -> None:
+    page.locator("#lang").get_by_text({"en": "English", "zh": "中文"}[lang], exact=True).click()
+
+
+def tab(page: Page, name: str) -> None:
+    """Open a tab by its label. On a phone the later tabs sit in Gradio's overflow menu, which is not what
+    these tests are about: the page is widened for the click and narrowed again."""
+    direct = page.get_by_role("tab", name=re.compile(name))
+    if direct.count() and direct.first.is_visible():
+        direct.first.click()
+        return
+    size = page.viewport_size
+    page.set_viewport_size(WIDTHS["1440"])
+    page.get_by_role("tab", name=re.compile(name)).first.click()
+    page.set_viewport_size(size)
+
+
+def new_page(chromium, width: str) -> Page:
+    mobile = width == "390"
+    context = chromium.new_context(viewport=WIDTHS[width], locale="zh-CN", is_mobile=mobile, has_touch=mobile,
+                                   device_scale_factor=2 if mobile else 1)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+def sign_in(page: Page, token: str) -> None:
+    page.locator("#token input, #token textarea").first.fill(token)
+    page.locator("#sign-in").click()
+    expect(page.locator("#who")).to_contain_text("alice", timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("width", ["1440", "390"])
+def test_private_submission_shows_in_my_submissions_not_on_the_board(
+    live_space, chromium, tmp_path, width: str
+) -> None:
+    page = new_page(chromium, width)
+    try:
+        page.goto(f"{live_space.url}?track=cold&lang=en")
+        expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        tab(page, "^Submit$")
+        sign_in(page, ALICE)
+        name = f"alice-private-{width}"
+        data = (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes()
+        upload = tmp_path / f"{name}.jsonl"
+        upload.write_bytes(data + b"\n" * (3 if width == "390" else 4))  # a file of its own per run
+        page.locator("#upload input[type=file]").set_input_files(str(upload))
+        page.locator("#model-name input, #model-name textarea").first.fill(name)
+        page.locator("#private input[type=checkbox]").check()
+        page.locator("#submit").click()
+        expect(page.locator("#submit-message")).to_contain_text("private", timeout=TIMEOUT)
+        expect(page.locator("#quota")).to_contain_text("Submissions left today", timeout=TIMEOUT)
+        sid = page.locator("#new-id input, #new-id textarea").first.input_value()
+        assert re.fullmatch(r"[0-9a-f]{16}", sid), sid
+        mine = page.locator("#my-subs")
+        expect(mine).to_contain_text(name, timeout=TIMEOUT)
+        expect(mine).to_contain_text("private", timeout=TIMEOUT)
+        # Scored like any other (the list refreshes once, when the status line's timer sees it done) ...
+        expect(mine).to_contain_text("F1 ", timeout=120_000)
+        shot(page, f"sub-my-submissions-{width}")
+        # ... but off the board, in the UI and through the API.
+        tab(page, "^Leaderboard$")
+        expect(page.locator("#board")).to_contain_text("lexicon", timeout=TIMEOUT)
+        expect(page.locator("#board")).not_to_contain_text(name)
+        with urllib.request.urlopen(f"{live_space.url}api/v1/leaderboard?track=cold", timeout=10) as resp:
+            rows = json.loads(resp.read())["rows"]
+        assert sid not in {r["submission_id"] for r in rows} and rows  # positive control: the board has rows
+        # The owner makes it public: it leaves the private list and joins the board at the next publish.
+        tab(page, "^Submit$")
+        page.locator("#my-private input").click()
+        page.get_by_role("option", name=re.compile(name)).click()
+        page.locator("#make-public").click()
+        message = page.locator("#make-public-msg")
+        page.wait_for_function(
+            """() => /public|error|Error|错误/.test(
+                (document.querySelector('#make-public-msg')?.innerText || '') +
+                [...document.querySelectorAll('.toast-body')].map(t => t.innerText).join(' '))""",
+            timeout=TIMEOUT,
+        )
+        toasts = page.locator(".toast-body").all_inner_texts()
+        assert "public" in message.inner_text(), toasts
+        tab(page, "^Leaderboard$")
+        expect(page.locator("#board")).to_contain_text(name, timeout=120_000)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+
+
+def test_a_cold_submission_link_moves_the_one_track_selector(live_space, chromium) -> None:
+    with urllib.request.urlopen(f"{live_space.url}api/v1/leaderboard?track=cold", timeout=10) as resp:
+        sid = json.loads(resp.read())["rows"][0]["submission_id"]
+    page = new_page(chromium, "1440")
+    try:
+        page.goto(f"{live_space.url}?submission={sid}")  # no track in the link: the submission's wins
+        expect(page.locator("#page-header")).to_contain_text(sid, timeout=TIMEOUT)
+        expect(page.locator("#track input[value=cold]")).to_be_checked(timeout=TIMEOUT)
+        tab(page, "排行榜")
+        expect(page.locator("#board")).to_contain_text("lexicon", timeout=TIMEOUT)
+        assert page.locator("#sub-track, #ex-track, #dl-track, #m-track").count() == 0  # one selector only
+        # Opening a VARM submission by id moves it back (positive control).
+        with urllib.request.urlopen(f"{live_space.url}api/v1/leaderboard?track=varm", timeout=10) as resp:
+            varm = json.loads(resp.read())["rows"][0]["submission_id"]
+        tab(page, "提交详情")
+        page.locator("#page-id input, #page-id textarea").first.fill(varm)
+        page.locator("#page-open").click()
+        expect(page.locator("#track input[value=varm]")).to_be_checked(timeout=TIMEOUT)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+
+
+def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
+    """On the board, submit and submission pages in `lang`: no interface text of the other language."""
+    for name, label in (("board", {"en": "^Leaderboard$", "zh": "^排行榜$"}),
+                        ("submit", {"en": "^Submit$", "zh": "^提交$"}),
+                        ("submission", {"en": "^Submission$", "zh": "^提交详情$"})):
+        tab(page, label[lang])
+        if name == "submission":
+            page.locator("#page-id input, #page-id textarea").first.fill(sid)
+            page.locator("#page-open").click()
+            expect(page.locator("#page-metrics")).to_contain_text("F1", timeout=TIMEOUT)
+        page.wait_for_timeout(500)
+        texts = visible_texts(page)
+        assert texts, name
+        if lang == "en":
+            found = [x for x in texts if CJK.search(x)]
+        else:
+            found = [x for x in texts for word in ENGLISH_UI if word in x]
+        assert found == [], (lang, name, found)
+        shot(page, f"sub-{name}-{lang}-{width}")
+
+
+@pytest.mark.parametrize("width", ["1440", "390"])
+def test_the_language_toggle_leaves_no_text_of_the_other_language(live_space, chromium, width: str) -> None:
+    with urllib.request.urlopen(f"{live_space.url}api/v1/leaderboard?track=cold", timeout=10) as resp:
+        sid = json.loads(resp.read())["rows"][0]["submission_id"]
+    page = new_page(chromium, width)
+    try:
+        page.goto(f"{live_space.url}?track=cold")
+        expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        set_language(page, "en")
+        expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        _check_pages(page, "en", width, sid)
+        # Positive control for the checker: Chinese mode has Chinese, and the check finds it in English.
+        tab(page, "^Leaderboard$")
+        set_language(page, "zh")
+        expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        assert any(CJK.search(x) for x in visible_texts(page))
+        _check_pages(page, "zh", width, sid)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

@@ -1,0 +1,119 @@
+"""'My submissions' (issue 16 item 5): `Service.my_submissions` and `GET /api/v1/me/submissions` over a real
+store, with submissions scored by the worker's own scoring job and published by the real Publisher."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from space.auth import Auth
+from space.server import create_app
+from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store, variant
+from worker.config import Config
+from worker.own import OwnSubmission
+from worker.service import Service
+from worker.store import open_store
+
+
+@pytest.fixture
+def scored(tmp_path: Path, demo_dir: Path):
+    """alice: a public and a private VARM upload (both scored, published) and a queued COLD one; bob: one."""
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+
+    config = Config(data_dir=tmp_path / "data", quota_per_day=10, attempts_per_day=20)
+    seed_store(config, demo_dir)
+    store = open_store(config)  # every area: this test plays the worker too
+    service = Service(config, store, RecordingEnqueuer())
+    refs = ReferenceCache(store)
+
+    def submit(user: str, track: str, data: bytes, name: str, private: bool = False) -> str:
+        out = service.submit(identity=user, track=track, data=data, metadata={"model_name": name},
+                             private=private)
+        assert out["status"] == "queued", out
+        return out["submission_id"]
+
+    ids = {
+        "public": submit("alice", "varm", baseline_file("varm", "lexicon"), "alice-public"),
+        "private": submit("alice", "varm", baseline_file("varm", "majority"), "alice-private", private=True),
+        "bob": submit("bob", "varm", variant(baseline_file("varm", "lexicon"), 3), "bob-model"),
+    }
+    for key in ("public", "private", "bob"):
+        assert score_submission(store, refs.get, "varm", ids[key], time_limit=300) == "scored"
+    Publisher(store).publish("varm")
+    ids["queued"] = submit("alice", "cold", baseline_file("cold", "lexicon"), "alice-cold")
+    return service, ids
+
+
+def test_my_submissions_lists_only_the_callers_own_newest_first(scored):
+    service, ids = scored
+    mine = service.my_submissions("alice")
+    assert all(isinstance(s, OwnSubmission) for s in mine)
+    assert [s.submission_id for s in mine] == [ids["queued"], ids["private"], ids["public"]]
+    assert ids["bob"] not in {s.submission_id for s in mine}  # negative control: someone else's
+    assert [s.submission_id for s in service.my_submissions("bob")] == [ids["bob"]]
+    # The same identity in another form (case, width) is the same submitter.
+    assert [s.submission_id for s in service.my_submissions("ＡＬＩＣＥ")] == [s.submission_id for s in mine]
+    assert [s.submission_id for s in service.my_submissions("alice", "cold")] == [ids["queued"]]
+    assert len(service.my_submissions("alice", limit=1)) == 1
+    assert service.my_submissions("nobody") == []
+
+
+def test_my_submissions_show_status_scores_privacy_and_format_report(scored):
+    service, ids = scored
+    by_id = {s.submission_id: s for s in service.my_submissions("alice")}
+    public, private, queued = by_id[ids["public"]], by_id[ids["private"]], by_id[ids["queued"]]
+    assert public.status == "published" and not public.private and not public.hidden
+    # Private: scored like any other, but hidden (and not on the board).
+    assert private.private and private.hidden and private.status in ("scored", "published")
+    board = {r["submission_id"] for r in service.leaderboard("varm")["rows"]}
+    assert ids["public"] in board and ids["private"] not in board
+    for sub in (public, private):
+        assert sub.primary_metric == "jrem" and 0.0 <= sub.scores["jrem"] <= 1.0
+        assert set(sub.scores) >= {"jrem", "her_c", "macro_f1.label"} and sub.result_version == 1
+        assert sub.format_issues is not None and sub.format_issues >= 0  # VARM keeps a format report
+        assert sub.link == f"?submission={sub.submission_id}"
+    # The scores are the submission's own result (the one its page shows).
+    page = service.submission(ids["public"], "alice")["result"]["result"]["metrics"]
+    assert public.scores["jrem"] == pytest.approx(page["jrem"])
+    assert queued.status == "queued" and queued.scores == {} and queued.result_version is None
+    assert queued.format_issues is None and queued.primary_metric == "f1"  # ToxiTrace: no format protocol
+    assert public.model_name == "alice-public" and private.model_name == "alice-private"
+
+
+def test_making_a_private_submission_public_shows_in_my_submissions(scored):
+    service, ids = scored
+    service.make_public(ids["private"], identity="alice")
+    (after,) = [s for s in service.my_submissions("alice") if s.submission_id == ids["private"]]
+    assert not after.private and not after.hidden
+
+
+def test_rest_lists_the_callers_own_submissions(scored, tmp_path: Path):
+    service, ids = scored
+    client = TestClient(create_app(service.config, service=service, auth=Auth(service.config, "open"),
+                                   with_ui=False))
+    body = client.get("/api/v1/me/submissions", headers={"X-User": "alice"}).json()
+    assert body["submitter"] == "alice"
+    listed = [s["submission_id"] for s in body["submissions"]]
+    assert listed == [ids["queued"], ids["private"], ids["public"]]
+    private = body["submissions"][1]
+    assert private["private"] is True and "jrem" in private["scores"]
+    assert "near_copy" not in private and "submitter" not in private  # nothing beyond the owner's view
+    only_cold = client.get("/api/v1/me/submissions", params={"track": "cold"}, headers={"X-User": "alice"})
+    assert [s["submission_id"] for s in only_cold.json()["submissions"]] == [ids["queued"]]
+    assert client.get("/api/v1/me/submissions", params={"track": "nope"},
+                      headers={"X-User": "alice"}).status_code == 404
+    bob = client.get("/api/v1/me/submissions", headers={"X-User": "bob"}).json()["submissions"]
+    assert [s["submission_id"] for s in bob] == [ids["bob"]]
+
+
+def test_rest_my_submissions_needs_a_token(scored):
+    service, _ = scored
+    client = TestClient(create_app(service.config, service=service, auth=Auth(service.config, "token"),
+                                   with_ui=False))
+    response = client.get("/api/v1/me/submissions")
+    assert response.status_code == 401
+    assert client.get("/api/v1/me/submissions", headers={"Authorization": "Bearer wrong"}).status_code == 401
