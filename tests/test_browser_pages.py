@@ -1,0 +1,67 @@
+"""Every public page of the UI at 1440 x 900 and at 390 x 844 (a phone), in headless Debian chromium against
+the real service (`live_space`): each tab opens from the tab bar (on a phone, the ones that do not fit from
+Gradio's "More tabs" menu), shows its own panel, does not make the page scroll sideways and raises no page
+error. A screenshot of each goes to test-output/screenshots/pages-<tab>-<width>.png (issue 16's "screenshots
+of each page at both widths"). Marked `browser`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest_ui import shot
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+# (tab id, English tab name, a control of that page): the control in view proves the tab really opened.
+TABS = (
+    ("board", "Leaderboard", "#board"),
+    ("analysis", "Analysis", "#analyse"),
+    ("submit", "Submit", "#upload"),
+    ("submission", "Submission", "#page-open"),
+    ("explorer", "Dev explorer", "#ex-run"),
+    ("compare", "Compare", "#cmp-run"),
+    ("about", "About & downloads", "#dl-run"),
+)
+
+
+def open_tab(page: Page, name: str) -> None:
+    tab = page.get_by_role("tab", name=re.compile(f"^{re.escape(name)}$"))
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+    else:  # a phone: the tabs that do not fit are behind Gradio's "More tabs" menu
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text=name).click()
+
+
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+def test_every_page_opens_fits_and_is_captured(live_space, chromium, width: str) -> None:
+    phone = width == "390"
+    context = chromium.new_context(viewport=VIEWPORTS[width], is_mobile=phone, has_touch=phone,
+                                   device_scale_factor=2 if phone else 1, locale="zh-CN")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{live_space.url}?lang=en")
+        expect(page.get_by_role("tab").first).to_have_text("Leaderboard", timeout=TIMEOUT)  # relabelled
+        expect(page.locator("#board")).to_contain_text("lexicon", timeout=TIMEOUT)
+        opened = []
+        for tab_id, name, control in TABS:
+            open_tab(page, name)
+            expect(page.locator(f"#tab-{tab_id}")).to_be_visible(timeout=TIMEOUT)
+            expect(page.locator(f"#tab-{tab_id} {control}").first).to_be_visible(timeout=TIMEOUT)
+            page.wait_for_timeout(300)  # let plots and tables finish their layout before measuring
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= VIEWPORTS[width]["width"] + 1, f"{name} at {width} px scrolls sideways: {scroll}"
+            shot(page, f"pages-{tab_id}-{width}")
+            opened.append(tab_id)
+        assert opened == [tab_id for tab_id, _, _ in TABS]
+        assert not errors, errors
+    finally:
+        context.close()
