@@ -39,6 +39,10 @@ CSS = """
 .explorer-attr .attr-3 { background: #f8a270; } .explorer-attr .attr-4 { background: #f47d43; }
 .explorer-attr .attr-5 { background: #e4531b; color: #fff; }
 .explorer-attr .attr-top { outline: 1px solid #7a1f00; }
+/* Desktop: a long model name is cut with "…" (its page shows it whole), so the headline metrics that follow
+   stay in view whatever names the board holds. */
+#board th:nth-child(2), #board td:nth-child(2) { max-width: 180px !important; }
+#board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; margin: 0; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
