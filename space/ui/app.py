@@ -42,7 +42,8 @@ CSS = """
 /* Desktop: a long model name is cut with "…" (its page shows it whole), so the headline metrics that follow
    stay in view whatever names the board holds. */
 #board th:nth-child(2), #board td:nth-child(2) { max-width: 180px !important; }
-#board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; margin: 0; }
+#board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
+  margin: 0; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
