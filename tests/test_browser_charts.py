@@ -20,7 +20,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from space.ui.figures import MAX_SYSTEMS
-from tests.conftest_ui import SCREENSHOTS, TOKENS, free_port, publish_demo_board, shot, web_service
+from tests.conftest_ui import (
+    SCREENSHOTS,
+    TOKENS,
+    VIEWPORTS,
+    free_port,
+    publish_demo_board,
+    screen_page,
+    shot,
+    web_service,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +42,6 @@ NAMES = (  # 7 systems + 3 baselines = 10 per track
     "DeepSeek-V3 fine-tuned LoRA r=64",
     "ChatGLM3-6B-32k-finetuned-on-COLD-and-ToxiCN",
 )
-VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
 
 # Every text of a chart a reader must read, by kind, and the shapes it must stay clear of.
 CHART_BOXES = """(root) => {
@@ -169,12 +177,7 @@ def open_charts(page: Page, url: str, track: str) -> None:
 @pytest.mark.parametrize("width", list(VIEWPORTS))
 @pytest.mark.parametrize("track", ["varm", "cold"])
 def test_no_chart_text_overlaps_with_ten_systems(ten_systems, chromium, track: str, width: str) -> None:
-    phone = width == "390"
-    context = chromium.new_context(viewport=VIEWPORTS[width], is_mobile=phone, has_touch=phone,
-                                   device_scale_factor=2 if phone else 1, locale="zh-CN")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = screen_page(chromium, width)
     try:
         open_charts(page, ten_systems, track)
         boxes = chart_boxes(page, "#tab-analysis")

@@ -12,12 +12,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import shot
+from tests.conftest_ui import VIEWPORTS, screen_page, shot
 
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
-VIEWPORTS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
 # (tab id, English tab name, a control of that page): the control in view proves the tab really opened.
 TABS = (
     ("board", "Leaderboard", "#board"),
@@ -41,12 +40,7 @@ def open_tab(page: Page, name: str) -> None:
 
 @pytest.mark.parametrize("width", list(VIEWPORTS))
 def test_every_page_opens_fits_and_is_captured(live_space, chromium, width: str) -> None:
-    phone = width == "390"
-    context = chromium.new_context(viewport=VIEWPORTS[width], is_mobile=phone, has_touch=phone,
-                                   device_scale_factor=2 if phone else 1, locale="zh-CN")
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = screen_page(chromium, width)
     try:
         page.goto(f"{live_space.url}?lang=en")
         expect(page.get_by_role("tab").first).to_have_text("Leaderboard", timeout=TIMEOUT)  # relabelled
