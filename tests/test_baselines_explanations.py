@@ -22,10 +22,11 @@ from scoring.api import score_file
 from scoring.toxitrace.explanations import Faithfulness
 from scoring.toxitrace.importers import import_dataset
 from scoring.toxitrace.masking import PROB_KEYS
+from tests.realdata import cold_release
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
-REAL_COLD = ROOT.parent / "shared" / "data" / "real" / "COLDataset" / "COLDataset"
+REAL_COLD = cold_release()
 
 
 def _jsonl(rows: list[dict]) -> bytes:

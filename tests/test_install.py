@@ -15,6 +15,7 @@ import pytest
 from baselines import BASELINES
 from scoring.toxitrace.importers import import_dataset
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
+from tests.realdata import cold_release
 from worker.config import Config
 from worker.gold.install import InstallRefused, install
 from worker.gold.publish import Publisher
@@ -24,7 +25,7 @@ from worker.gold.seed import seed
 from worker.service import Service
 from worker.store import Store
 
-COLD_RELEASE = ROOT.parent / "shared" / "data" / "real" / "COLDataset" / "COLDataset"
+COLD_RELEASE = cold_release()
 COLD_TEST_ROWS = 5_323
 needs_cold = pytest.mark.skipif(not (COLD_RELEASE / "test.csv").is_file(),
                                 reason=f"the real COLD release is not at {COLD_RELEASE}")
