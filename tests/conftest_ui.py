@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -366,6 +367,33 @@ def screen_page(chromium, width: str) -> tuple[object, object, list[str]]:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     return context, page, errors
+
+
+def open_tab(page, name: str, timeout: float = 60.0) -> None:
+    """Click the UI tab called `name` (exactly); on a narrow screen it may sit in Gradio's "More tabs" menu.
+
+    The tab bar lays itself out again when the language relabels it, so a tab can move between the bar and
+    the menu while we look: look again (both places) until one of them has it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout
+    exact = re.compile(f"^{re.escape(name)}$")
+    while True:
+        tab = page.get_by_role("tab", name=exact)
+        if tab.count() and tab.first.is_visible():
+            tab.first.click()
+            return
+        more = page.get_by_role("button", name="More tabs")
+        if more.count() and more.first.is_visible():
+            more.first.click()
+            try:
+                page.locator(".overflow-dropdown button", has_text=name).first.click(timeout=2000)
+                return
+            except PlaywrightTimeout:
+                more.first.click()  # close the menu; the bar may have changed under it
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no tab {name!r} in the tab bar or its More tabs menu")
+        page.wait_for_timeout(300)
 
 
 def shot(page, name: str) -> Path:

@@ -25,6 +25,7 @@ from tests.conftest_ui import (
     TOKENS,
     VIEWPORTS,
     free_port,
+    open_tab,
     publish_demo_board,
     screen_page,
     shot,
@@ -159,12 +160,7 @@ def chart_boxes(page: Page, root: str) -> list[dict]:
 def open_charts(page: Page, url: str, track: str) -> None:
     page.goto(f"{url}?track={track}&lang=en")  # the tab names below are the English ones
     expect(page.get_by_role("tab").first).to_have_text("Leaderboard", timeout=TIMEOUT)  # relabelled
-    tab = page.get_by_role("tab", name=re.compile("Analysis"))
-    if tab.count() and tab.is_visible():
-        tab.click()
-    else:  # a phone: the tabs that do not fit are behind Gradio's "More tabs" menu
-        page.get_by_role("button", name="More tabs").click()
-        page.locator(".overflow-dropdown button", has_text="Analysis").click()
+    open_tab(page, "Analysis")
     expect(page.locator("#plot-1 .js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
     select_all_systems(page)
     page.locator("#analyse").click()

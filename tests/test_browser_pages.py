@@ -7,12 +7,10 @@ of each page at both widths"). Marked `browser`.
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.conftest_ui import VIEWPORTS, screen_page, shot
+from tests.conftest_ui import VIEWPORTS, open_tab, screen_page, shot
 
 pytestmark = pytest.mark.browser
 
@@ -27,15 +25,6 @@ TABS = (
     ("compare", "Compare", "#cmp-run"),
     ("about", "About & downloads", "#dl-run"),
 )
-
-
-def open_tab(page: Page, name: str) -> None:
-    tab = page.get_by_role("tab", name=re.compile(f"^{re.escape(name)}$"))
-    if tab.count() and tab.first.is_visible():
-        tab.first.click()
-    else:  # a phone: the tabs that do not fit are behind Gradio's "More tabs" menu
-        page.get_by_role("button", name="More tabs").click()
-        page.locator(".overflow-dropdown button", has_text=name).click()
 
 
 @pytest.mark.parametrize("width", list(VIEWPORTS))
