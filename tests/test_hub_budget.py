@@ -6,6 +6,9 @@ commits unpaced, is refused."""
 
 from __future__ import annotations
 
+import multiprocessing
+import secrets
+import socket
 import threading
 import time
 from pathlib import Path
@@ -13,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest_hub import FakeHubControl, make_hub_config, start_fakehub, stop_fakehub
+from tests.conftest_pipeline import redis_url
 from worker.store import open_store
-from worker.store.budget import CommitBudget, FileLedger, MemoryLedger, Policy
+from worker.store.budget import CommitBudget, FileLedger, MemoryLedger, Policy, RedisLedger
 
 
 class Clock:
@@ -86,8 +90,12 @@ def limited_hub():
 def test_paced_hub_store_commits_past_the_limit_without_a_429(limited_hub, tmp_path: Path) -> None:
     url, control = limited_hub
     config = make_hub_config(url, tmp_path / "data")
-    paced = open_store(config, cache_dir=tmp_path / "c", base_delay=0.01,
-                       budget=CommitBudget(FileLedger(tmp_path / "ledger"), Policy(limit=6, window=4.0)))
+    paced = open_store(
+        config,
+        cache_dir=tmp_path / "c",
+        base_delay=0.01,
+        budget=CommitBudget(FileLedger(tmp_path / "ledger"), Policy(limit=6, window=4.0)),
+    )
     control.reset()
     started = time.monotonic()
     for i in range(12):
@@ -98,8 +106,12 @@ def test_paced_hub_store_commits_past_the_limit_without_a_429(limited_hub, tmp_p
     assert paced.budget_status()["results"]["cap"] == 5
 
     # Positive control: the same commits without pacing meet the limit (and then wait out its Retry-After).
-    unpaced = open_store(make_hub_config(url, tmp_path / "data2"), cache_dir=tmp_path / "c2", base_delay=0.01,
-                         budget=CommitBudget(policy=Policy(limit=1_000_000)))
+    unpaced = open_store(
+        make_hub_config(url, tmp_path / "data2"),
+        cache_dir=tmp_path / "c2",
+        base_delay=0.01,
+        budget=CommitBudget(policy=Policy(limit=1_000_000)),
+    )
     control.reset()
     for i in range(8):
         unpaced.commit("results", {f"f{i}.json": b"%d" % i}, [], f"c{i}")
@@ -145,6 +157,7 @@ def test_group_commit_puts_concurrent_changes_in_one_commit(tmp_path: Path) -> N
             if name == "bad":
                 raise ValueError("refused")
             return {"counter.txt": b"%d" % (counter + 1), f"{name}.json": b"1"}, []
+
         return build
 
     errors: dict[str, BaseException] = {}
@@ -210,10 +223,18 @@ def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: b
     local = LocalStore(tmp_path / "data")
     seed_public(local, "varm")
     sid = "0123456789abcdef"
-    record = new_record(submission_id=sid, track="varm", sha256="0" * 64, submitter="u",
-                        metadata={"model_name": "m"})
-    local.commit("submissions", {predictions_path("varm", sid): mixed_predictions("varm", 0.5),
-                                 record_path("varm", sid): dumps(record)}, [], "upload")
+    record = new_record(
+        submission_id=sid, track="varm", sha256="0" * 64, submitter="u", metadata={"model_name": "m"}
+    )
+    local.commit(
+        "submissions",
+        {
+            predictions_path("varm", sid): mixed_predictions("varm", 0.5),
+            record_path("varm", sid): dumps(record),
+        },
+        [],
+        "upload",
+    )
     store = Budgeted(local, tight)
     assert score_submission(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == "scored"
     scored = load_record(local, "varm", sid)
@@ -245,3 +266,49 @@ def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) ->
     assert tasks.publish_track("cold", asked)["changed"]  # other tracks are their own
     assert calls == ["varm", "varm", "varm", "cold"]
 
+
+def _take_in_a_process(url: str, prefix: str, count: int) -> None:
+    budget = CommitBudget(RedisLedger(url, prefix), Policy(limit=1000, window=3600.0))
+    for _ in range(count):
+        budget.take("org/repo")
+
+
+def test_redis_ledger_is_shared_by_processes_and_isolated_by_prefix() -> None:
+    """Four real processes take 25 slots each through one Redis ledger: all 100 are counted (the Redis lock
+    serialises the read-modify-write). Another key prefix (another deployment on the same Redis) sees none
+    of them, and a prefix that took slots of its own is the positive control that the count is live."""
+    url, prefix, other = redis_url(), f"t{secrets.token_hex(4)}:", f"t{secrets.token_hex(4)}:"
+    policy = Policy(limit=1000, window=3600.0)
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_take_in_a_process, args=(url, prefix, 25)) for _ in range(4)]
+    procs.append(ctx.Process(target=_take_in_a_process, args=(url, other, 3)))
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    ledger = RedisLedger(url, prefix)
+    try:
+        assert CommitBudget(ledger, policy).status("org/repo")["commits_last_window"] == 100
+        assert CommitBudget(RedisLedger(url, other), policy).status("org/repo")["commits_last_window"] == 3
+        assert ledger.redis.ttl(f"{prefix}hub-budget:org/repo") > 0  # the key expires: no unbounded growth
+    finally:
+        for p in (prefix, other):
+            ledger.redis.delete(f"{p}hub-budget:org/repo")
+
+
+def test_a_redis_outage_does_not_stop_commits() -> None:
+    """The ledger only paces: with its Redis unreachable a commit goes ahead at once (the Hub's own 429 is
+    still honoured by HubStore), and the health status says the count is unknown instead of failing."""
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    clock = Clock()
+    budget = CommitBudget(
+        RedisLedger(f"redis://127.0.0.1:{port}/0"),
+        Policy(limit=2, window=60.0),
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    assert [budget.take("org/repo") for _ in range(5)] == [0.0] * 5 and not clock.slept
+    assert budget.status("org/repo")["commits_last_window"] is None
