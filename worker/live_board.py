@@ -49,7 +49,10 @@ def _slot_key(row: dict) -> tuple[str, str]:
 
 
 def _content(row: dict) -> dict:
-    return {k: v for k, v in row.items() if k not in RANK_FIELDS}
+    content = dict(row)  # a C-level copy and four deletes: ~50x faster than a filtering comprehension
+    for field in RANK_FIELDS:
+        del content[field]
+    return content
 
 
 def _group_starts(rows: list[dict]) -> list[int]:
@@ -186,12 +189,18 @@ def read(
 ) -> tuple[dict | None, dict | None]:
     """(board, rank table) of `track` at `revision`: assembled from the live board, or leaderboard.json
     for a store published before the live board existed (rank table None); (None, None) when neither.
-    `cache` ({segment path: (stamp, rows)}, updated in place) keeps segments already read."""
+    `cache` (updated in place) keeps what was read: segments by path and stamp, and the last board per
+    track by the stamp of its rank table, so a rank table seen before costs one read and no assembling.
+    Treat the board as read-only: a cached one is shared."""
     revision = revision or store.head(RESULTS)
-    table = read_json(store, RESULTS, layout.board_rank(track), revision)
-    if table is None:
+    raw = store.read(RESULTS, layout.board_rank(track), revision)
+    if raw is None:
         return read_json(store, RESULTS, layout.leaderboard_json(track), revision), None
     cache = {} if cache is None else cache
+    last = cache.get(("board", track))
+    if last is not None and last[0] == stamp(raw):
+        return last[1], last[2]
+    table = orjson.loads(raw)
     segments = []
     for k, want in enumerate(table["segments"]):
         path = layout.board_segment(track, k)
@@ -203,6 +212,16 @@ def read(
             hit = cache[path] = (want, decode_segment(data))
         segments.append(hit[1])
     prefix, end = layout.board_segments_dir(track), layout.board_segment(track, len(segments))
-    for path in [p for p in cache if p.startswith(prefix) and p >= end]:  # a shorter board: forget the rest
-        del cache[path]
-    return assemble(table, segments), table
+    for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p >= end]:
+        del cache[path]  # a shorter board: forget the rest
+    board = assemble(table, segments)
+    cache[("board", track)] = (stamp(raw), board, table)
+    return board, table
+
+
+def remember(cache: dict, track: str, files: dict[str, bytes], board: dict) -> None:
+    """Tell `cache` (as `read` keeps it) that the rank table in `files` (from `encode`) gives `board`: a
+    publisher that committed them reads its own board back without assembling it (unused until a head
+    holds exactly that rank table)."""
+    raw = files[layout.board_rank(track)]
+    cache[("board", track)] = (stamp(raw), board, orjson.loads(raw))

@@ -409,7 +409,9 @@ def results_change(
         if export
         else {**previous_export, "changed": changed}
     )
-    add.update(live_board.encode(board, state, table, segments))
+    files = live_board.encode(board, state, table, segments)
+    live_board.remember(segments, track, files, board)
+    add.update(files)
     delete += live_board.stale_segments(track, table, len(board["rows"]))
     if export:
         add[layout.leaderboard_json(track)] = codec.pretty(board)
