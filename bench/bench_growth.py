@@ -203,6 +203,7 @@ class FakeHub:
 
 
 HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
+EXPORT_FILES = ("leaderboard.json", "leaderboard.parquet", "README.md")  # rebuilt on a cadence
 
 
 def store_with(data_dir: Path, n: int, pool_size: int, hub: FakeHub | None = None):
@@ -219,7 +220,7 @@ def store_with(data_dir: Path, n: int, pool_size: int, hub: FakeHub | None = Non
 
 
 def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path,
-             hub: FakeHub | None = None) -> dict:
+             hub: FakeHub | None = None, export: bool = False) -> dict:
     """Add submission `k` (its scored record, result and row outcomes in one commit) and publish it; the
     figures of that publish (`hub`: Hub requests by route), and the bytes of both commits (the upload's
     own predictions file and its earlier status commits are not counted: they do not depend on N)."""
@@ -231,7 +232,7 @@ def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: P
     if hub is not None:
         hub.reset()
     t0 = time.perf_counter()
-    out = publisher.publish(TRACK, note=f"bench {k}")
+    out = publisher.publish(TRACK, note=f"bench {k}", **({"export": True} if export else {}))
     seconds = time.perf_counter() - t0
     assert out["changed"], out
     return {
@@ -242,6 +243,11 @@ def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: P
         "by_file": dict(counting.by_file),
         "grew": folder_bytes(data_dir) - before if hub is None else 0,
     }
+
+
+def exported(figures: dict) -> int:
+    """Bytes of the complete exports that a publish (`one_more`'s figures) committed."""
+    return sum(v for k, v in figures["by_file"].items() if k.endswith(EXPORT_FILES))
 
 
 def api_figures(data_dir: Path, rounds: int = 7) -> dict:
@@ -281,7 +287,7 @@ def stand_in_board(data_dir: Path, n: int) -> None:
     """A board of `n` rows with the publisher's own board code and a stand-in tie rule (no row outcomes)."""
     from tests.factories import PRIMARY, make_entries
     from worker.gold import publish
-    from worker.leaderboard import metric, to_parquet
+    from worker.leaderboard import metric
     from worker.store.local import LocalStore
 
     class StandInTies(publish.Publisher):
@@ -292,11 +298,15 @@ def stand_in_board(data_dir: Path, n: int) -> None:
     store = LocalStore(data_dir)
     board = StandInTies(store).board(TRACK, make_entries(TRACK, n, seed=1))
     try:
-        from worker.store.codec import pretty as encode
-    except ImportError:  # an older checkout (--root): the encoder lived in the publisher's module
-        encode = getattr(publish, "board_json", None) or publish.dumps_pretty
-    store.commit("results", {f"{TRACK}/leaderboard.json": encode(board),
-                             f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"])}, [], "bench: board")
+        from worker.live_board import board_files
+    except ImportError:  # an older checkout (--root): the board was leaderboard.json and its parquet
+        from worker.leaderboard import to_parquet
+        from worker.store.codec import pretty
+
+        def board_files(board: dict) -> dict[str, bytes]:
+            return {f"{TRACK}/leaderboard.json": pretty(board),
+                    f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"])}
+    store.commit("results", board_files(board), [], "bench: board")
 
 
 def slope(ns: list[int], values: list[float]) -> float | None:
@@ -347,6 +357,11 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             warm = [one_more(counting, warm_publisher, pool, n + 1 + i, data_dir, hub)
                     for i in range(args.warm)]
             cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir, hub)
+            try:  # a publish that rebuilds the complete exports (leaderboard.json/.parquet, dataset card)
+                full = one_more(counting, warm_publisher, pool, n + 2 + args.warm, data_dir, hub, export=True)
+            except TypeError:  # an older checkout (--root): every publish rebuilt them
+                full = warm[-1]
+            export = exported(full)
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
@@ -358,6 +373,12 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 "commits": warm[-1]["commits"],
                 "committed": statistics.median(w["committed"] for w in warm),
                 "by_file": warm[-1]["by_file"],
+                "export": export,
+                # Amortised: this publish, plus the exports' bytes shared by the submissions between two
+                # exports (a tenth of the rows change between them at a sustained rate; at a slower rate
+                # the exports are rebuilt at most every EXPORT_EVERY_SECONDS however many submissions).
+                "amortised": statistics.median(w["committed"] for w in warm)
+                + (0 if exported(warm[-1]) else export / max(1, math.ceil(n / 10))),
             }
             if hub is None:
                 api = api_figures(data_dir)
@@ -367,7 +388,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         what = "store ops" if hub is None else "Hub requests"
         line = (f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
                 f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
-                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB")
+                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB (amortised incl. exports "
+                f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)")
         if hub is None:
             line += (f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
                      f"{r['api_warm_s'] * 1000:.1f} ms, {r['api_sent'] / 1e3:.1f} kB sent"
@@ -389,8 +411,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             flush=True,
         )
     print("log-log slope against N (0 = flat, 1 = linear):")
-    for key in ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "grew", "api_warm_s",
-                "api_sent"):
+    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "amortised", "export",
+            "grew", "api_warm_s", "api_sent")
+    for key in keys:
         have = [n for n in sorted(results) if key in results[n]]
         s = slope(have, [float(results[n][key]) for n in have])
         print(f"  {key:>11}: {'n/a' if s is None else f'{s:+.2f}'}  ({', '.join(str(n) for n in have)})")

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.hostile import procs  # noqa: E402
+from worker import live_board  # noqa: E402
 from worker.config import Config  # noqa: E402
 from worker.store import open_store  # noqa: E402
 
@@ -142,9 +143,7 @@ def check_store(data_dir: Path, ids: dict[str, str]) -> tuple[int, int]:
     """(duplicated, missing from leaderboard) from the store itself."""
     store = open_store(Config(data_dir=data_dir), areas={"results", "submissions"})
     duplicated = missing = 0
-    boards = {
-        t: json.loads(store.read("results", f"{t}/leaderboard.json") or b'{"rows": []}') for t in TRACKS
-    }
+    boards = {t: live_board.read(store, t)[0] or {"rows": []} for t in TRACKS}  # the live board
     for sid, track in ids.items():
         files = store.list("results", f"{track}/results/{sid}/")
         rows = [r for r in boards[track]["rows"] if r["submission_id"] == sid]

@@ -28,15 +28,17 @@ sys.path.insert(0, str(ROOT))
 def seed(data_dir: Path, track: str, n: int) -> float:
     """Write what the pipeline's publisher writes for `n` published results, with the pipeline's own code.
 
-    `Publisher.board` builds leaderboard.json (worker.leaderboard.build_rows: sort, ranks, tie groups) and
-    the envelopes are the publisher's; only the tie test is a stand-in (tests.factories.board_rows'
-    2-point rule), since N synthetic results have no private row outcomes for the paired bootstrap.
+    `Publisher.board` builds the board (worker.leaderboard.build_rows: sort, ranks, tie groups), written as
+    a publish from scratch writes it (`live_board.board_files`), and the envelopes are the publisher's; only
+    the tie test is a stand-in (tests.factories.board_rows' 2-point rule), since N synthetic results have no
+    private row outcomes for the paired bootstrap.
     """
     from tests.factories import PRIMARY, make_entries
     from worker.gold.publish import Publisher
-    from worker.leaderboard import metric, to_parquet
+    from worker.leaderboard import metric
+    from worker.live_board import board_files
     from worker.records import public_view, published_result_path
-    from worker.store import codec, layout
+    from worker.store import codec
     from worker.store.local import LocalStore
 
     class StandInTies(Publisher):
@@ -48,10 +50,7 @@ def seed(data_dir: Path, track: str, n: int) -> float:
     store = LocalStore(data_dir)
     entries = make_entries(track, n, seed=1)
     board = StandInTies(store).board(track, entries)
-    add = {
-        layout.leaderboard_json(track): codec.pretty(board),
-        layout.leaderboard_parquet(track): to_parquet(board["rows"]),
-    }
+    add = board_files(board)
     for e in entries:
         add[published_result_path(track, *e.key)] = codec.pretty(
             {"submission": public_view(e.record), "version": e.key[1], "result": e.result}
@@ -111,7 +110,7 @@ def main() -> int:
         def renders() -> dict[str, float]:
             times = {}
             t = time.perf_counter()
-            out = app.load_view(Req())  # cold: reads leaderboard.json, builds the frame, renders page 1
+            out = app.load_view(Req())  # cold: reads the live board, builds the frame, renders page 1
             times["first"] = time.perf_counter() - t
             times["rows_shown"] = len(out[app.board.table].value["data"])
             t = time.perf_counter()

@@ -224,8 +224,11 @@ def test_empty_board() -> None:
     assert table.empty and "JREM ↑" in table.columns
 
 
-def test_parquet_and_json_boards_agree(tmp_path) -> None:
-    """The UI loads leaderboard.parquet when published and leaderboard.json otherwise: same table."""
+def test_the_ui_board_and_the_parquet_export_agree(tmp_path) -> None:
+    """The UI shows the live board (Service.leaderboard); the complete parquet export of the same publish
+    gives the same table."""
+    import io
+
     from scoring.version import SCORER_VERSION
     from space.ui.state import load_board_frame
     from tests.conftest_ui import publish_demo_board, web_service
@@ -235,15 +238,13 @@ def test_parquet_and_json_boards_agree(tmp_path) -> None:
     store = LocalStore(tmp_path)
     publish_demo_board(store, "varm", 3, xss=True)  # real scoring job + publisher
     service = web_service(Config(data_dir=tmp_path))
-    meta_p, df_p = load_board_frame(service, "varm")
-    # The same board without its parquet file (e.g. published by an older pipeline): the JSON path.
-    store.commit("results", {}, ["varm/leaderboard.parquet"], "drop the parquet")
-    meta_j, df_j = load_board_frame(service, "varm")
-    assert meta_p["scorer_version"] == meta_j["scorer_version"] == SCORER_VERSION
-    assert len(df_p) == len(df_j) == 6
+    meta, df = load_board_frame(service, "varm")
+    df_p = rows_frame(pd.read_parquet(io.BytesIO(store.read("results", "varm/leaderboard.parquet"))))
+    assert meta["scorer_version"] == SCORER_VERSION
+    assert len(df) == len(df_p) == 6
     view = View()
-    a, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"), "en")
-    b, _ = display_frame(filter_rows(df_j, view), "varm", default_columns("varm"), "en")
+    a, _ = display_frame(filter_rows(df, view), "varm", default_columns("varm"), "en")
+    b, _ = display_frame(filter_rows(df_p, view), "varm", default_columns("varm"), "en")
     pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
 
 

@@ -84,6 +84,9 @@ class Config:
     attempts_per_day: int = 30
     maintainers: tuple[str, ...] = ()
     stuck_after_seconds: int = 30
+    # The complete leaderboard.json/.parquet exports are rebuilt at most this late after a change (and once
+    # 10 % of the rows changed); the live board is current at every publish (worker/live_board.py).
+    export_every_seconds: float = 600.0
     # Read here so that every variable is checked (and named) at start-up; see README "Configuration".
     host: str = "0.0.0.0"
     auth: str | None = None  # None: "hub" with STORE=hub, else "token" (space/auth.py)
@@ -120,6 +123,7 @@ class Config:
             ("QUOTA_PER_DAY", self.quota_per_day, 0),
             ("ATTEMPTS_PER_DAY", self.attempts_per_day, 0),
             ("STUCK_AFTER_SECONDS", self.stuck_after_seconds, 1),
+            ("EXPORT_EVERY_SECONDS", self.export_every_seconds, 0),
             ("HF_COMMITS_PER_HOUR", self.hf_commits_per_hour, 1),
             ("HF_COMMIT_WINDOW", self.hf_commit_window, 1),
             ("TASK_SOFT_TIME_LIMIT", self.task_soft_time_limit, 1),
@@ -168,6 +172,7 @@ class Config:
             attempts_per_day=_int(env, "ATTEMPTS_PER_DAY", 30),
             maintainers=maintainers,
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 30),
+            export_every_seconds=_float(env, "EXPORT_EVERY_SECONDS", 600.0),
             host=_opt(env, "HOST") or "0.0.0.0",
             auth=(_opt(env, "AUTH") or "").lower() or None,
             task_soft_time_limit=_int(env, "TASK_SOFT_TIME_LIMIT", 300),

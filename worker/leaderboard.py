@@ -234,8 +234,11 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
         '# or: pandas.read_parquet("hf://datasets/<this repo>/varm/leaderboard.parquet")',
         "```",
         "",
-        "Per-submission result files: `<track>/results/<submission_id>/v<N>.json`. Publishing history: "
-        "`changelog.jsonl`; re-scoring diff reports: `rescore/<track>/`.",
+        "The parquet and JSON boards are rebuilt every few minutes while submissions arrive (`generated_at` "
+        "says when); the live board, current at every publish, is `<track>/board/` (a rank table and row "
+        "segments). Per-submission result files: `<track>/results/<submission_id>/v<N>.json`. Publishing "
+        "history: `changelog/<NNNNN>.jsonl` in order, then `changelog.jsonl`; re-scoring diff reports: "
+        "`rescore/<track>/`.",
         "",
     ]
     return "\n".join(lines).encode()

@@ -23,7 +23,7 @@ from scoring.api import read_public_inputs
 from scoring.problems import InputError, Problem
 from scoring.report import Report
 from scoring.tracks import TRACK_NAMES, get_track
-from worker import quotas
+from worker import live_board, quotas
 from worker.config import Config
 from worker.nearcopy import Fingerprint, NearCopyIndex, fingerprint_path, held_reason
 from worker.own import PRIVATE_REASON, OwnSubmission, own_submission
@@ -142,6 +142,7 @@ class Service:
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
+        self._segments: dict = {}  # live board segments read so far (live_board.read), by path
         self._reference_sets: dict[str, tuple[str, dict]] = {}  # track -> (results head, reference_set())
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
         self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
@@ -485,7 +486,9 @@ class Service:
         return head, board
 
     def _read_leaderboard(self, track: str, revision: str) -> dict:
-        board = read_json(self.store, "results", layout.leaderboard_json(track), revision)
+        # The live board (rank table + segments; a reader after a publish reads the rank table and the
+        # changed segments only), or leaderboard.json of a store published before it existed.
+        board = live_board.read(self.store, track, revision, self._segments)[0]
         if board is None:
             track_obj = get_track(track)
             return {
@@ -524,11 +527,6 @@ class Service:
         with self._lock:
             self._reference_sets[track] = (head, info)
         return info
-
-    def leaderboard_parquet(self, track: str) -> bytes | None:
-        """The published `leaderboard.parquet` of `track` (None when the store has none): the same rows as
-        `leaderboard()`, 10x faster to load as a frame for 10,000 rows."""
-        return self.store.read("results", layout.leaderboard_parquet(track))
 
     def published_result(self, track: str, submission_id: str, version: int) -> dict | None:
         """The public envelope of one published result version (`<track>/results/<id>/v<N>.json`); versions

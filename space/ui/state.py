@@ -8,7 +8,6 @@ per interval instead of one per viewer, and the REST leaderboard and the UI agre
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 from collections import OrderedDict
@@ -50,16 +49,8 @@ def _plain(value: object) -> object:
 
 
 def load_board_frame(service: Service, track: str) -> tuple[dict, pd.DataFrame]:
-    """(meta, rows frame) of a track: `leaderboard.parquet` when the store has it (10x faster to load than
-    the JSON for 10,000 rows, and no per-row dicts), else `Service.leaderboard` (leaderboard.json)."""
-    raw = service.leaderboard_parquet(track)
-    if raw:
-        df = pd.read_parquet(io.BytesIO(raw))
-        meta = {"track": track}
-        if len(df):
-            meta["scorer_version"] = str(df["scorer_version"].mode().iloc[0])
-            meta["generated_at"] = str(df["scored_at"].max())
-        return meta, rows_frame(df)
+    """(meta, rows frame) of a track from `Service.leaderboard`: the live board, the same rows the REST API
+    serves (the complete `leaderboard.parquet` export may lag it by up to EXPORT_EVERY_SECONDS)."""
     data = service.leaderboard(track) or {}
     rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
     return {k: v for k, v in data.items() if k != "rows"}, rows_frame(rows)

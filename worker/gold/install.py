@@ -199,7 +199,7 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
 
     commit_with_retry(store, RESULTS, build_public, f"publish {kind} reference set {track} {sha[:12]}")
     if not same:
-        Publisher(store).publish(track, note=f"{kind} reference set {sha[:12]} installed")
+        Publisher(store).publish(track, note=f"{kind} reference set {sha[:12]} installed", export=True)
     return Installed(track, sha, rows, changed=not same, replaced=None if same else current, retired=retired,
                      needs_rescore=needs_rescore, public=sorted(public))
 

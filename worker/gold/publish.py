@@ -1,7 +1,12 @@
-"""Publishing a track: leaderboard files, dataset card, changelog and new result envelopes in ONE commit.
+"""Publishing a track: the live board, changelog, new result envelopes and (when due) the complete exports
+and dataset card in ONE commit.
 
 A reader of the results area therefore sees either the old leaderboard or the new one, never a mix.
 Only the publish queue's single worker runs this, and the commit is optimistic (parent = head) anyway.
+A publish writes a bounded amount however long the board is: the live board's rank table and changed
+segments (worker/live_board.py), the open head of the changelog, and the new envelopes; the complete
+`leaderboard.json`/`.parquet` exports are rebuilt when `live_board.export_due` says so, always when a
+submission leaves the board hidden, and on a re-score or maintainer publish (`export=True`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
+from worker import live_board
 from worker.gold.outcomes import unpack
 from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
@@ -21,6 +27,7 @@ from worker.records import (
     PUBLISHED,
     SCORED,
     now_iso,
+    parse_iso,
     public_view,
     published_result_path,
     rows_path,
@@ -37,6 +44,7 @@ TIE_SEED = 0
 ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
 RESULTS_CACHED = 256  # staged results kept by a Publisher (only new entries need theirs)
 COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
+CHANGELOG_HEAD_BYTES = 32_000  # `changelog.jsonl` is sealed into a part once this long (~200 lines)
 
 
 def _report_names(store: Store, track: str, revision: str | None) -> list[str]:
@@ -76,11 +84,11 @@ def version_for(
 
 
 def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
-    """A public history file (`changelog.jsonl`, a re-score report) without any mention of the `hidden`
-    submission ids, so the results head shows a hidden submission nowhere. Other files: unchanged."""
+    """A public history file (the changelog's head or a part, a re-score report) without any mention of the
+    `hidden` submission ids, so the results head shows a hidden submission nowhere. Other files: unchanged."""
     if not hidden:
         return data
-    if path == layout.CHANGELOG:
+    if layout.is_changelog(path):
         lines = []
         for raw in data.splitlines():
             line = json.loads(raw)
@@ -102,8 +110,10 @@ def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
 class Publisher:
     """Builds and commits a track's public files. Keeps immutable per-version files in memory."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, export_every: float = live_board.EXPORT_EVERY_SECONDS) -> None:
         self.store = store
+        self.export_every = export_every  # seconds changes may wait for the complete exports
+        self._segments: dict = {}  # the live board's segments read or written so far (live_board.read)
         self._results: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=RESULTS_CACHED)
         self._shards: dict[str, dict] = {}  # track -> record index shards read so far (read_index)
         # track -> (results revision, {(id, version): metric columns of its row on that revision's board})
@@ -139,8 +149,12 @@ class Publisher:
             except ValueError:  # a corrupt staged result: leave this one off, publish the others
                 result = None
             if result is None:
-                log.warning("not publishing %s/%s v%s: its staged result is missing or unreadable", track,
-                            record["submission_id"], version["version"])
+                log.warning(
+                    "not publishing %s/%s v%s: its staged result is missing or unreadable",
+                    track,
+                    record["submission_id"],
+                    version["version"],
+                )
                 continue
             entries.append(Entry(record, version, result))
         return entries, hidden
@@ -158,7 +172,7 @@ class Publisher:
         cached = self._columns.get(track)
         if cached is not None and cached[0] == revision:
             return cached[1]
-        board = read_json(self.store, RESULTS, layout.leaderboard_json(track), revision) or {}
+        board = live_board.read(self.store, track, revision, self._segments)[0] or {}
         columns = {
             (row["submission_id"], row["version"]): {k: v for k, v in row.items() if k not in BASE_COLUMNS}
             for row in board.get("rows") or []
@@ -214,7 +228,7 @@ class Publisher:
         if track in self._recalled:
             return 0
         self._recalled.add(track)
-        board = read_json(self.store, RESULTS, layout.leaderboard_json(track))
+        board = live_board.read(self.store, track, None, self._segments)[0]
         if not board or board.get("scorer_version") != SCORER_VERSION:
             return 0
         if board.get("primary_metric") != get_track(track).primary_metric:
@@ -248,8 +262,10 @@ class Publisher:
         rescore_stamp: str | None = None,
         extra: dict[str, bytes] | None = None,
         note: str = "",
+        export: bool = False,
     ) -> dict:
-        """Commit the track's public state; then mark its scored submissions published.
+        """Commit the track's public state; then mark its scored submissions published. The complete exports
+        are rebuilt when due, and always with `export` or a re-score (`rescore_stamp`).
 
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
@@ -259,7 +275,20 @@ class Publisher:
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
             envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
-            return results_change(store, head, track, board, entries, hidden, extra or {}, note, envelope)
+            return results_change(
+                store,
+                head,
+                track,
+                board,
+                entries,
+                hidden,
+                extra or {},
+                note,
+                envelope,
+                segments=self._segments,
+                export_every=self.export_every,
+                export=export or rescore_stamp is not None,
+            )
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
@@ -274,7 +303,8 @@ class Publisher:
         # Only records that were scored or flagged when listed can need a change: re-reading the others
         # (every published submission) made each publish read N records twice.
         waiting = [
-            e for e in entries
+            e
+            for e in entries
             if e.record["status"] == SCORED
             or any(v.get("pending_rescore") in done for v in e.record["versions"])
         ]
@@ -299,11 +329,7 @@ class Publisher:
                     record = {
                         **record,
                         "versions": [
-                            {
-                                k: v
-                                for k, v in ver.items()
-                                if not (k == "pending_rescore" and v in done)
-                            }
+                            {k: v for k, v in ver.items() if not (k == "pending_rescore" and v in done)}
                             for ver in record["versions"]
                         ],
                     }
@@ -316,17 +342,37 @@ class Publisher:
 
 
 def results_change(
-    store: Store, head: str, track: str, board: dict, entries: list[Entry], hidden: list[dict],
-    extra: dict[str, bytes], note: str, envelope: Callable[[Entry], dict],
+    store: Store,
+    head: str,
+    track: str,
+    board: dict,
+    entries: list[Entry],
+    hidden: list[dict],
+    extra: dict[str, bytes],
+    note: str,
+    envelope: Callable[[Entry], dict],
+    *,
+    segments: dict | None = None,
+    export_every: float = live_board.EXPORT_EVERY_SECONDS,
+    export: bool = False,
 ) -> tuple[dict[str, bytes], list[str], dict]:
     """The results commit that publishes `board` on top of `head`: (add, delete, summary), where summary
     is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}; `envelope(e)`
-    gives the published envelope of an entry that has none yet. No operations
-    when the head already shows exactly this board (the summary then lists nothing added)."""
+    gives the published envelope of an entry that has none yet; `segments`: the live board's segments
+    known to the caller (live_board.read). No operations when the head already shows exactly this board
+    and nothing is due (the summary then lists nothing added)."""
     existing = set(store.list(RESULTS, layout.results_dir(track), head))
+    segments = {} if segments is None else segments
+    before, table = live_board.read(store, track, head, segments)
+    before_rows = (before or {}).get("rows") or []
+    # A row on the board at the head was published with its envelope in the same commit: only the others
+    # can need one (building 3,000 checked paths per publish cost ~25 ms).
+    on_board = {(row["submission_id"], row["version"]) for row in before_rows}
     add: dict[str, bytes] = {}
     added = []
     for e in entries:
+        if e.key in on_board:
+            continue
         path = published_result_path(track, *e.key)
         if path not in existing:
             add[path] = codec.pretty(envelope(e))
@@ -338,24 +384,45 @@ def results_change(
         "removed": sorted({layout.published_result_id(p) for p in delete}),
         "rows": len(board["rows"]),
     }
-    # Hidden means hidden at the head: history files that name a hidden submission are rewritten.
+    # Hidden means hidden at the head. Every file written since a submission was hidden leaves it out, so
+    # only one shown at the head (on the board, or with an envelope) can be named in a history file or an
+    # export: those are rewritten now, in the commit that takes it off the board.
     hidden_ids = frozenset(r["submission_id"] for r in hidden)
-    names = _report_names(store, track, head) if hidden_ids else []
-    for path in [f"{layout.rescore_reports_dir(track)}{name}" for name in names]:
-        before = store.read(RESULTS, path, head) or b""
-        after = scrub_hidden(path, before, hidden_ids)
-        if after != before:
+    shown = {row["submission_id"] for row in before_rows} | set(summary["removed"])
+    scrub = frozenset(hidden_ids & shown)
+    for path in [
+        f"{layout.rescore_reports_dir(track)}{name}"
+        for name in (_report_names(store, track, head) if scrub else [])
+    ]:
+        before_bytes = store.read(RESULTS, path, head) or b""
+        after = scrub_hidden(path, before_bytes, scrub)
+        if after != before_bytes:
             add[path] = after
-    changelog = store.read(RESULTS, layout.CHANGELOG, head) or b""
-    if not add and not delete and not extra:
-        old = read_json(store, RESULTS, layout.leaderboard_json(track), head)
-        if old is not None and old["rows"] == board["rows"]:
-            if scrub_hidden(layout.CHANGELOG, changelog, hidden_ids) == changelog:
-                return {}, [], summary
-    add[layout.leaderboard_json(track)] = codec.pretty(board)
-    add[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])
-    boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
-    add[layout.DATASET_CARD] = dataset_card({t: get_track(t).title for t in boards | {track}})
+    previous_export = (table or {}).get("export")
+    changed = (previous_export or {}).get("changed", 0) + live_board.changed_rows(before_rows, board["rows"])
+    now = parse_iso(board["generated_at"])
+    export = (
+        export
+        or table is None
+        or bool(scrub)
+        or live_board.export_due(previous_export, changed, len(board["rows"]), now, export_every)
+    )
+    if not add and not delete and not extra and not export and before_rows == board["rows"]:
+        return {}, [], summary
+    state = (
+        {"generated_at": board["generated_at"], "changed": 0}
+        if export
+        else {**previous_export, "changed": changed}
+    )
+    files = live_board.encode(board, state, table, segments)
+    live_board.remember(segments, track, files, board)
+    add.update(files)
+    delete += live_board.stale_segments(track, table, len(board["rows"]))
+    if export:
+        add[layout.leaderboard_json(track)] = codec.pretty(board)
+        add[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])
+        boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
+        add[layout.DATASET_CARD] = dataset_card({t: get_track(t).title for t in boards | {track}})
     line = {
         "at": board["generated_at"],
         "track": track,
@@ -365,6 +432,30 @@ def results_change(
         "rows": len(board["rows"]),
         "note": note,
     }
-    add[layout.CHANGELOG] = scrub_hidden(layout.CHANGELOG, changelog + codec.line(line), hidden_ids)
+    add.update(changelog_change(store, head, line, scrub))
     add.update({p: scrub_hidden(p, d, hidden_ids) for p, d in extra.items()})
-    return add, delete, summary
+    return add, sorted(delete), summary
+
+
+def changelog_change(store: Store, head: str, line: dict, scrub: frozenset[str]) -> dict[str, bytes]:
+    """The changelog files to commit with a publish: the head `changelog.jsonl` with `line` appended
+    (sealed first into the next part `changelog/<NNNNN>.jsonl` once CHANGELOG_HEAD_BYTES long, so a publish
+    rewrites a bounded file), and every part that names a submission in `scrub`, without it."""
+    files: dict[str, bytes] = {}
+    parts = (
+        sorted(p for p in store.list(RESULTS, layout.CHANGELOG_PARTS, head) if layout.is_changelog(p))
+        if scrub
+        else None
+    )
+    for path in parts or []:
+        data = store.read(RESULTS, path, head) or b""
+        if (after := scrub_hidden(path, data, scrub)) != data:
+            files[path] = after
+    current = scrub_hidden(layout.CHANGELOG, store.read(RESULTS, layout.CHANGELOG, head) or b"", scrub)
+    if len(current) >= CHANGELOG_HEAD_BYTES:
+        if parts is None:
+            parts = [p for p in store.list(RESULTS, layout.CHANGELOG_PARTS, head) if layout.is_changelog(p)]
+        files[layout.changelog_part(len(parts))] = current
+        current = b""
+    files[layout.CHANGELOG] = current + codec.line(line)
+    return files

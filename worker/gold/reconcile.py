@@ -14,7 +14,8 @@ import time
 from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
-from worker.gold.publish import RESULTS, published_runs, version_for
+from worker import live_board
+from worker.gold.publish import published_runs, version_for
 from worker.records import (
     FAILED,
     MAX_ATTEMPTS,
@@ -26,11 +27,12 @@ from worker.records import (
     parse_iso,
     transition,
 )
-from worker.store import Store, layout
-from worker.submissions import AREA, list_records, read_json, update_record
+from worker.store import Store
+from worker.submissions import AREA, list_records, update_record
 
 log = logging.getLogger(__name__)
 _lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
+_segments: dict = {}  # live board segments read so far (live_board.read): a round reads the changed ones
 
 
 def reconcile(
@@ -106,7 +108,7 @@ def _shown(row_or_record: dict, version: int) -> tuple:
 def _board_disagrees(store: Store, track: str, records: list[dict], now: datetime, settled: float) -> bool:
     """Does the published board differ from what the settled records (unchanged for `settled` seconds)
     say it should show? Catches a publish lost while the broker was down, e.g. after a hide."""
-    board = read_json(store, RESULTS, layout.leaderboard_json(track)) or {"rows": []}
+    board = live_board.read(store, track, None, _segments)[0] or {"rows": []}
     shown = {_shown(row, row["version"]) for row in board["rows"]}
     on_board = {row["submission_id"] for row in board["rows"]}
     published = published_runs(store, track)

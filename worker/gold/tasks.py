@@ -45,7 +45,7 @@ def references() -> ReferenceCache:
 
 @cache
 def publisher() -> Publisher:
-    return Publisher(store())
+    return Publisher(store(), export_every=config().export_every_seconds)
 
 
 enqueue = CeleryEnqueuer(app)

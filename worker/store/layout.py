@@ -22,9 +22,15 @@ submissions (private)
 
 results (public)
     README.md                                 dataset card (one `datasets` config per track)
-    changelog.jsonl                           one line per publish
-    <track>/leaderboard.json                  the board (complete, rank order)
-    <track>/leaderboard.parquet               the same rows, for pandas and `datasets`
+    changelog.jsonl                           the newest lines of the publishing history (one per publish;
+                                              at most CHANGELOG_LINES, then sealed into a part)
+    changelog/<NNNNN>.jsonl                   sealed parts of the history, oldest first, then changelog.jsonl
+    <track>/board/rank.json                   the live board: meta, rank order, tie groups, segment stamps
+    <track>/board/rows/<NNNNN>.json           the live board's rows without their rank fields, SEGMENT_ROWS a
+                                              file, in (created_at, id) order (worker/live_board.py)
+    <track>/leaderboard.json                  export: the complete board (rank order) as of its generated_at,
+                                              rebuilt on a cadence (EXPORT_EVERY_SECONDS, 10 % rows changed)
+    <track>/leaderboard.parquet               the same rows as leaderboard.json, for pandas and `datasets`
     <track>/results/<id>/v<N>.json            a published result envelope
     <track>/public/<name>                     public inputs, dev split, subset sizes, reference_set.json
     rescore/<track>/<run>.json                a published re-score's diff report
@@ -39,6 +45,7 @@ from scoring.tracks import TRACK_NAMES
 _ID = re.compile(r"[0-9a-f]{16}")
 REFERENCE_SET = "reference_set.json"
 CHANGELOG = "changelog.jsonl"
+CHANGELOG_PARTS = "changelog/"
 DATASET_CARD = "README.md"
 INDEX_SHARD_CHARS = 2  # shards by the first 2 hex digits of the id: 256 shards of a few kB at N = 3,000
 _SHARD = re.compile(rf"[0-9a-f]{{{INDEX_SHARD_CHARS}}}")
@@ -172,6 +179,29 @@ def leaderboard_json(track: str) -> str:
 
 def leaderboard_parquet(track: str) -> str:
     return f"{check_track(track)}/leaderboard.parquet"
+
+
+def board_rank(track: str) -> str:
+    """The live board's rank table (worker/live_board.py)."""
+    return f"{check_track(track)}/board/rank.json"
+
+
+def board_segments_dir(track: str) -> str:
+    return f"{check_track(track)}/board/rows/"
+
+
+def board_segment(track: str, number: int) -> str:
+    return f"{board_segments_dir(track)}{int(number):05d}.json"
+
+
+def changelog_part(number: int) -> str:
+    """A sealed part of the publishing history (`changelog.jsonl` holds the newest lines)."""
+    return f"{CHANGELOG_PARTS}{int(number):05d}.jsonl"
+
+
+def is_changelog(path: str) -> bool:
+    """The open head `changelog.jsonl` or a sealed part `changelog/<NNNNN>.jsonl`."""
+    return path == CHANGELOG or re.fullmatch(rf"{CHANGELOG_PARTS}\d{{5}}\.jsonl", path) is not None
 
 
 def board_track(path: str) -> str | None:

@@ -1,0 +1,302 @@
+"""The live board (worker/live_board.py): a rank table plus row segments that a publish rewrites in bounded
+amounts, the complete exports rebuilt on a cadence, the changelog sealed into parts. Readers get exactly
+the board dict leaderboard.json holds; an older store (leaderboard.json only) reads and migrates."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.conftest_pipeline import RecordingEnqueuer
+from tests.conftest_ui import publish_demo_board
+from tests.factories import PRIMARY, make_entries, mixed_predictions
+from worker import live_board
+from worker.config import Config
+from worker.gold import publish
+from worker.gold.publish import Publisher
+from worker.gold.references import ReferenceCache
+from worker.gold.scoring_job import score_submission
+from worker.leaderboard import metric
+from worker.records import new_record, now_iso, parse_iso, predictions_path, record_path
+from worker.service import Service
+from worker.store import codec, layout
+from worker.store.local import LocalStore
+from worker.submissions import dumps
+
+TRACK = "cold"
+
+
+class StandInTies(Publisher):
+    """Tie groups from a 2-point rule (synthetic entries have no row outcomes for the paired bootstrap)."""
+
+    def significance(self, track: str):
+        primary = PRIMARY[track]
+        return lambda a, b: (metric(a.result, primary) or 0) - (metric(b.result, primary) or 0) > 0.02
+
+
+def stand_in_board(tmp_path: Path, track: str, n: int, order_seed: int | None = None) -> dict:
+    entries = make_entries(track, n, seed=1)
+    if order_seed is not None:
+        random.Random(order_seed).shuffle(entries)
+    return StandInTies(LocalStore(tmp_path)).board(track, entries)
+
+
+def files_of(board: dict) -> dict[str, bytes]:
+    return live_board.encode(board, {"generated_at": board["generated_at"], "changed": 0})
+
+
+def read_back(files: dict[str, bytes], track: str) -> dict:
+    table = json.loads(files[layout.board_rank(track)])
+    segments = [
+        live_board.decode_segment(files[layout.board_segment(track, k)])
+        for k in range(len(table["segments"]))
+    ]
+    return live_board.assemble(table, segments)
+
+
+@pytest.mark.parametrize("track", ["varm", "cntp"])
+def test_the_board_comes_back_exactly_as_leaderboard_json_holds_it(tmp_path, track) -> None:
+    board = stand_in_board(tmp_path, track, 300)
+    assert len({r["tie_group"] for r in board["rows"]}) > 3  # positive control: several tie groups
+    files = files_of(board)
+    back = read_back(files, track)
+    want = json.loads(codec.pretty(board))  # what a reader of leaderboard.json gets
+    assert back == want
+    assert [list(r) for r in back["rows"]] == [list(r) for r in want["rows"]]  # keys in the same order
+    assert codec.pretty(back) == codec.pretty(board)
+    # Bounded pieces: the rank table is a few bytes a row, a segment holds SEGMENT_ROWS rows.
+    assert len(files[layout.board_rank(track)]) < 10 * len(board["rows"]) + 1000
+    assert len(files) == 1 + -(-300 // live_board.SEGMENT_ROWS)
+
+
+def test_same_board_same_bytes(tmp_path) -> None:
+    a = stand_in_board(tmp_path / "a", "varm", 150)
+    b = stand_in_board(tmp_path / "b", "varm", 150, order_seed=7)  # entries listed in another order
+    b["generated_at"] = a["generated_at"]
+    assert files_of(a) == files_of(b)
+
+
+def test_rank_fields_that_build_rows_cannot_give_are_refused(tmp_path) -> None:
+    board = stand_in_board(tmp_path, "varm", 10)
+    board["rows"][3]["rank_high"] += 1
+    with pytest.raises(ValueError, match="board row 4"):
+        files_of(board)
+
+
+def test_export_due() -> None:
+    now = parse_iso("2026-01-01T01:00:00.000Z")
+    last = {"generated_at": "2026-01-01T00:55:00.000Z", "changed": 0}
+    assert live_board.export_due(None, 0, 10, now, 600)  # no export yet
+    assert not live_board.export_due(last, 0, 10, now, 0)  # nothing changed since: never
+    assert not live_board.export_due(last, 9, 100, now, 600)  # 9 % changed, 5 minutes old
+    assert live_board.export_due(last, 10, 100, now, 600)  # 10 % changed
+    assert live_board.export_due(last, 1, 100, now + timedelta(minutes=5), 600)  # 10 minutes old
+
+
+# -- through the publisher ------------------------------------------------------------------------------
+
+
+def add_submission(store, i: int, quality: float, at: str = "2026-12-01T00:00:{i:02d}.000Z") -> str:
+    data = mixed_predictions(TRACK, quality, seed=2000 + i)
+    sid = hashlib.sha256(f"live-{i}".encode()).hexdigest()[:16]
+    record = new_record(
+        submission_id=sid,
+        track=TRACK,
+        sha256=hashlib.sha256(data).hexdigest(),
+        submitter=f"live{i}",
+        metadata={
+            "model_name": f"live-{i}",
+            "organisation": "",
+            "model_type": "open",
+            "setting": "zero-shot",
+            "paper_url": "",
+            "code_url": "",
+            "description": "",
+        },
+        is_baseline=False,
+        at=at.format(i=i),
+    )
+    store.commit(
+        "submissions",
+        {predictions_path(TRACK, sid): data, record_path(TRACK, sid): dumps(record)},
+        [],
+        f"test: submission {i}",
+    )
+    assert score_submission(store, ReferenceCache(store).get, TRACK, sid, time_limit=120) == "scored"
+    return sid
+
+
+class CountingStore:
+    """A store proxy recording the results-area paths read and committed (everything else delegates)."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.read_paths: list[str] = []
+        self.committed: list[str] = []
+        self.deleted: list[str] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def read(self, area, path, revision=None):
+        if area == "results":
+            self.read_paths.append(path)
+        return self._store.read(area, path, revision)
+
+    def commit(self, area, add, delete, message, parent=None):
+        if area == "results":
+            self.committed += list(add)
+            self.deleted += list(delete)
+        return self._store.commit(area, add, delete, message, parent=parent)
+
+
+def head_files(store) -> dict[str, bytes]:
+    return {p: store.read("results", p) or b"" for p in store.list("results", "")}
+
+
+@pytest.fixture
+def small_segments(monkeypatch):
+    monkeypatch.setattr(live_board, "SEGMENT_ROWS", 2)  # 6-row demo boards span 3 segments
+
+
+def test_a_publish_rewrites_the_rank_table_and_the_open_segment(
+    tmp_path, small_segments, monkeypatch
+) -> None:
+    store = LocalStore(tmp_path)
+    ids = publish_demo_board(store, TRACK, 4)  # 7 rows: segments 0-3, the last one half full
+    export_before = store.read("results", layout.leaderboard_json(TRACK))
+    counting = CountingStore(store)
+    publisher = Publisher(counting, export_every=1e9)
+    publisher.recall_verdicts(TRACK)
+    add_submission(store, 1, 0.5)
+    monkeypatch.setattr(live_board, "EXPORT_CHANGED_SHARE", 0.5)  # one new row of 8: the exports wait
+    out = publisher.publish(TRACK, note="one more")
+    assert out["rows"] == 8
+    board_files = sorted(p for p in counting.committed if "/board/" in p)
+    assert board_files == [layout.board_rank(TRACK), layout.board_segment(TRACK, 3)]
+    assert store.read("results", layout.leaderboard_json(TRACK)) == export_before  # not rebuilt
+    assert counting.committed.count(layout.CHANGELOG) == 1 and layout.DATASET_CARD not in counting.committed
+    # The live board is current; the rank table says how far the exports lag.
+    board, table = live_board.read(store, TRACK)
+    assert len(board["rows"]) == 8 and table["export"]["changed"] == 1
+    assert len(json.loads(export_before)["rows"]) == 7
+    assert board["rows"] == Publisher(store).board(TRACK, Publisher(store).entries(TRACK)[0])["rows"]
+
+    # Positive control: hiding the earliest entry shifts every later row, so every segment is rewritten,
+    # and the exports are rebuilt at once (they showed it).
+    counting.committed.clear()
+    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
+    service.moderate(ids[0], actor="boss", hidden=True, reason="probe")
+    publisher.publish(TRACK, note="hide")
+    assert sorted(p for p in counting.committed if "/board/rows/" in p) == [
+        layout.board_segment(TRACK, k) for k in range(4)
+    ]
+    assert layout.leaderboard_json(TRACK) in counting.committed
+    assert counting.deleted and all(ids[0] in p for p in counting.deleted)  # its envelope
+    files = head_files(store)
+    assert not [p for p, data in files.items() if ids[0].encode() in data]
+    assert (
+        json.loads(files[layout.leaderboard_json(TRACK)])["rows"] == live_board.read(store, TRACK)[0]["rows"]
+    )
+
+
+def test_exports_follow_the_clock_and_a_forced_publish(tmp_path) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 20)  # 23 rows: one more is under 10 %
+    add_submission(store, 2, 0.4)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    export = json.loads(store.read("results", layout.leaderboard_json(TRACK)))
+    assert len(export["rows"]) == 23 and len(live_board.read(store, TRACK)[0]["rows"]) == 24
+    # Nothing new, but the change waited longer than export_every: the next publish rebuilds the exports.
+    out = Publisher(store, export_every=0).publish(TRACK)
+    assert out["changed"] and out["added"] == []
+    board = live_board.read(store, TRACK)[0]
+    assert json.loads(store.read("results", layout.leaderboard_json(TRACK))) == board
+    assert Publisher(store, export_every=0).publish(TRACK)["changed"] is False  # then nothing is due
+    add_submission(store, 3, 0.6)
+    Publisher(store, export_every=1e9).publish(TRACK, export=True)  # a maintainer's publish
+    assert len(json.loads(store.read("results", layout.leaderboard_json(TRACK)))["rows"]) == 25
+
+
+def test_an_older_store_reads_and_gets_the_live_board_at_its_next_publish(tmp_path) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 3)
+    # As an older pipeline left it: leaderboard.json and its parquet, no live board.
+    old = store.read("results", layout.leaderboard_json(TRACK))
+    store.commit("results", {}, [p for p in store.list("results", f"{TRACK}/board/")], "an older store")
+    assert live_board.read(store, TRACK) == (json.loads(old), None)
+    service = Service(Config(data_dir=tmp_path), store, RecordingEnqueuer())
+    assert service.leaderboard(TRACK) == json.loads(old)
+    assert (
+        Publisher(store).board(TRACK, Publisher(store).entries(TRACK)[0])["rows"] == json.loads(old)["rows"]
+    )
+
+    add_submission(store, 4, 0.7)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    board, table = live_board.read(store, TRACK)
+    assert table is not None and len(board["rows"]) == 7
+    assert json.loads(store.read("results", layout.leaderboard_json(TRACK))) == board  # exports rebuilt
+    service.head_ttl = 0
+    assert service.leaderboard(TRACK) == board
+
+
+def test_a_reader_after_a_publish_reads_the_rank_table_and_the_changed_segment(
+    tmp_path, small_segments
+) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 4)
+    counting = CountingStore(store)
+    service = Service(Config(data_dir=tmp_path), counting, RecordingEnqueuer(), head_ttl=0)
+    first = service.leaderboard(TRACK)
+    assert Counter(p.split("/")[-2] for p in counting.read_paths) == {"board": 1, "rows": 4}  # cold: all
+    add_submission(store, 5, 0.3)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    counting.read_paths.clear()
+    board = service.leaderboard(TRACK)
+    assert counting.read_paths == [layout.board_rank(TRACK), layout.board_segment(TRACK, 3)]
+    assert len(board["rows"]) == len(first["rows"]) + 1
+    assert board == live_board.read(store, TRACK)[0]
+
+
+def test_the_changelog_is_sealed_into_parts_and_scrubbed_in_all(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(publish, "CHANGELOG_HEAD_BYTES", 400)  # two or three lines a part
+    store = LocalStore(tmp_path)
+    ids = publish_demo_board(store, TRACK, 3)
+    late = []
+    for i in range(6):
+        late.append(add_submission(store, 10 + i, 0.2 + 0.1 * i, at=f"2026-12-01T00:01:{i:02d}.000Z"))
+        Publisher(store).publish(TRACK, note=f"publish {i}")
+    parts = sorted(p for p in store.list("results", "changelog/"))
+    assert len(parts) >= 2 and all(layout.is_changelog(p) for p in parts)
+    for part in parts:
+        assert len(store.read("results", part)) < 1000
+    lines = [json.loads(x) for p in [*parts, layout.CHANGELOG] for x in store.read("results", p).splitlines()]
+    assert [x["note"] for x in lines] == ["test boards", *[f"publish {i}" for i in range(6)]]
+    assert sorted(a.split("/")[0] for x in lines for a in x["added"]) == sorted(ids + late)
+    hidden = late[0]
+    assert any(hidden.encode() in store.read("results", p) for p in parts)  # positive control
+    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
+    service.moderate(hidden, actor="boss", hidden=True, reason="probe")
+    Publisher(store).publish(TRACK, note="hide")
+    assert not [p for p, data in head_files(store).items() if hidden.encode() in data]
+    assert any(late[1].encode() in store.read("results", p) for p in parts)  # the others stay
+
+
+def test_generated_at_says_how_old_the_exports_are(tmp_path) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 3)
+    before = now_iso()
+    add_submission(store, 6, 0.5)
+    Publisher(store, export_every=1e9).publish(TRACK)  # 1 of 7 rows: over 10 %, rebuilt
+    export = json.loads(store.read("results", layout.leaderboard_json(TRACK)))
+    assert export["generated_at"] >= before
+    assert live_board.read(store, TRACK)[1]["export"] == {
+        "generated_at": export["generated_at"],
+        "changed": 0,
+    }
