@@ -196,13 +196,14 @@ class Budgeted:
 
 @pytest.mark.parametrize("tight", [True, False])
 def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: bool) -> None:
-    """Paced: queued -> scored in ONE commit that records the attempt; the published marks wait for a
-    quieter publish. Positive control (not paced): the 'scoring' commit, then the result, then the mark."""
+    """Paced: queued -> scored in ONE commit that records the attempt (a batch of one); the published marks
+    wait for the next batch or the reconciler. Positive control (not paced): the 'scoring' commit, then the
+    result, then the mark."""
     from tests.conftest_ui import seed_public
     from tests.factories import mixed_predictions
+    from worker.gold.batch import score
     from worker.gold.publish import Publisher
     from worker.gold.references import ReferenceCache
-    from worker.gold.scoring_job import score_submission
     from worker.records import new_record, predictions_path, record_path
     from worker.store.local import LocalStore
     from worker.submissions import dumps, load_record
@@ -215,7 +216,7 @@ def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: b
     local.commit("submissions", {predictions_path("varm", sid): mixed_predictions("varm", 0.5),
                                  record_path("varm", sid): dumps(record)}, [], "upload")
     store = Budgeted(local, tight)
-    assert score_submission(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == "scored"
+    assert score(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == {("varm", sid): "scored"}
     scored = load_record(local, "varm", sid)
     assert scored["status"] == "scored" and scored["attempts"] == 1
     assert ("scoring" in [h["status"] for h in scored["history"]]) is not tight

@@ -27,6 +27,7 @@ from worker.store.base import (
     check_revision,
 )
 from worker.store.budget import CommitBudget, FileLedger, Ledger, Policy, RedisLedger
+from worker.store.claims import Claims
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -127,6 +128,8 @@ class HubStore:
         self.base_delay = base_delay
         self.rate_limit_wait = rate_limit_wait
         self.budget = budget or CommitBudget()
+        # Leases on queued records for batch scoring, shared like the budget (worker/store/claims.py).
+        self.claims = Claims(self.budget.ledger, namespace=self.repos.get("submissions", ""))
         self._paced = threading.local()  # areas whose slot this thread took with pace() and has not used
         set_http_timeout(timeout)
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
