@@ -246,3 +246,20 @@ def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) ->
     assert tasks.publish_track("cold", asked)["changed"]  # other tracks are their own
     assert calls == ["varm", "varm", "varm", "cold"]
 
+
+
+@pytest.mark.parametrize("forget", [True, False])
+def test_a_slot_that_no_commit_used_is_not_passed_to_the_next_commit(hub_config, tmp_path: Path,
+                                                                     forget: bool) -> None:
+    """A read-modify-write that finds nothing to change has taken a slot: the thread's next commit takes
+    its own. Positive control (the slot not forgotten): that commit goes outside the ledger."""
+    from worker.store import commit_with_retry
+
+    budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
+    store = open_store(hub_config, cache_dir=tmp_path / "c", base_delay=0.01, budget=budget)
+    if not forget:
+        store.unpace = lambda area: None
+    commit_with_retry(store, "results", lambda s, head: ({}, []), "nothing to change")
+    store.commit("results", {"a.json": b"1"}, [], "a")
+    ledger = budget.status(hub_config.hf_results_repo)["commits_last_window"]
+    assert ledger == (2 if forget else 1)

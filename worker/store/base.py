@@ -151,6 +151,11 @@ def commit_change(
         head = store.head(area)
         add, delete, value = build(store, head)
         if not add and not delete:
+            # The slot stays spent in the ledger, but must not pass to this thread's next commit: that one
+            # would then go without a slot of its own, outside the budget.
+            unpace = getattr(store, "unpace", None)
+            if unpace is not None:
+                unpace(area)
             return head, value
         try:
             return store.commit(area, add, delete, message, parent=head), value

@@ -245,6 +245,10 @@ class HubStore:
         self._paced.__dict__[area] = True
         return waited
 
+    def unpace(self, area: str) -> None:
+        """Forget a slot taken with pace() that no commit used (the ledger keeps it: a wasted slot)."""
+        self._paced.__dict__.pop(area, None)
+
     def _slot(self, area: str) -> None:
         if not self._paced.__dict__.pop(area, False):
             self.budget.take(self._repo(area))
