@@ -156,6 +156,7 @@ def score_batch(
     started = time.monotonic()
     head = store.head(AREA)
     queued, shown_before = waiting(store, head)
+    log.info("batch: starting with %s, %d first attempts waiting", "/".join(first), len(queued))
     done: dict[Key, Scored] = {}
     try:
         done[first] = score_one(store, pinned_for, first)
