@@ -263,3 +263,17 @@ def test_a_slot_that_no_commit_used_is_not_passed_to_the_next_commit(hub_config,
     store.commit("results", {"a.json": b"1"}, [], "a")
     ledger = budget.status(hub_config.hf_results_repo)["commits_last_window"]
     assert ledger == (2 if forget else 1)
+
+
+def test_a_slot_is_counted_when_its_commit_lands() -> None:
+    """The Hub counts a commit when it lands: a commit that lands after its slot moves the slot there, so
+    the next slots are spaced from it. Positive control: a commit that lands before its slot keeps it."""
+    clock = Clock()
+    budget = CommitBudget(MemoryLedger(), Policy(limit=10, window=100.0), clock=clock, sleep=clock.sleep)
+    slot = budget.take("org/repo")
+    assert slot == clock.now
+    clock.now += 7.5  # the change took 7.5 s to build and send
+    budget.landed("org/repo", slot)
+    assert budget.ledger.update("org/repo", lambda t: t) == [clock.now]
+    budget.landed("org/repo", clock.now + 1)  # unknown or future slots change nothing
+    assert budget.ledger.update("org/repo", lambda t: t) == [clock.now]

@@ -241,17 +241,20 @@ class HubStore:
         """Wait for this thread's next commit slot to `area` (the following commit() uses it); returns the
         seconds waited. commit_with_retry calls it before reading the head, so a paced writer does not
         build on a head that moves while it waits."""
-        waited = self.budget.take(self._repo(area))
-        self._paced.__dict__[area] = True
-        return waited
+        before = time.time()
+        slot = self.budget.take(self._repo(area))
+        self._paced.__dict__[area] = slot
+        return max(0.0, time.time() - before)
 
     def unpace(self, area: str) -> None:
         """Forget a slot taken with pace() that no commit used (the ledger keeps it: a wasted slot)."""
         self._paced.__dict__.pop(area, None)
 
-    def _slot(self, area: str) -> None:
-        if not self._paced.__dict__.pop(area, False):
-            self.budget.take(self._repo(area))
+    def _slot(self, area: str) -> float | None:
+        """The slot for this commit attempt: the one pace() took, else a new one."""
+        if area in self._paced.__dict__:
+            return self._paced.__dict__.pop(area)
+        return self.budget.take(self._repo(area))
 
     def budget_status(self) -> dict[str, dict]:
         """The commit budget of each repo this store writes: commits in the window, cap, pacing."""
@@ -316,13 +319,15 @@ class HubStore:
             ops: list = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d))
                          for p, d in sorted(add.items())]
             ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(delete)]
-            self._slot(area)
+            slot = self._slot(area)
             try:
                 info = self.api.create_commit(
                     repo, ops, commit_message=message, commit_description=f"{NONCE_KEY} {nonce}",
                     repo_type="dataset", revision=self.revision, parent_commit=parent)
+                self.budget.landed(repo, slot)
                 return info.oid
             except Exception as exc:
+                self.budget.landed(repo, slot)  # the Hub may have counted it (conservative either way)
                 kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
