@@ -117,13 +117,21 @@ def test_a_paced_batch_scores_every_queued_record_in_one_commit(queued) -> None:
     assert statuses(local, [late]) == {late: "scored"}  # not on the board yet
 
 
-def test_without_pacing_each_record_is_scored_alone(queued) -> None:
-    """Positive control: not paced, a task scores its own record only, with its 'scoring' commit."""
-    local, keys = queued
+def test_without_pacing_a_lone_record_is_scored_alone_and_several_in_a_batch(tmp_path: Path) -> None:
+    """Not paced, one waiting record keeps the quiet path ('scoring' commit, then the result); several
+    waiting ones (a burst starting) share one batch commit."""
+    local = LocalStore(tmp_path / "data")
+    for track in ("varm", "cold"):
+        seed_public(local, track)
     store = Budgeted(local, tight=False)
-    outcomes = batch.score(store, ReferenceCache(local).get, *keys[0], time_limit=60)
-    assert outcomes == {keys[0]: "scored"} and store.commits["submissions"] == 2
-    assert statuses(local, keys[1:]) == {k: "queued" for k in keys[1:]}
+    refs = ReferenceCache(local).get
+    alone = ("varm", upload(local, "varm", 1))
+    assert batch.score(store, refs, *alone, time_limit=60) == {alone: "scored"}
+    assert store.commits["submissions"] == 2
+    assert "scoring" in [h["status"] for h in load_record(local, *alone)["history"]]
+    several = [("varm", upload(local, "varm", 2)), ("cold", upload(local, "cold", 3))]
+    assert batch.score(store, refs, *several[0], time_limit=60) == {k: "scored" for k in several}
+    assert store.commits["submissions"] == 3
 
 
 def test_a_record_leased_elsewhere_is_left_alone_and_a_lapsed_lease_goes_alone(queued) -> None:

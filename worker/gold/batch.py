@@ -1,7 +1,8 @@
 """Batch scoring while the Hub's commit budget is paced: many queued records, ONE submissions commit.
 
 One commit per scored upload would cap a burst at the budget's rate (worker/store/budget.py). While the
-submissions repo is paced, a scoring task therefore leases (worker/store/claims.py) the first attempts
+submissions repo is paced, or when several first attempts wait (the start of a burst, still unpaced), a
+scoring task therefore leases (worker/store/claims.py) the first attempts
 waiting on every track, its own first then the oldest, up to BATCH_MAX records or BATCH_SHARE of the soft
 time limit, scores them and commits all their outcomes together: each record its own scored, rejected or
 failed transition (one bad file never fails the others), the staged results and row outcomes, the record
@@ -37,6 +38,7 @@ from worker.submissions import AREA, load_record, read_index, record_files
 log = logging.getLogger(__name__)
 BATCH_MAX = 32  # records per commit
 BATCH_SHARE = 0.25  # of the soft time limit spent scoring; the rest is for the commit and its slot
+BATCH_WHEN_WAITING = 2  # first attempts waiting (any track) that make a batch worth it without pacing
 FIRST_ATTEMPT = frozenset({RECEIVED, QUEUED})
 Key = tuple[str, str]  # (track, submission id)
 _shards: dict[str, dict] = {}  # track -> index shards this process has read (read_index's cache)
@@ -46,21 +48,28 @@ _local_claims = Claims()  # for a paced store that shares no ledger (one process
 def score(
     store: Store, pinned_for, track: str, submission_id: str, *, time_limit: float, lease: float | None = None
 ) -> dict[Key, str]:
-    """Score one submission: in a batch while the submissions budget is paced and this is its first
-    attempt, else alone (scoring_job). Returns {key: outcome} of every record scored; `lease`: seconds a
-    lease lasts, at least the task's hard time limit (default: `time_limit` + 60)."""
+    """Score one submission. On a store with a commit budget (HubStore), a first attempt goes to a batch
+    while the submissions budget is paced, or when BATCH_WHEN_WAITING first attempts wait (a burst is
+    starting: its first, free commits are not spent one record at a time); otherwise it is scored alone
+    (scoring_job: a 'scoring' commit, then the result). Returns {key: outcome} of every record scored;
+    `lease`: seconds a lease lasts, at least the task's hard time limit (default: `time_limit` + 60)."""
     key = (track, submission_id)
     tight = getattr(store, "budget_tight", None)
-    if tight is not None and tight(AREA):
-        record = load_record(store, track, submission_id)
-        if record is not None and is_first_attempt(record):
+    record = load_record(store, track, submission_id) if tight is not None else None
+    if record is not None and is_first_attempt(record):
+        found = None
+        if not tight(AREA):
+            found = waiting(store, store.head(AREA))
+        if found is None or len(found[0]) >= BATCH_WHEN_WAITING:
             claims = getattr(store, "claims", None) or _local_claims
             lease = lease or time_limit + 60
             tries = claims.claim(lease_key(key), lease)
             if tries is None:
                 return {key: "claimed"}  # in someone's batch now
             if tries == 0:
-                return score_batch(store, pinned_for, key, claims, time_limit=time_limit, lease=lease)
+                return score_batch(
+                    store, pinned_for, key, claims, time_limit=time_limit, lease=lease, found=found
+                )
             try:  # its lease ran out before: maybe it killed a worker, so alone, with a committed attempt
                 return {key: score_submission(store, pinned_for, track, submission_id, time_limit=time_limit)}
             finally:
@@ -147,15 +156,21 @@ def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes],
 
 
 def score_batch(
-    store: Store, pinned_for, first: Key, claims: Claims, *, time_limit: float, lease: float
+    store: Store,
+    pinned_for,
+    first: Key,
+    claims: Claims,
+    *,
+    time_limit: float,
+    lease: float,
+    found: tuple[list[Key], dict[Key, dict]] | None = None,
 ) -> dict[Key, str]:
     """Score `first` (already leased by the caller, a first attempt) and whatever else waits, in one
     commit. Returns {key: outcome} for the records scored ("scored", "rejected", "failed", "already",
     "final", "missing"); `first` is "deferred" when the soft time limit stopped it (its lease then runs
-    out, and it is scored alone next time)."""
+    out, and it is scored alone next time). `found`: what `waiting` said, when the caller asked it."""
     started = time.monotonic()
-    head = store.head(AREA)
-    queued, shown_before = waiting(store, head)
+    queued, shown_before = found or waiting(store, store.head(AREA))
     log.info("batch: starting with %s, %d first attempts waiting", "/".join(first), len(queued))
     done: dict[Key, Scored] = {}
     try:
