@@ -2,11 +2,11 @@
 
 One commit per scored upload would cap a burst at the budget's rate (worker/store/budget.py). While the
 submissions repo is paced, or when several first attempts wait (the start of a burst, still unpaced), a
-scoring task therefore leases (worker/store/claims.py) the first attempts
-waiting on every track, its own first then the oldest, up to BATCH_MAX records or BATCH_SHARE of the soft
-time limit, scores them and commits all their outcomes together: each record its own scored, rejected or
-failed transition (one bad file never fails the others), the staged results and row outcomes, the record
-index. The same commit marks published the scored records a publish already shows (worker/gold/marks.py).
+scoring task therefore leases (worker/store/claims.py) the first attempts waiting on every track, its own
+first then the oldest, up to BATCH_MAX records or BATCH_SHARE of the soft time limit, scores them and
+commits all their outcomes together: each record its own scored, rejected or failed transition (one bad
+file never fails the others), the staged results and row outcomes, the record index. The same commit marks
+published the scored records a publish already shows (worker/gold/marks.py).
 The tasks sent for the leased records find them leased ("claimed") or scored ("already") and do nothing.
 
 Crash safety: nothing is written before that one commit, so a worker killed mid-batch leaves its records
