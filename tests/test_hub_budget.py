@@ -249,20 +249,37 @@ def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) ->
 
 
 @pytest.mark.parametrize("forget", [True, False])
-def test_a_slot_that_no_commit_used_is_not_passed_to_the_next_commit(hub_config, tmp_path: Path,
-                                                                     forget: bool) -> None:
-    """A read-modify-write that finds nothing to change has taken a slot: the thread's next commit takes
-    its own. Positive control (the slot not forgotten): that commit goes outside the ledger."""
+def test_a_slot_that_no_commit_used_is_given_back(hub_config, tmp_path: Path, forget: bool) -> None:
+    """A read-modify-write that finds nothing to change gives its slot back: the ledger counts commits,
+    not attempts. Positive control (not given back): the unused slot counts until a later commit of the
+    thread takes it over, as it is, without waiting for a slot of its own."""
     from worker.store import commit_with_retry
 
     budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
     store = open_store(hub_config, cache_dir=tmp_path / "c", base_delay=0.01, budget=budget)
     if not forget:
         store.unpace = lambda area: None
+    repo = hub_config.hf_results_repo
     commit_with_retry(store, "results", lambda s, head: ({}, []), "nothing to change")
+    assert budget.status(repo)["commits_last_window"] == (0 if forget else 1)
     store.commit("results", {"a.json": b"1"}, [], "a")
-    ledger = budget.status(hub_config.hf_results_repo)["commits_last_window"]
-    assert ledger == (2 if forget else 1)
+    assert budget.status(repo)["commits_last_window"] == 1
+
+
+def test_a_commit_the_hub_refused_gives_its_slot_back(limited_hub, tmp_path: Path) -> None:
+    """A 412 (the head moved) is not counted by the Hub, so not by the ledger either: a writer that loses
+    races does not fill the window with ghosts. Positive control: the commit that landed is counted."""
+    from worker.store import ConflictError
+
+    url, _ = limited_hub
+    budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
+    store = open_store(make_hub_config(url, tmp_path / "data"), cache_dir=tmp_path / "c", base_delay=0.01,
+                       budget=budget)
+    first = store.commit("results", {"a.json": b"1"}, [], "a")
+    store.commit("results", {"b.json": b"1"}, [], "b", parent=first)
+    with pytest.raises(ConflictError):
+        store.commit("results", {"c.json": b"1"}, [], "c", parent=first)  # stale parent: 412
+    assert budget.status(store.repos["results"])["commits_last_window"] == 2
 
 
 def test_a_slot_is_counted_when_its_commit_lands() -> None:

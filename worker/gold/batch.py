@@ -1,4 +1,4 @@
-"""Batch scoring while the Hub's commit budget is paced: many queued records, ONE submissions commit.
+"""Batch scoring under load: many queued records of every track, ONE submissions commit.
 
 One commit per scored upload would cap a burst at the budget's rate (worker/store/budget.py). While the
 submissions repo is paced, or when several first attempts wait (the start of a burst, still unpaced), a

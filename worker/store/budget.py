@@ -179,6 +179,22 @@ class CommitBudget:
         with contextlib.suppress(Exception):  # a ledger outage: the headroom of `share` covers the lag
             self.ledger.update(repo, move)
 
+    def refund(self, repo: str, slot: float | None) -> None:
+        """The commit of `slot` was never made, or the Hub refused it before applying it (412, 429): the
+        slot no longer counts. (Kept, such ghosts filled the ledger's window while the Hub's was half
+        empty, and every writer then waited for them to leave it.)"""
+        if slot is None:
+            return
+
+        def drop(times: list[float]) -> list[float]:
+            if slot in times:
+                times = list(times)
+                times.remove(slot)
+            return times
+
+        with contextlib.suppress(Exception):  # a ledger outage: the slot stays counted (conservative)
+            self.ledger.update(repo, drop)
+
     def status(self, repo: str) -> dict:
         """{"commits_last_window", "cap", "limit", "window_s", "paced", "next_slot_in_s"} for `repo`."""
         now = self.clock()

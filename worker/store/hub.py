@@ -247,8 +247,9 @@ class HubStore:
         return max(0.0, time.time() - before)
 
     def unpace(self, area: str) -> None:
-        """Forget a slot taken with pace() that no commit used (the ledger keeps it: a wasted slot)."""
-        self._paced.__dict__.pop(area, None)
+        """Give back a slot taken with pace() that no commit used (nothing to change)."""
+        if area in self._paced.__dict__:
+            self.budget.refund(self._repo(area), self._paced.__dict__.pop(area))
 
     def _slot(self, area: str) -> float | None:
         """The slot for this commit attempt: the one pace() took, else a new one."""
@@ -327,7 +328,10 @@ class HubStore:
                 self.budget.landed(repo, slot)
                 return info.oid
             except Exception as exc:
-                self.budget.landed(repo, slot)  # the Hub may have counted it (conservative either way)
+                if _status(exc) in (412, 429):  # refused before it was applied: the Hub did not count it
+                    self.budget.refund(repo, slot)
+                else:  # the Hub may have counted it (conservative either way)
+                    self.budget.landed(repo, slot)
                 kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
