@@ -45,6 +45,13 @@ def fill_ledger(url: str, prefix: str, repo: str) -> None:
     redis.Redis.from_url(url).set(f"{prefix}hub-budget:{repo}", json.dumps([now - 1] * 4600), ex=3600)
 
 
+def leases(url: str, prefix: str) -> int:
+    """Leases held now (worker/store/claims.py keeps them in the budget's Redis ledger)."""
+    client = redis.Redis.from_url(url)
+    keys = client.keys(f"{prefix}hub-budget:claim:*")
+    return sum(bool(json.loads(client.get(key) or b"[]")) for key in keys)
+
+
 def test_worker_killed_mid_batch_loses_nothing(tmp_path: Path, hub_config: Config, hub_env: dict, fakehub):
     from tests.conftest_hub import HUB_TEST_OPTIONS
 
@@ -80,8 +87,8 @@ def test_worker_killed_mid_batch_loses_nothing(tmp_path: Path, hub_config: Confi
         # The scoring worker's only child runs the batch; beat and the publisher live in another worker.
         worker = procs.Worker(env, tmp_path / "worker.log", concurrency=1, queues="submissions").start()
         workers += [worker, procs.Worker(env, tmp_path / "beat.log", queues="publish", beat=True).start()]
-        wait_for(lambda: "batch: starting" in worker.log.read_text(errors="replace"), 60, "a batch")
-        time.sleep(4)  # inside the second file of the batch
+        # Two leases taken: the batch is scoring its second file (3 s), nothing of it committed yet.
+        wait_for(lambda: leases(server.url, env["CELERY_KEY_PREFIX"]) >= 2, 60, "a batch of two")
         children = worker.children()
         assert children, "no pool children found"
         os.kill(children[0], signal.SIGKILL)
