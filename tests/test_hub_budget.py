@@ -86,8 +86,12 @@ def limited_hub():
 def test_paced_hub_store_commits_past_the_limit_without_a_429(limited_hub, tmp_path: Path) -> None:
     url, control = limited_hub
     config = make_hub_config(url, tmp_path / "data")
-    paced = open_store(config, cache_dir=tmp_path / "c", base_delay=0.01,
-                       budget=CommitBudget(FileLedger(tmp_path / "ledger"), Policy(limit=6, window=4.0)))
+    paced = open_store(
+        config,
+        cache_dir=tmp_path / "c",
+        base_delay=0.01,
+        budget=CommitBudget(FileLedger(tmp_path / "ledger"), Policy(limit=6, window=4.0)),
+    )
     control.reset()
     started = time.monotonic()
     for i in range(12):
@@ -98,8 +102,12 @@ def test_paced_hub_store_commits_past_the_limit_without_a_429(limited_hub, tmp_p
     assert paced.budget_status()["results"]["cap"] == 5
 
     # Positive control: the same commits without pacing meet the limit (and then wait out its Retry-After).
-    unpaced = open_store(make_hub_config(url, tmp_path / "data2"), cache_dir=tmp_path / "c2", base_delay=0.01,
-                         budget=CommitBudget(policy=Policy(limit=1_000_000)))
+    unpaced = open_store(
+        make_hub_config(url, tmp_path / "data2"),
+        cache_dir=tmp_path / "c2",
+        base_delay=0.01,
+        budget=CommitBudget(policy=Policy(limit=1_000_000)),
+    )
     control.reset()
     for i in range(8):
         unpaced.commit("results", {f"f{i}.json": b"%d" % i}, [], f"c{i}")
@@ -145,6 +153,7 @@ def test_group_commit_puts_concurrent_changes_in_one_commit(tmp_path: Path) -> N
             if name == "bad":
                 raise ValueError("refused")
             return {"counter.txt": b"%d" % (counter + 1), f"{name}.json": b"1"}, []
+
         return build
 
     errors: dict[str, BaseException] = {}
@@ -211,10 +220,18 @@ def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: b
     local = LocalStore(tmp_path / "data")
     seed_public(local, "varm")
     sid = "0123456789abcdef"
-    record = new_record(submission_id=sid, track="varm", sha256="0" * 64, submitter="u",
-                        metadata={"model_name": "m"})
-    local.commit("submissions", {predictions_path("varm", sid): mixed_predictions("varm", 0.5),
-                                 record_path("varm", sid): dumps(record)}, [], "upload")
+    record = new_record(
+        submission_id=sid, track="varm", sha256="0" * 64, submitter="u", metadata={"model_name": "m"}
+    )
+    local.commit(
+        "submissions",
+        {
+            predictions_path("varm", sid): mixed_predictions("varm", 0.5),
+            record_path("varm", sid): dumps(record),
+        },
+        [],
+        "upload",
+    )
     store = Budgeted(local, tight)
     assert score(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == {("varm", sid): "scored"}
     scored = load_record(local, "varm", sid)
@@ -247,7 +264,6 @@ def test_a_publish_request_covered_by_a_later_publish_is_skipped(monkeypatch) ->
     assert calls == ["varm", "varm", "varm", "cold"]
 
 
-
 @pytest.mark.parametrize("forget", [True, False])
 def test_a_slot_that_no_commit_used_is_given_back(hub_config, tmp_path: Path, forget: bool) -> None:
     """A read-modify-write that finds nothing to change gives its slot back: the ledger counts commits,
@@ -273,8 +289,9 @@ def test_a_commit_the_hub_refused_gives_its_slot_back(limited_hub, tmp_path: Pat
 
     url, _ = limited_hub
     budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
-    store = open_store(make_hub_config(url, tmp_path / "data"), cache_dir=tmp_path / "c", base_delay=0.01,
-                       budget=budget)
+    store = open_store(
+        make_hub_config(url, tmp_path / "data"), cache_dir=tmp_path / "c", base_delay=0.01, budget=budget
+    )
     first = store.commit("results", {"a.json": b"1"}, [], "a")
     store.commit("results", {"b.json": b"1"}, [], "b", parent=first)
     with pytest.raises(ConflictError):
