@@ -16,6 +16,7 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
 `--hub-limit 128` makes the fake Hub enforce the limit (429 + Retry-After past 128 commits to one repo within
 `--window` seconds). A smaller `--window` compresses time: `--window 360` is the Hub's hour played ten times
 faster (the same 128 commits per window), so a burst that fits the budget there fits it at real speed.
+The service is told the same limit and window (HF_COMMITS_PER_HOUR, HF_COMMIT_WINDOW).
 
     .venv/bin/python bench/bench_burst.py [--uploads 300 --clients 10 --workers 2] [--hub-limit 128
                                            --window 360] [--json FILE]
@@ -130,7 +131,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     env = {
         "STORE": "hub", "HF_ENDPOINT": hub_url, "HF_TOKEN": HUB_TOKEN, "HF_HOME": str(tmp / "hf-home"),
         "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        # The service paces below the limit the fake Hub enforces, in the same (compressed) window.
         "HF_COMMIT_WINDOW": str(args.window),
+        "HF_COMMITS_PER_HOUR": str(args.hub_limit or HUB_COMMITS_PER_HOUR),
         **{f"HF_{area.upper()}_REPO": repo for area, repo in repos.items()},
     }
     # AUTH=token (the Hub store refuses AUTH=open): one bearer token per client, written before the start.

@@ -181,7 +181,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except ValueError as exc:
             return _field_error("track", str(exc))
         try:
-            async with service.slots.hold_async(_size(file)):  # the bytes are in memory only inside
+            async with service.slots.hold_async(_size(file)) as held:  # the bytes are in memory only inside
                 return await _store_upload(user, track, file, {
                     "model_name": model_name,
                     "organisation": organisation,
@@ -190,21 +190,22 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
                     "paper_url": paper_url,
                     "code_url": code_url,
                     "description": description,
-                }, private)
+                }, private, held.park)
         except Busy as exc:
             return _busy(exc)
         except DiskFull as exc:
             return _disk_full(exc)
 
     async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict,
-                            private: bool = False) -> JSONResponse:
+                            private: bool = False, park=None) -> JSONResponse:
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
         try:
             # Validation and the store commit block: keep them off the event loop.
             out = await run_in_threadpool(
-                service.submit, identity=user, track=track, data=data, metadata=metadata, private=private
+                service.submit, identity=user, track=track, data=data, metadata=metadata, private=private,
+                park=park,
             )
         except QuotaExceeded as exc:
             wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()

@@ -8,6 +8,7 @@ import errno
 import json
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,32 @@ def test_work_slots_bound_concurrency_and_refuse_the_excess() -> None:
             pass
     with budget.hold(200):  # alone, even over the budget
         pass
+
+
+def test_a_parked_upload_frees_its_slot_within_the_parking_bound() -> None:
+    """An upload waiting for its commit parks: its slot serves the next upload; parking is bounded in
+    count and raw bytes. Positive control: unparked, the one slot refuses the second upload."""
+    slots = WorkSlots(1, queue_seconds=0.05, budget_bytes=10**6)
+    with slots.hold(1000):
+        with pytest.raises(Busy):
+            with slots.hold(1000):
+                pass
+    with ExitStack() as stack:
+        held = [stack.enter_context(slots.hold(1000))]
+        for _ in range(8):  # 1 slot x 8 waiters: parked in turn, each freeing the slot for the next
+            assert held[-1].park()
+            held.append(stack.enter_context(slots.hold(1000)))
+        assert not held[-1].park()  # the ninth would exceed the bound: it keeps its slot
+        with pytest.raises(Busy):
+            with slots.hold(1000):
+                pass
+    with slots.hold(1000):  # everything given back, parked or not
+        pass
+    big = WorkSlots(1, queue_seconds=0.05, budget_bytes=1500)
+    with big.hold(1000) as first:
+        assert first.park()
+        with big.hold(1000) as second:
+            assert not second.park()  # 2000 raw bytes parked would exceed the budget
 
 
 def test_rest_upload_gets_503_with_retry_after_when_every_slot_is_taken(config: Config) -> None:

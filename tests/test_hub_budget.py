@@ -209,13 +209,14 @@ class Budgeted:
 
 @pytest.mark.parametrize("tight", [True, False])
 def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: bool) -> None:
-    """Paced: queued -> scored in ONE commit that records the attempt; the published marks wait for a
-    quieter publish. Positive control (not paced): the 'scoring' commit, then the result, then the mark."""
+    """Paced: queued -> scored in ONE commit that records the attempt (a batch of one); the published marks
+    wait for the next batch or the reconciler. Positive control (not paced): the 'scoring' commit, then the
+    result, then the mark."""
     from tests.conftest_ui import seed_public
     from tests.factories import mixed_predictions
+    from worker.gold.batch import score
     from worker.gold.publish import Publisher
     from worker.gold.references import ReferenceCache
-    from worker.gold.scoring_job import score_submission
     from worker.records import new_record, predictions_path, record_path
     from worker.store.local import LocalStore
     from worker.submissions import dumps, load_record
@@ -236,7 +237,7 @@ def test_a_paced_first_scoring_attempt_costs_one_commit(tmp_path: Path, tight: b
         "upload",
     )
     store = Budgeted(local, tight)
-    assert score_submission(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == "scored"
+    assert score(store, ReferenceCache(local).get, "varm", sid, time_limit=60) == {("varm", sid): "scored"}
     scored = load_record(local, "varm", sid)
     assert scored["status"] == "scored" and scored["attempts"] == 1
     assert ("scoring" in [h["status"] for h in scored["history"]]) is not tight
@@ -310,5 +311,54 @@ def test_a_redis_outage_does_not_stop_commits() -> None:
         clock=clock,
         sleep=clock.sleep,
     )
-    assert [budget.take("org/repo") for _ in range(5)] == [0.0] * 5 and not clock.slept
+    assert [budget.take("org/repo") for _ in range(5)] == [None] * 5 and not clock.slept
     assert budget.status("org/repo")["commits_last_window"] is None
+
+
+@pytest.mark.parametrize("forget", [True, False])
+def test_a_slot_that_no_commit_used_is_given_back(hub_config, tmp_path: Path, forget: bool) -> None:
+    """A read-modify-write that finds nothing to change gives its slot back: the ledger counts commits,
+    not attempts. Positive control (not given back): the unused slot counts until a later commit of the
+    thread takes it over, as it is, without waiting for a slot of its own."""
+    from worker.store import commit_with_retry
+
+    budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
+    store = open_store(hub_config, cache_dir=tmp_path / "c", base_delay=0.01, budget=budget)
+    if not forget:
+        store.unpace = lambda area: None
+    repo = hub_config.hf_results_repo
+    commit_with_retry(store, "results", lambda s, head: ({}, []), "nothing to change")
+    assert budget.status(repo)["commits_last_window"] == (0 if forget else 1)
+    store.commit("results", {"a.json": b"1"}, [], "a")
+    assert budget.status(repo)["commits_last_window"] == 1
+
+
+def test_a_commit_the_hub_refused_gives_its_slot_back(limited_hub, tmp_path: Path) -> None:
+    """A 412 (the head moved) is not counted by the Hub, so not by the ledger either: a writer that loses
+    races does not fill the window with ghosts. Positive control: the commit that landed is counted."""
+    from worker.store import ConflictError
+
+    url, _ = limited_hub
+    budget = CommitBudget(MemoryLedger(), Policy(limit=1000, window=3600.0))
+    store = open_store(
+        make_hub_config(url, tmp_path / "data"), cache_dir=tmp_path / "c", base_delay=0.01, budget=budget
+    )
+    first = store.commit("results", {"a.json": b"1"}, [], "a")
+    store.commit("results", {"b.json": b"1"}, [], "b", parent=first)
+    with pytest.raises(ConflictError):
+        store.commit("results", {"c.json": b"1"}, [], "c", parent=first)  # stale parent: 412
+    assert budget.status(store.repos["results"])["commits_last_window"] == 2
+
+
+def test_a_slot_is_counted_when_its_commit_lands() -> None:
+    """The Hub counts a commit when it lands: a commit that lands after its slot moves the slot there, so
+    the next slots are spaced from it. Positive control: a commit that lands before its slot keeps it."""
+    clock = Clock()
+    budget = CommitBudget(MemoryLedger(), Policy(limit=10, window=100.0), clock=clock, sleep=clock.sleep)
+    slot = budget.take("org/repo")
+    assert slot == clock.now
+    clock.now += 7.5  # the change took 7.5 s to build and send
+    budget.landed("org/repo", slot)
+    assert budget.ledger.update("org/repo", lambda t: t) == [clock.now]
+    budget.landed("org/repo", clock.now + 1)  # unknown or future slots change nothing
+    assert budget.ledger.update("org/repo", lambda t: t) == [clock.now]

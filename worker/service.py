@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -173,13 +174,14 @@ class Service:
 
     def submit(
         self, *, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool = False,
-        private: bool = False,
+        private: bool = False, park: Callable[[], object] | None = None,
     ) -> dict:
         """Validate, check quotas, store and enqueue one upload.
 
         `private`: scored like any other and counted in the quota and by the near-copy guard, but hidden
         (off the board, its result visible to its submitter and the maintainers only) until its submitter
-        makes it public (`make_public`).
+        makes it public (`make_public`). `park`: called once the upload is validated and only waits for its
+        store commit (worker/slots.py: the caller's work slot then serves the next upload).
 
         Returns {"submission_id", "status", "report", "duplicate", "quota"}; status "rejected" (with a
         line-numbered report, nothing stored) for invalid uploads. Raises QuotaExceeded, and DiskFull when
@@ -191,7 +193,7 @@ class Service:
             raise ValueError("an identity is required")
         self._check_disk()
         try:
-            return self._submit(identity, track, data, metadata, is_baseline, private)
+            return self._submit(identity, track, data, metadata, is_baseline, private, park)
         except OSError as exc:
             if exc.errno in DISK_FULL_ERRNOS:
                 log.warning("upload to %s refused: the data disk is full", track)
@@ -199,7 +201,7 @@ class Service:
             raise
 
     def _submit(self, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool,
-                is_private: bool = False) -> dict:
+                is_private: bool = False, park: Callable[[], object] | None = None) -> dict:
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -279,6 +281,8 @@ class Service:
                 files[format_report_path(track, submission_id)] = dumps(format_report_of(report))
             return files, []
 
+        if park is not None:
+            park()
         self._uploads.commit(build, f"submit {track}/{submission_id}")
         if outcome["existing"] is not None:
             existing = outcome["existing"]

@@ -7,6 +7,12 @@ run alone) nor number more than `slots`. So many small uploads run side by side 
 turns. A request that cannot get a slot within `queue_seconds`, or arrives when `slots * WAITERS_PER_SLOT`
 requests already wait, is refused with `Busy` (HTTP 503 + Retry-After). The same slots serve the REST
 routes (async) and the Gradio handlers (threads).
+
+An upload whose validation is done and that only waits for its store commit (which the Hub's commit budget
+may pace for seconds, worker/store/budget.py) can `park` its slot: the slot goes to the next upload while
+this one keeps only its raw bytes in memory, so the uploads arriving during a paced commit share the next
+one (worker/store/group.py) instead of being refused. Parked uploads are bounded too: at most
+`slots * WAITERS_PER_SLOT` of them and `budget_bytes` of raw bytes; past that, `park` keeps the slot.
 """
 
 from __future__ import annotations
@@ -32,6 +38,18 @@ class Busy(Exception):
         self.retry_after = retry_after
 
 
+class Held:
+    """One taken slot; `park()` gives it to the next request while this one waits for its commit."""
+
+    def __init__(self, slots: WorkSlots, size: int) -> None:
+        self._slots, self.size, self.cost = slots, max(0, size), slots.cost(size)
+        self.parked = False
+
+    def park(self) -> bool:
+        """Park this upload (see the module docstring); False when the parking bound is reached."""
+        return self._slots._park(self)
+
+
 class WorkSlots:
     def __init__(self, slots: int, queue_seconds: float, budget_bytes: int) -> None:
         self.slots = slots
@@ -41,6 +59,8 @@ class WorkSlots:
         self._running = 0
         self._used = 0
         self._waiting = 0
+        self._parked = 0
+        self._parked_bytes = 0
 
     def cost(self, size: int) -> int:
         return max(0, size) * MEMORY_PER_UPLOAD_BYTE
@@ -68,16 +88,36 @@ class WorkSlots:
         self._used += cost
         return True
 
-    def _give_back(self, cost: int) -> None:
+    def _give_back(self, held: Held) -> None:
         with self._cond:
+            if held.parked:
+                self._parked -= 1
+                self._parked_bytes -= held.size
+            else:
+                self._running -= 1
+                self._used -= held.cost
+                self._cond.notify_all()
+
+    def _park(self, held: Held) -> bool:
+        with self._cond:
+            if held.parked:
+                return True
+            full = self._parked >= self.slots * WAITERS_PER_SLOT
+            if full or self._parked_bytes + held.size > self.budget_bytes:
+                return False
+            held.parked = True
+            self._parked += 1
+            self._parked_bytes += held.size
             self._running -= 1
-            self._used -= cost
+            self._used -= held.cost
             self._cond.notify_all()
+            return True
 
     @contextmanager
-    def hold(self, size: int) -> Iterator[None]:
+    def hold(self, size: int) -> Iterator[Held]:
         """Hold a slot for an upload of `size` bytes in a worker thread (waits up to `queue_seconds`)."""
-        cost = self.cost(size)
+        held = Held(self, size)
+        cost = held.cost
         self._enter_queue()
         deadline = time.monotonic() + self.queue_seconds
         try:
@@ -90,14 +130,15 @@ class WorkSlots:
         finally:
             self._leave_queue()
         try:
-            yield
+            yield held
         finally:
-            self._give_back(cost)
+            self._give_back(held)
 
     @asynccontextmanager
-    async def hold_async(self, size: int) -> AsyncIterator[None]:
+    async def hold_async(self, size: int) -> AsyncIterator[Held]:
         """Hold a slot from the event loop without tying up a thread while waiting."""
-        cost = self.cost(size)
+        held = Held(self, size)
+        cost = held.cost
         self._enter_queue()
         try:
             deadline = time.monotonic() + self.queue_seconds
@@ -111,6 +152,6 @@ class WorkSlots:
         finally:
             self._leave_queue()
         try:
-            yield
+            yield held
         finally:
-            self._give_back(cost)
+            self._give_back(held)

@@ -209,3 +209,14 @@ def update_record(store: Store, track: str, submission_id: str, change: Change, 
         return {**record_files(store, head, [new]), **extra}, [], new
 
     return commit_change(store, AREA, build, message, attempts=20)[1]
+
+
+def update_records(store: Store, change: Callable[[Store, str], list[dict]], message: str) -> list[dict]:
+    """Commit `change(store, head) -> new versions of records` (any number, any tracks) atomically with
+    the index; returns the records as committed (nothing is committed for an empty list)."""
+
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], list[dict]]:
+        records = change(store, head)
+        return record_files(store, head, records), [], records
+
+    return commit_change(store, AREA, build, message, attempts=20)[1]

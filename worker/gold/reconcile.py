@@ -15,20 +15,22 @@ from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
 from worker import live_board
-from worker.gold.publish import published_runs, version_for
+from worker.gold import marks
+from worker.gold.publish import RESULTS, published_runs, version_for
 from worker.records import (
     FAILED,
     MAX_ATTEMPTS,
     PENDING,
     PUBLISHED,
     QUEUED,
+    RECEIVED,
     SCORED,
     SCORING,
     parse_iso,
     transition,
 )
 from worker.store import Store
-from worker.submissions import AREA, list_records, update_record
+from worker.submissions import AREA, list_records, update_record, update_records
 
 log = logging.getLogger(__name__)
 _lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
@@ -43,31 +45,62 @@ def reconcile(
     fail those that already crashed MAX_ATTEMPTS times, and re-send the publish of a track when a record
     older than `stuck_after` is not shown as its records say (scored but unpublished, hidden but still on
     the board, a changed verified/baseline flag). `enqueue` needs `score(track, id)` and `publish(track)`.
-    Returns counts and ids; "errors" lists tracks or records that could not be handled this time."""
-    summary: dict = {"requeued": [], "failed": [], "publish": [], "errors": []}
+    Returns counts and ids; "errors" lists tracks or records that could not be handled this time.
+
+    While the submissions budget is paced, a publish leaves its marks to the next batch of scoring
+    (worker/gold/marks.py); once no first attempt waits on any track (no batch is coming), the scored
+    records the board shows are marked published here, all tracks in one commit ("marked")."""
+    summary: dict = {"requeued": [], "failed": [], "publish": [], "errors": [], "marked": []}
+    shown: dict[tuple[str, str], int] = {}
+    waiting = False
     for track in tracks:
         try:
-            _reconcile_track(store, enqueue, track, stuck_after, scoring_after or stuck_after, summary)
+            waiting |= _reconcile_track(
+                store, enqueue, track, stuck_after, scoring_after or stuck_after, summary, shown
+            )
         except Exception as exc:  # one track's trouble must not stop the others
             log.warning("reconciler: track %s skipped this round (%s: %s)", track, type(exc).__name__, exc)
             summary["errors"].append(f"{track}: {type(exc).__name__}")
+            waiting = True  # unknown: leave the marks to a batch or the next round
+    if shown and not waiting:
+        try:
+            done = update_records(store, lambda s, head: marks.marked(s, head, shown), "mark published")
+            summary["marked"] = [r["submission_id"] for r in done]
+        except Exception as exc:  # the next round tries again
+            log.warning("reconciler: marks not committed (%s)", type(exc).__name__)
+            summary["errors"].append(f"marks: {type(exc).__name__}")
     return summary
 
 
 def _reconcile_track(
-    store: Store, enqueue, track: str, stuck_after: float, scoring_after: float, summary: dict
-) -> None:
+    store: Store,
+    enqueue,
+    track: str,
+    stuck_after: float,
+    scoring_after: float,
+    summary: dict,
+    shown: dict[tuple[str, str], int],
+) -> bool:
+    """Reconcile one track; add its scored records that the board shows but whose marks a paced publish
+    skipped to `shown`. Returns whether a first attempt waits to be scored on it."""
     now = datetime.now(UTC)
     republish = False
     tight = getattr(store, "budget_tight", None)
+    paced = tight is not None and tight(AREA)
+    results_head = store.head(RESULTS) if paced else ""
     records = list_records(store, track)
+    waiting = any(r["status"] in (RECEIVED, QUEUED) and not r.get("attempts") for r in records)
     for record in records:
         sid, status = record["submission_id"], record["status"]
         age = (now - parse_iso(record["updated_at"])).total_seconds()
         if age < stuck_after:
             continue
         if status == SCORED:
-            republish = True
+            version = marks.shown_version(store, record, results_head) if paced else None
+            if version is None:
+                republish = True
+            else:
+                shown[(track, sid)] = version
         elif status in PENDING and age >= (scoring_after if status == SCORING else stuck_after):
             try:
                 # While the Hub's commit budget is paced, a queued record is re-sent without a commit: its
@@ -94,6 +127,7 @@ def _reconcile_track(
     if republish or _board_disagrees(store, track, records, now, stuck_after):
         enqueue.publish(track)
         summary["publish"].append(track)
+    return waiting
 
 
 def _shown(row_or_record: dict, version: int) -> tuple:

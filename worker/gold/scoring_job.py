@@ -23,7 +23,6 @@ from worker.records import (
     FAILED,
     MAX_ATTEMPTS,
     PENDING,
-    QUEUED,
     REJECTED,
     SCORED,
     SCORING,
@@ -127,15 +126,9 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
         started["outcome"] = "started"
         return transition(rec, SCORING, f"attempt {attempts}", attempts=attempts), {}
 
-    # Under the Hub's commit budget (worker/store/budget.py) a first attempt skips its "scoring" commit: the
-    # result commit records the attempt. A crash then leaves the record queued, and the reconciler's
-    # re-send (a later attempt, which does commit "scoring") still bounds a crash loop by MAX_ATTEMPTS.
-    tight = getattr(store, "budget_tight", None)
-    lean = bool(tight and record["status"] == QUEUED and not record.get("attempts") and tight(AREA))
-    if not lean:
-        update_record(store, track, submission_id, start, f"start scoring {submission_id}")
-        if started.get("outcome") != "started":
-            return started.get("outcome", "missing")
+    update_record(store, track, submission_id, start, f"start scoring {submission_id}")
+    if started.get("outcome") != "started":
+        return started.get("outcome", "missing")
 
     try:
         data = store.read(AREA, predictions_path(track, submission_id)) or b""
@@ -185,9 +178,8 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
         if attached is None:  # another delivery won the race: keep its version, write nothing
             return (transition(rec, SCORED, "scored") if rec["status"] in PENDING else None), {}
         new, files = attached
-        attempts = {"attempts": rec.get("attempts", 0) + 1} if lean else {}
         note = f"scored as version {new['versions'][-1]['version']}"
-        return transition(new, SCORED, note, **attempts), files
+        return transition(new, SCORED, note), files
 
     update_record(store, track, submission_id, finish, f"scored {submission_id}")
     return "scored"

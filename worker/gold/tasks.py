@@ -14,12 +14,12 @@ from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
+from worker.gold.batch import score as run_scoring
 from worker.gold.outcomes import unpack
 from worker.gold.publish import Publisher
 from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
 from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
-from worker.gold.scoring_job import score_submission as run_scoring
 from worker.heartbeat import Heartbeats
 from worker.records import check_track, rows_path
 from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
@@ -71,12 +71,19 @@ def _stop_heartbeat(**_) -> None:
 @app.task(name="worker.tasks.score_submission")
 def score_submission(track: str, submission_id: str) -> str:
     check_track(track)
-    outcome = run_scoring(
-        store(), references().get, track, submission_id, time_limit=app.conf.task_soft_time_limit
+    outcomes = run_scoring(
+        store(),
+        references().get,
+        track,
+        submission_id,
+        time_limit=app.conf.task_soft_time_limit,
+        lease=app.conf.task_time_limit,
     )
-    log.info("score %s/%s: %s", track, submission_id, outcome)
-    if outcome in ("scored", "already"):
-        enqueue.publish(track)
+    outcome = outcomes[(track, submission_id)]
+    log.info("score %s/%s: %s (%d in this task)", track, submission_id, outcome, len(outcomes))
+    # A batch scores records of several tracks: each gets one publish request.
+    for name in sorted({t for (t, _), o in outcomes.items() if o in ("scored", "already")}):
+        enqueue.publish(name)
     return outcome
 
 

@@ -120,17 +120,19 @@ BuildChange = Callable[["Store", str], tuple[dict[str, bytes], list[str], T]]
 
 
 def commit_with_retry(
-    store: Store, area: str, build_ops: BuildOps, message: str, attempts: int = 5, backoff: float = 0.05
+    store: Store, area: str, build_ops: BuildOps, message: str, attempts: int = 5, backoff: float = 0.05,
+    *, paced: bool = False,
 ) -> str:
     """`commit_change` for a builder that returns only its operations `(add, delete)`; the revision."""
     revision, _ = commit_change(
-        store, area, lambda s, head: (*build_ops(s, head), None), message, attempts, backoff
+        store, area, lambda s, head: (*build_ops(s, head), None), message, attempts, backoff, paced=paced
     )
     return revision
 
 
 def commit_change(
-    store: Store, area: str, build: BuildChange[T], message: str, attempts: int = 5, backoff: float = 0.05
+    store: Store, area: str, build: BuildChange[T], message: str, attempts: int = 5, backoff: float = 0.05,
+    *, paced: bool = False,
 ) -> tuple[str, T]:
     """Optimistic read-modify-write: read head, `build(store, head) -> (add, delete, value)`, commit with
     parent=head; returns (revision, the value of the build that was committed).
@@ -138,16 +140,22 @@ def commit_change(
     On ConflictError the head is re-read and the change rebuilt (so `build` must derive everything from
     the revision it is given, and its value describes that revision's change). Returns the unchanged head
     when `build` returns no operations. Raises the last ConflictError after `attempts` tries.
+    `paced`: the caller already took the first attempt's commit slot (`store.pace(area)`, same thread).
     """
     if attempts < 1:
         raise ValueError("attempts must be >= 1")
     pace = getattr(store, "pace", None)  # a store with a commit budget (HubStore) waits for its slot first
     for attempt in range(attempts):
-        if pace is not None:
+        if pace is not None and not (paced and attempt == 0):
             pace(area)
         head = store.head(area)
         add, delete, value = build(store, head)
         if not add and not delete:
+            # The slot stays spent in the ledger, but must not pass to this thread's next commit: that one
+            # would then go without a slot of its own, outside the budget.
+            unpace = getattr(store, "unpace", None)
+            if unpace is not None:
+                unpace(area)
             return head, value
         try:
             return store.commit(area, add, delete, message, parent=head), value

@@ -138,8 +138,9 @@ class CommitBudget:
     def _keep(self, times: list[float], now: float) -> list[float]:
         return [t for t in times if t > now - self.policy.window]
 
-    def take(self, repo: str) -> float:
-        """Reserve the next slot for a commit to `repo` and wait for it; returns the seconds waited."""
+    def take(self, repo: str) -> float | None:
+        """Reserve the next slot for a commit to `repo` and wait for it; returns the slot's time (None when
+        the ledger could not be reached), for `landed`."""
         now = self.clock()
         taken: list[float] = []
 
@@ -151,12 +152,48 @@ class CommitBudget:
         try:
             self.ledger.update(repo, reserve)
         except Exception:  # noqa: BLE001 - a ledger outage must not stop commits (the Hub still answers 429)
-            return 0.0
+            return None
         wait = max(0.0, taken[-1] - now)
         if wait:
             self.sleep(wait)
             self.waited += wait
-        return wait
+        return taken[-1]
+
+    def landed(self, repo: str, slot: float | None) -> None:
+        """The commit of `slot` reached the Hub now: the ledger keeps the later of the two times. (The Hub
+        counts commits when they land; a commit that built its change for seconds after its slot would
+        otherwise count in a later window than the ledger thinks, and bunched slots, as the free ones at the
+        start of a burst, could then overfill that window.)"""
+        if slot is None:
+            return
+        now = self.clock()
+        if now <= slot:
+            return
+
+        def move(times: list[float]) -> list[float]:
+            if slot in times:
+                times = list(times)
+                times[times.index(slot)] = now
+            return times
+
+        with contextlib.suppress(Exception):  # a ledger outage: the headroom of `share` covers the lag
+            self.ledger.update(repo, move)
+
+    def refund(self, repo: str, slot: float | None) -> None:
+        """The commit of `slot` was never made, or the Hub refused it before applying it (412, 429): the
+        slot no longer counts. (Kept, such ghosts filled the ledger's window while the Hub's was half
+        empty, and every writer then waited for them to leave it.)"""
+        if slot is None:
+            return
+
+        def drop(times: list[float]) -> list[float]:
+            if slot in times:
+                times = list(times)
+                times.remove(slot)
+            return times
+
+        with contextlib.suppress(Exception):  # a ledger outage: the slot stays counted (conservative)
+            self.ledger.update(repo, drop)
 
     def status(self, repo: str) -> dict:
         """{"commits_last_window", "cap", "limit", "window_s", "paced", "next_slot_in_s"} for `repo`."""

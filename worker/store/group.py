@@ -4,7 +4,10 @@ The Hub limits commits per repository (worker/store/budget.py), and concurrent c
 (412, rebuild, retry). A `GroupCommit` lets callers queue their change (`build(store, head) -> (add,
 delete)`, as for `commit_with_retry`) and block until it is in: the first caller commits its own change at
 once; callers that arrive while a commit is under way (or waiting for its slot of the commit budget) are
-committed together by the next one. Each build sees the files that the builds before it in the same commit
+committed together by the next one. The lead waits for its commit slot (`store.pace`, worker/store/budget.py)
+BEFORE it takes the queue, so while the budget paces commits every caller arriving during the wait joins
+that commit: a commit holds more changes the tighter the budget, and a quiet service still commits at
+once. Each build sees the files that the builds before it in the same commit
 wrote, so two uploads of one submitter update the same quota index in turn. A build that raises fails only
 its own caller.
 """
@@ -72,10 +75,13 @@ class GroupCommit:
             raise job.error
 
     def _lead(self) -> None:
-        """Commit everything queued now, then hand the lead to the first caller still waiting."""
+        """Commit everything queued once the slot is ours, then hand the lead to the first caller waiting."""
+        pace = getattr(self.store, "pace", None)
+        if pace is not None:
+            pace(self.area)
         with self._lock:
             batch, self._queue = self._queue, []
-        self._commit(batch)
+        self._commit(batch, paced=pace is not None)
         with self._lock:
             for job in batch:
                 job.done = True
@@ -86,7 +92,7 @@ class GroupCommit:
             else:
                 self._busy = False
 
-    def _commit(self, batch: list[_Job]) -> None:
+    def _commit(self, batch: list[_Job], paced: bool) -> None:
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             pending = _Pending(store, self.area)
             for job in batch:
@@ -105,7 +111,7 @@ class GroupCommit:
 
         message = batch[0].message if len(batch) == 1 else f"{batch[0].message} (+{len(batch) - 1} more)"
         try:
-            commit_with_retry(self.store, self.area, build, message, attempts=self.attempts)
+            commit_with_retry(self.store, self.area, build, message, attempts=self.attempts, paced=paced)
         except Exception as exc:  # noqa: BLE001 - every caller of the batch gets the store's error
             for job in batch:
                 job.error = job.error or exc

@@ -27,6 +27,7 @@ from worker.store.base import (
     check_revision,
 )
 from worker.store.budget import CommitBudget, FileLedger, Ledger, Policy, RedisLedger
+from worker.store.claims import Claims
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -127,6 +128,8 @@ class HubStore:
         self.base_delay = base_delay
         self.rate_limit_wait = rate_limit_wait
         self.budget = budget or CommitBudget()
+        # Leases on queued records for batch scoring, shared like the budget (worker/store/claims.py).
+        self.claims = Claims(self.budget.ledger, namespace=self.repos.get("submissions", ""))
         self._paced = threading.local()  # areas whose slot this thread took with pace() and has not used
         set_http_timeout(timeout)
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
@@ -238,13 +241,21 @@ class HubStore:
         """Wait for this thread's next commit slot to `area` (the following commit() uses it); returns the
         seconds waited. commit_with_retry calls it before reading the head, so a paced writer does not
         build on a head that moves while it waits."""
-        waited = self.budget.take(self._repo(area))
-        self._paced.__dict__[area] = True
-        return waited
+        before = time.time()
+        slot = self.budget.take(self._repo(area))
+        self._paced.__dict__[area] = slot
+        return max(0.0, time.time() - before)
 
-    def _slot(self, area: str) -> None:
-        if not self._paced.__dict__.pop(area, False):
-            self.budget.take(self._repo(area))
+    def unpace(self, area: str) -> None:
+        """Give back a slot taken with pace() that no commit used (nothing to change)."""
+        if area in self._paced.__dict__:
+            self.budget.refund(self._repo(area), self._paced.__dict__.pop(area))
+
+    def _slot(self, area: str) -> float | None:
+        """The slot for this commit attempt: the one pace() took, else a new one."""
+        if area in self._paced.__dict__:
+            return self._paced.__dict__.pop(area)
+        return self.budget.take(self._repo(area))
 
     def budget_status(self) -> dict[str, dict]:
         """The commit budget of each repo this store writes: commits in the window, cap, pacing."""
@@ -309,13 +320,18 @@ class HubStore:
             ops: list = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d))
                          for p, d in sorted(add.items())]
             ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(delete)]
-            self._slot(area)
+            slot = self._slot(area)
             try:
                 info = self.api.create_commit(
                     repo, ops, commit_message=message, commit_description=f"{NONCE_KEY} {nonce}",
                     repo_type="dataset", revision=self.revision, parent_commit=parent)
+                self.budget.landed(repo, slot)
                 return info.oid
             except Exception as exc:
+                if _status(exc) in (412, 429):  # refused before it was applied: the Hub did not count it
+                    self.budget.refund(repo, slot)
+                else:  # the Hub may have counted it (conservative either way)
+                    self.budget.landed(repo, slot)
                 kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
