@@ -37,6 +37,10 @@ class Track(Protocol):
 
     def row_outcomes(self, refs: Any, data: bytes) -> dict[str, list]: ...
 
+    def score_with_rows(
+        self, refs: Any, data: bytes, *, bootstrap: int = 1000, seed: int = 0
+    ) -> tuple[dict, dict[str, list]]: ...  # (score(...), row_outcomes(...)), the file parsed once
+
     def paired_compare(
         self,
         a: dict[str, list],

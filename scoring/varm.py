@@ -150,7 +150,16 @@ class VarmTrack:
 
         `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
         every cell's raw values, for conformance checks against the reference implementation."""
+        return self._result(refs, self._outcomes(refs, data), bootstrap, seed, disclose)
+
+    def score_with_rows(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000,
+                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+        """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file (parsing is most of the cost)."""
         outcomes = self._outcomes(refs, data)
+        return self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes)
+
+    def _result(self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int,
+                disclose: bool) -> dict:
         matrix = outcomes.indicator_matrix()
         publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
@@ -173,7 +182,11 @@ class VarmTrack:
 
     def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list]:
         """PRIVATE per-row arrays (gold-joined) for paired comparisons; never publish them."""
-        return {"id": list(refs.ids), **self._outcomes(refs, data).to_lists()}
+        return self._rows(refs, self._outcomes(refs, data))
+
+    @staticmethod
+    def _rows(refs: VarmReferences, outcomes: RowOutcomes) -> dict[str, list]:
+        return {"id": list(refs.ids), **outcomes.to_lists()}
 
     def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int = 1000,
                        seed: int = 0, metrics: Sequence[str] | None = None) -> dict:

@@ -128,7 +128,17 @@ class ToxiTraceTrack:
 
         ``explanations`` is added only when the predictions carry ``char_scores`` (spec §3)."""
         preds = self._parse(refs, data)
+        return self._result(refs, preds, self._outcomes(refs, preds), bootstrap, seed, disclose)
+
+    def score_with_rows(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000,
+                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+        """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file."""
+        preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
+        return self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes
+
+    def _result(self, refs: ToxiReferences, preds: ToxiPredictions, outcomes: dict[str, list],
+                bootstrap: int, seed: int, disclose: bool) -> dict:
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
