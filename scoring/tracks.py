@@ -51,6 +51,14 @@ class Track(Protocol):
         metrics: Sequence[str] | None = None,  # None: every headline metric; else only these
     ) -> dict: ...
 
+    # paired_compare(a, b) == paired_compare_prepared(prepare_compare(a), prepare_compare(b)): the prepared
+    # form is decoded once, for the many comparisons of tie groups.
+    def prepare_compare(self, rows: dict[str, list]) -> Any: ...
+
+    def paired_compare_prepared(
+        self, a: Any, b: Any, *, bootstrap: int, seed: int, metrics: Sequence[str] | None = None
+    ) -> dict: ...
+
 
 def get_track(name: str) -> Track:
     """The track object for `name`; ValueError for an unknown or unavailable track."""

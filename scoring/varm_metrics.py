@@ -201,21 +201,36 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
-def metric_arrays(sums: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Every metric from column sums `sums` (k, columns) of k weightings with `rows` (k,) total weight."""
-    out: dict[str, np.ndarray] = {
-        "parse_success": _ratio(sums[:, COLUMNS["valid"]], rows),
-        "anchor_schema_valid": _ratio(sums[:, COLUMNS["anchor_valid"]], rows),
-    }
+def metric_arrays(
+    sums: np.ndarray, rows: np.ndarray, names: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Every metric (or only those in `names`) from column sums `sums` (k, columns) of k weightings with
+    `rows` (k,) total weight. A metric's values do not depend on which others are asked for."""
+    wanted = None if names is None else frozenset(names)
+
+    def want(name: str) -> bool:
+        return wanted is None or name in wanted
+
+    out: dict[str, np.ndarray] = {}
+    if want("parse_success"):
+        out["parse_success"] = _ratio(sums[:, COLUMNS["valid"]], rows)
+    if want("anchor_schema_valid"):
+        out["anchor_schema_valid"] = _ratio(sums[:, COLUMNS["anchor_valid"]], rows)
     for name in FIELDS:
-        out[f"field_accuracy.{name}"] = _ratio(sums[:, COLUMNS[f"correct.{name}"]], rows)
+        if want(f"field_accuracy.{name}"):
+            out[f"field_accuracy.{name}"] = _ratio(sums[:, COLUMNS[f"correct.{name}"]], rows)
     jrem = sums[:, COLUMNS["jrem"]]
-    out["jrem"] = _ratio(jrem, rows)
+    if want("jrem"):
+        out["jrem"] = _ratio(jrem, rows)
     for key, name in (("her_c", "category"), ("her_l", "label")):
-        decided = sums[:, COLUMNS[f"correct.{name}"]]
-        out[key] = _ratio(decided - jrem, decided)
-    out["t_f1"] = _ratio(sums[:, COLUMNS["target_f1"]], rows)
+        if want(key):
+            decided = sums[:, COLUMNS[f"correct.{name}"]]
+            out[key] = _ratio(decided - jrem, decided)
+    if want("t_f1"):
+        out["t_f1"] = _ratio(sums[:, COLUMNS["target_f1"]], rows)
     for name in DISCRETE_FIELDS:
+        if not want(f"macro_f1.{name}"):
+            continue
         tp, pred, gold = (sums[:, COLUMNS[f"{part}.{name}"]] for part in ("tp", "pred", "gold"))
         present = gold > 0  # the classes averaged: those occurring in the gold of the rows scored
         f1 = _ratio(2 * tp, np.where(present, pred + gold, 0))

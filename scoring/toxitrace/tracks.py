@@ -199,6 +199,14 @@ class ToxiTraceTrack:
             level=DEFAULT_LEVEL,
         )
 
+    def prepare_compare(self, rows: dict[str, list]) -> dict[str, list]:
+        """The form `paired_compare_prepared` takes: the row outcomes themselves (they are cheap here)."""
+        return rows
+
+    def paired_compare_prepared(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
+                                metrics: Sequence[str] | None = None) -> dict:
+        return self.paired_compare(a, b, bootstrap=bootstrap, seed=seed, metrics=metrics)
+
 
 def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
     """The per-row outcomes in canonical order (`scoring.disclosure.unlinked_rows`), for the published
