@@ -52,8 +52,9 @@ class Track(Protocol):
     ) -> dict: ...
 
     # paired_compare(a, b) == paired_compare_prepared(prepare_compare(a), prepare_compare(b)): the prepared
-    # form is decoded once, for the many comparisons of tie groups.
-    def prepare_compare(self, rows: dict[str, list]) -> Any: ...
+    # form is decoded once, for the many comparisons of tie groups. prepare_compare also takes the numeric
+    # columns as numpy arrays of the same values.
+    def prepare_compare(self, rows: dict[str, Any]) -> Any: ...
 
     def paired_compare_prepared(
         self, a: Any, b: Any, *, bootstrap: int, seed: int, metrics: Sequence[str] | None = None

@@ -199,8 +199,9 @@ class VarmTrack:
         return self.paired_compare_prepared(self.prepare_compare(a), self.prepare_compare(b),
                                             bootstrap=bootstrap, seed=seed, metrics=metrics)
 
-    def prepare_compare(self, rows: dict[str, list]) -> ComparableRows:
-        """`rows` (from `row_outcomes`) decoded once for any number of `paired_compare_prepared` calls."""
+    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> ComparableRows:
+        """`rows` (from `row_outcomes`; numeric columns as lists or arrays of the same values) decoded once
+        for any number of `paired_compare_prepared` calls."""
         outcomes = RowOutcomes.from_lists(rows)
         return _comparable(tuple(map(sys.intern, rows["id"])), outcomes)
 
@@ -232,21 +233,20 @@ class VarmTrack:
             rows = counts.sum(axis=1)
             resampled_a = _resampled_subset(matrix_a, counts, rows, names)
             resampled_b = _resampled_subset(matrix_b, counts, rows, names)
-        return paired_bootstrap({k: a.point[k] for k in names}, {k: b.point[k] for k in names},
-                                resampled_a, resampled_b, level=DEFAULT_LEVEL)
+        return paired_bootstrap(a.point(names), b.point(names), resampled_a, resampled_b, level=DEFAULT_LEVEL)
 
 
 @dataclass(frozen=True)
 class ComparableRows:
-    """One submission's private row outcomes ready for paired comparisons: decoded once, with the point
-    metrics; the indicator matrix is kept as 0/1 bytes (T-F1, the one non-flag column, is in `outcomes`),
-    since a publisher caches hundreds of these."""
+    """One submission's private row outcomes ready for paired comparisons: decoded once; the indicator
+    matrix is kept as 0/1 bytes (T-F1, the one non-flag column, is in `outcomes`), since a publisher caches
+    hundreds of these, and point metrics are computed when first asked for."""
 
     ids: tuple[str, ...]
     unique_ids: bool
     outcomes: RowOutcomes
-    point: dict[str, float]
     flags: np.ndarray  # uint8 (n, columns): `outcomes.indicator_matrix()` but for the T-F1 column
+    points: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def matrix(self) -> np.ndarray:
         """Exactly `outcomes.indicator_matrix()`."""
@@ -254,13 +254,18 @@ class ComparableRows:
         x[:, COLUMNS["target_f1"]] = self.outcomes.target_f1
         return x
 
+    def point(self, names: Sequence[str]) -> dict[str, float]:
+        """`metrics_for_rows(outcomes)` of the metrics `names`."""
+        missing = [name for name in names if name not in self.points]
+        if missing:
+            self.points.update(metrics_for_rows(self.outcomes, matrix=self.matrix(), names=missing))
+        return {name: self.points[name] for name in names}
+
 
 def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:
-    matrix = outcomes.indicator_matrix()
-    flags = matrix.astype(np.uint8)
+    flags = outcomes.indicator_matrix().astype(np.uint8)
     flags.flags.writeable = False
-    return ComparableRows(ids, len(set(ids)) == len(ids), outcomes, metrics_for_rows(outcomes, matrix=matrix),
-                          flags)
+    return ComparableRows(ids, len(set(ids)) == len(ids), outcomes, flags)
 
 
 def _take(outcomes: RowOutcomes, order: list[int]) -> RowOutcomes:

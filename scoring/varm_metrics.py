@@ -238,17 +238,23 @@ def metric_arrays(
     return out
 
 
-def metrics_for_rows(outcomes: RowOutcomes, mask: np.ndarray | None = None,
-                     matrix: np.ndarray | None = None) -> dict[str, float]:
-    """Point estimates of every metric on the rows selected by `mask` (all rows when None)."""
+def metrics_for_rows(
+    outcomes: RowOutcomes,
+    mask: np.ndarray | None = None,
+    matrix: np.ndarray | None = None,
+    names: Sequence[str] | None = None,
+) -> dict[str, float]:
+    """Point estimates of every metric (or those in `names`) on the rows selected by `mask` (all rows when
+    None)."""
     weights = np.ones(outcomes.n) if mask is None else np.asarray(mask, dtype=np.float64)
     x = outcomes.indicator_matrix() if matrix is None else matrix
     sums = weights[None, :] @ x
     rows = weights.sum(keepdims=True)
-    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows).items()}
-    # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
-    selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
-    values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
+    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows, names).items()}
+    if "t_f1" in values:
+        # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
+        selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
+        values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
     return values
 
 

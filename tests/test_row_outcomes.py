@@ -14,7 +14,7 @@ def test_packed_row_outcomes_unpack_to_exactly_the_same_lists(track: str) -> Non
     packed file is smaller; an older file of plain lists loads as it is."""
     from scoring.tracks import get_track
     from tests.factories import mixed_predictions
-    from worker.gold.outcomes import pack, unpack
+    from worker.gold.outcomes import pack, unpack, unpack_arrays
     from worker.submissions import dumps
 
     demo = Path(__file__).resolve().parents[1] / "data" / "demo" / track
@@ -34,6 +34,11 @@ def test_packed_row_outcomes_unpack_to_exactly_the_same_lists(track: str) -> Non
     compare = track_obj.paired_compare
     assert compare(back, unpack(pack(other)), bootstrap=200, seed=0) == compare(rows, other, bootstrap=200,
                                                                                  seed=0)
+    # Tie groups prepare the stored columns as arrays (no lists in between): the same comparison.
+    arrays = [track_obj.prepare_compare(unpack_arrays(json.loads(dumps(pack(r))))) for r in (rows, other)]
+    expected = compare(rows, other, bootstrap=200, seed=0, metrics=[track_obj.primary_metric])
+    assert repr(track_obj.paired_compare_prepared(*arrays, bootstrap=200, seed=0,
+                                                  metrics=[track_obj.primary_metric])) == repr(expected)
 
 
 @pytest.mark.parametrize("track", ["varm", "cold", "toxicn", "cntp"])

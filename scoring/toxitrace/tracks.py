@@ -199,9 +199,9 @@ class ToxiTraceTrack:
             level=DEFAULT_LEVEL,
         )
 
-    def prepare_compare(self, rows: dict[str, list]) -> dict[str, list]:
-        """The form `paired_compare_prepared` takes: the row outcomes themselves (they are cheap here)."""
-        return rows
+    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> dict[str, list]:
+        """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
+        return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
 
     def paired_compare_prepared(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
                                 metrics: Sequence[str] | None = None) -> dict:

@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.gold.outcomes import unpack
+from worker.gold.outcomes import unpack_arrays
 from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
@@ -185,7 +185,7 @@ class Publisher:
     def _row_outcomes(self, track: str, entry: Entry):
         """The entry's row outcomes in the track's `prepare_compare` form (decoded once, then cached)."""
         if entry.key not in self._rows:
-            rows = unpack(read_json(self.store, AREA, rows_path(track, *entry.key)))
+            rows = unpack_arrays(read_json(self.store, AREA, rows_path(track, *entry.key)))
             self._rows[entry.key] = get_track(track).prepare_compare(rows)
         return self._rows[entry.key]
 
