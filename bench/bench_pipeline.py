@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -212,21 +213,27 @@ def bench_redis(n: int, tmp: Path) -> None:
 
 
 def store_many(data: Path, count: int) -> None:
-    """Write `count` scored submissions straight into the store, as if an older scorer had scored them."""
+    """Write `count` scored submissions straight into the store, as if an older scorer had scored them.
+
+    Ids are random-looking hex like the service's (`secrets.token_hex(8)`) and the record index is written
+    with the records, as every writer does: sequential ids put every record in one index shard, so each
+    chunk commit rewrote a 1,000-record shard (~0.3 s a chunk) that no real store has."""
+    import hashlib
+
     from scoring.version import SCORER_VERSION
     from worker.config import Config
     from worker.gold.references import ReferenceCache
     from worker.gold.scoring_job import compute
     from worker.records import new_record, transition
     from worker.store import open_store
-    from worker.submissions import dumps
+    from worker.submissions import dumps, record_files
 
     store = open_store(Config(data_dir=data))
     pinned = ReferenceCache(store).get(TRACK)
     template_result, template_rows = compute(pinned, mixed_predictions(0))
-    add = {}
+    add, records = {}, []
     for i in range(count):
-        sid = f"{i:016x}"
+        sid = hashlib.sha256(f"bench {i}".encode()).hexdigest()[:16]
         preds = mixed_predictions(20_000 + i)
         rec = new_record(
             submission_id=sid,
@@ -246,10 +253,11 @@ def store_many(data: Path, count: int) -> None:
             }
         ]
         assert SCORER_VERSION != "0.0.0-bench"
+        records.append(rec)
         add[f"{TRACK}/{sid}/predictions.jsonl"] = preds
-        add[f"{TRACK}/{sid}/submission.json"] = dumps(rec)
         add[f"{TRACK}/{sid}/result_v1.json"] = dumps(template_result)
         add[f"{TRACK}/{sid}/rows_v1.json"] = dumps(template_rows)
+    add.update(record_files(store, store.head("submissions"), records))
     store.commit("submissions", add, [], f"bench: {count} stored submissions")
 
 
@@ -289,6 +297,38 @@ def bench_rescore(count: int, tmp: Path) -> None:
     finally:
         stop(procs)
         cleanup_redis(env)
+    print(f"  {rescore_breakdown(LOGS / 'rescore-workers.log')}", flush=True)
+
+
+TASK_DONE = re.compile(
+    r"^\[(?P<at>[\d-]+ [\d:,]+): INFO/[^\]]+\] Task worker\.tasks\.(?P<task>\w+)\[[^\]]+\] "
+    r"succeeded in (?P<took>[\d.]+)s"
+)
+
+
+def rescore_breakdown(log: Path) -> str:
+    """Where the wall time went, from the workers' task log: planning, the chunks (first start to last end,
+    and their summed task time over 2 processes), the finalizer's wait after the last chunk, and the
+    finalizer itself (diff report, tie groups, results commit, records marked published)."""
+    from datetime import datetime
+
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        match = TASK_DONE.match(line)
+        if match:
+            end = datetime.strptime(match["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            spans.setdefault(match["task"], []).append((end - float(match["took"]), end))
+    chunks, final = spans.get("rescore_chunk"), spans.get("rescore_finalize")
+    plan = spans.get("rescore_track")
+    if not (chunks and final and plan):
+        return "breakdown: no task timings in the log"
+    first, last = min(s for s, _ in chunks), max(e for _, e in chunks)
+    busy = sum(e - s for s, e in chunks)
+    return (
+        f"breakdown: plan {plan[0][1] - plan[0][0]:.1f}s, chunks {last - first:.1f}s wall "
+        f"({len(chunks)} tasks, {busy:.1f}s task time), finalizer wait {final[0][0] - last:.1f}s, "
+        f"finalize {final[0][1] - final[0][0]:.1f}s"
+    )
 
 
 def make_demo_without_baselines(tmp: Path) -> Path:
@@ -313,8 +353,11 @@ def main() -> None:
     parser.add_argument("--only", default="embedded,redis,rescore")
     args = parser.parse_args()
     only = set(args.only.split(","))
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; scorer bootstrap 1000 "
-          f"resamples per submission; logs in {LOGS.relative_to(ROOT)}", flush=True)
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; scorer bootstrap 1000 "
+        f"resamples per submission; logs in {LOGS.relative_to(ROOT)}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-", ignore_cleanup_errors=True) as tmp:
         if "embedded" in only:
             bench_embedded(args.n, Path(tmp))

@@ -70,3 +70,17 @@ def test_an_old_version_result_is_rescored_by_the_rescore_command(
     assert envelope["result"]["provenance"]["scorer_version"] == SCORER_VERSION
     report = json.loads(store.read("results", summary["report"]))
     assert report["scorer_version"] == SCORER_VERSION and report["submissions"][0]["old_version"] == 1
+
+
+def test_the_finalizer_looks_again_at_half_the_time_the_chunks_still_need() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from worker.gold.rescore import POLL_FIRST, POLL_MAX, POLL_MIN, STAMP, poll_delay
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    run = start.strftime(STAMP)
+    at = start + timedelta(seconds=30)
+    assert poll_delay(run, 0, 40, at) == POLL_FIRST  # no rate yet
+    assert poll_delay(run, 30, 40, at) == 5.0  # 10 chunks at 1 s each still to go: look after half of it
+    assert poll_delay(run, 39, 40, at) == pytest.approx(30 / 39 / 2)
+    assert poll_delay(run, 10, 40, at) == POLL_MAX and poll_delay(run, 399, 400, at) == POLL_MIN
