@@ -287,9 +287,10 @@ def bench_rescore(count: int, tmp: Path) -> None:
         wall = time.perf_counter() - t0
         if out.returncode != 0:
             raise SystemExit(out.stderr[-3000:])
+        cpu = process_group_cpu(procs[0].pid)
         summary = json.loads(out.stdout)
         print(
-            f"rescore: {count} stored submissions in {wall:.1f}s wall "
+            f"rescore: {count} stored submissions in {wall:.1f}s wall, {cpu:.1f}s CPU in the scoring worker "
             f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
             f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)",
             flush=True,
@@ -298,6 +299,20 @@ def bench_rescore(count: int, tmp: Path) -> None:
         stop(procs)
         cleanup_redis(env)
     print(f"  {rescore_breakdown(LOGS / 'rescore-workers.log')}", flush=True)
+
+
+def process_group_cpu(pgid: int) -> float:
+    """User + system CPU seconds of the live processes of a process group (a Celery worker and its pool), a
+    figure that other load on the machine distorts much less than wall time."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after "(comm)": state ppid pgrp ... utime(11) stime(12)
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 TASK_DONE = re.compile(

@@ -82,5 +82,6 @@ def test_the_finalizer_looks_again_at_half_the_time_the_chunks_still_need() -> N
     at = start + timedelta(seconds=30)
     assert poll_delay(run, 0, 40, at) == POLL_FIRST  # no rate yet
     assert poll_delay(run, 30, 40, at) == 5.0  # 10 chunks at 1 s each still to go: look after half of it
-    assert poll_delay(run, 39, 40, at) == pytest.approx(30 / 39 / 2)
-    assert poll_delay(run, 10, 40, at) == POLL_MAX and poll_delay(run, 399, 400, at) == POLL_MIN
+    assert poll_delay(run, 20, 40, at) == POLL_MAX and poll_delay(run, 397, 400, at) == POLL_MIN
+    assert poll_delay(run, 36, 40, at) == pytest.approx(4 * 30 / 36 / 2)
+    assert poll_delay(run, 38, 40, at) == poll_delay(run, 0, 1, at) == POLL_MIN  # the last ones are running

@@ -34,8 +34,12 @@ def stamp() -> str:
 
 def poll_delay(run: str, done: int, expected: int, now: datetime | None = None) -> float:
     """How long the finalizer waits before it looks again: half the time the chunks still need at the rate
-    they have gone so far (the run's stamp is its start), within [POLL_MIN, POLL_MAX]. It looks a few times
-    near the end instead of once a second throughout, and each look takes a scoring process's slot."""
+    they have gone so far (the run's stamp is its start), within [POLL_MIN, POLL_MAX], and POLL_MIN once the
+    last two chunks (already running on the usual 2 scoring processes) are all that is left. So it looks a
+    few times before the end instead of once a second throughout (each look takes a scoring process's
+    slot), and often at the end."""
+    if expected - done <= 2:
+        return POLL_MIN
     if done <= 0:
         return POLL_FIRST
     now = now or datetime.now(UTC)
