@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_count_table
+from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table
 from .disclosure import unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
@@ -167,8 +167,7 @@ class VarmTrack:
         if bootstrap > 0:
             counts = resample_count_table(outcomes.n, bootstrap, seed)
             canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
-            for name, values in resampled_metrics(outcomes, counts, matrix=canonical).items():
-                ci[name] = percentile_ci(values, DEFAULT_LEVEL)
+            ci = percentile_cis(resampled_metrics(outcomes, counts, matrix=canonical), DEFAULT_LEVEL)
         return {
             "scorer_version": SCORER_VERSION,
             "track": self.name,

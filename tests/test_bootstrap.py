@@ -171,3 +171,22 @@ def test_prepared_comparisons_equal_the_reference_exactly(first, seed, shuffled,
     expected = _reference_compare(a, b, 97, 5, metrics)
     assert repr(got) == repr(expected)  # repr: every float to the last bit
     assert VARM_TRACK.paired_compare(a, b, bootstrap=97, seed=5, metrics=metrics) == got
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 20), st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from([0.95, 0.9, 0.5]),
+       st.booleans())
+def test_percentile_cis_equal_one_percentile_ci_per_metric(metrics, resamples, seed, level, coarse) -> None:
+    """A result's intervals come from one batched numpy call: the same floats as one call per metric (ties
+    and constant rows included)."""
+    from scoring.bootstrap import percentile_cis
+
+    rng = np.random.default_rng(seed)
+    values = rng.random((metrics, resamples))
+    if coarse:
+        values = values.round(1)
+        values[0] = 0.25
+    named = {f"m{k}": row for k, row in enumerate(values)}
+    got = percentile_cis(named, level)
+    assert list(got) == list(named)
+    assert repr(got) == repr({name: percentile_ci(row, level) for name, row in named.items()})

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_table
+from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_table
 from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
@@ -151,8 +151,7 @@ class ToxiTraceTrack:
         ci: dict[str, list[float]] = {}
         idx = resample_table(len(gold), bootstrap, seed)
         if idx.size:
-            for path, values in _resampled(_unlinked(outcomes), idx).items():
-                ci[path] = percentile_ci(values, DEFAULT_LEVEL)
+            ci.update(percentile_cis(_resampled(_unlinked(outcomes), idx), DEFAULT_LEVEL))
 
         result = {
             "scorer_version": SCORER_VERSION,
