@@ -19,7 +19,7 @@ from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
 from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
-from worker.submissions import AREA, dumps, list_records, load_record, read_json, record_files
+from worker.submissions import AREA, dumps, list_records, load_record, read_index, read_json, record_files
 
 CHUNK = 25
 
@@ -49,10 +49,16 @@ def poll_delay(run: str, done: int, expected: int, now: datetime | None = None) 
 
 
 def plan(store: Store, track: str) -> list[list[str]]:
-    """Ids of the track's scored submissions, in chunks."""
+    """Ids of the track's scored submissions (oldest first), in chunks. From the record index (the
+    summaries hold status, flags and versions), else, in a store without one, from every record."""
+    head = store.head(AREA)
+    index = read_index(store, track, head)
+    records = list_records(store, track, head) if index is None else sorted(
+        index.values(), key=lambda r: r["created_at"]
+    )
     ids = [
         r["submission_id"]
-        for r in list_records(store, track)
+        for r in records
         if r["versions"] and r["status"] not in FINAL_BAD and not r.get("retired")  # retired: demo rows
     ]
     return [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
