@@ -53,8 +53,10 @@ def plan(store: Store, track: str) -> list[list[str]]:
     summaries hold status, flags and versions), else, in a store without one, from every record."""
     head = store.head(AREA)
     index = read_index(store, track, head)
-    records = list_records(store, track, head) if index is None else sorted(
-        index.values(), key=lambda r: r["created_at"]
+    records = (
+        list_records(store, track, head)
+        if index is None
+        else sorted(index.values(), key=lambda r: r["created_at"])
     )
     ids = [
         r["submission_id"]
