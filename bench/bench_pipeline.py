@@ -3,7 +3,8 @@
   upload -> visible in GET /api/v1/leaderboard, N sequential submissions (p50/p95):
      embedded default (`python -m space`: SQLite broker, LocalStore, one worker subprocess)
      Redis (`python -m space` web only + `celery -A worker worker` processes, LocalStore)
-  re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`
+  re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`, the scoring
+     worker's CPU seconds, and a breakdown read from the task log (plan, chunks, finalizer wait, finalize)
 
 Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore]
 Needs Redis at $REDIS_URL (default redis://127.0.0.1:6379/0) for the last two.
