@@ -3,7 +3,8 @@
   upload -> visible in GET /api/v1/leaderboard, N sequential submissions (p50/p95):
      embedded default (`python -m space`: SQLite broker, LocalStore, one worker subprocess)
      Redis (`python -m space` web only + `celery -A worker worker` processes, LocalStore)
-  re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`
+  re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`, the scoring
+     worker's CPU seconds, and a breakdown read from the task log (plan, chunks, finalizer wait, finalize)
 
 Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore]
 Needs Redis at $REDIS_URL (default redis://127.0.0.1:6379/0) for the last two.
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -212,21 +214,27 @@ def bench_redis(n: int, tmp: Path) -> None:
 
 
 def store_many(data: Path, count: int) -> None:
-    """Write `count` scored submissions straight into the store, as if an older scorer had scored them."""
+    """Write `count` scored submissions straight into the store, as if an older scorer had scored them.
+
+    Ids are random-looking hex like the service's (`secrets.token_hex(8)`) and the record index is written
+    with the records, as every writer does: sequential ids put every record in one index shard, so each
+    chunk commit rewrote a 1,000-record shard (~0.3 s a chunk) that no real store has."""
+    import hashlib
+
     from scoring.version import SCORER_VERSION
     from worker.config import Config
     from worker.gold.references import ReferenceCache
     from worker.gold.scoring_job import compute
     from worker.records import new_record, transition
     from worker.store import open_store
-    from worker.submissions import dumps
+    from worker.submissions import dumps, record_files
 
     store = open_store(Config(data_dir=data))
     pinned = ReferenceCache(store).get(TRACK)
     template_result, template_rows = compute(pinned, mixed_predictions(0))
-    add = {}
+    add, records = {}, []
     for i in range(count):
-        sid = f"{i:016x}"
+        sid = hashlib.sha256(f"bench {i}".encode()).hexdigest()[:16]
         preds = mixed_predictions(20_000 + i)
         rec = new_record(
             submission_id=sid,
@@ -246,10 +254,11 @@ def store_many(data: Path, count: int) -> None:
             }
         ]
         assert SCORER_VERSION != "0.0.0-bench"
+        records.append(rec)
         add[f"{TRACK}/{sid}/predictions.jsonl"] = preds
-        add[f"{TRACK}/{sid}/submission.json"] = dumps(rec)
         add[f"{TRACK}/{sid}/result_v1.json"] = dumps(template_result)
         add[f"{TRACK}/{sid}/rows_v1.json"] = dumps(template_rows)
+    add.update(record_files(store, store.head("submissions"), records))
     store.commit("submissions", add, [], f"bench: {count} stored submissions")
 
 
@@ -279,9 +288,10 @@ def bench_rescore(count: int, tmp: Path) -> None:
         wall = time.perf_counter() - t0
         if out.returncode != 0:
             raise SystemExit(out.stderr[-3000:])
+        cpu = process_group_cpu(procs[0].pid)
         summary = json.loads(out.stdout)
         print(
-            f"rescore: {count} stored submissions in {wall:.1f}s wall "
+            f"rescore: {count} stored submissions in {wall:.1f}s wall, {cpu:.1f}s CPU in the scoring worker "
             f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
             f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)",
             flush=True,
@@ -289,6 +299,52 @@ def bench_rescore(count: int, tmp: Path) -> None:
     finally:
         stop(procs)
         cleanup_redis(env)
+    print(f"  {rescore_breakdown(LOGS / 'rescore-workers.log')}", flush=True)
+
+
+def process_group_cpu(pgid: int) -> float:
+    """User + system CPU seconds of the live processes of a process group (a Celery worker and its pool), a
+    figure that other load on the machine distorts much less than wall time."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after "(comm)": state ppid pgrp ... utime(11) stime(12)
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+TASK_DONE = re.compile(
+    r"^\[(?P<at>[\d-]+ [\d:,]+): INFO/[^\]]+\] Task worker\.tasks\.(?P<task>\w+)\[[^\]]+\] "
+    r"succeeded in (?P<took>[\d.]+)s"
+)
+
+
+def rescore_breakdown(log: Path) -> str:
+    """Where the wall time went, from the workers' task log: planning, the chunks (first start to last end,
+    and their summed task time over 2 processes), the finalizer's wait after the last chunk, and the
+    finalizer itself (diff report, tie groups, results commit, records marked published)."""
+    from datetime import datetime
+
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        match = TASK_DONE.match(line)
+        if match:
+            end = datetime.strptime(match["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            spans.setdefault(match["task"], []).append((end - float(match["took"]), end))
+    chunks, final = spans.get("rescore_chunk"), spans.get("rescore_finalize")
+    plan = spans.get("rescore_track")
+    if not (chunks and final and plan):
+        return "breakdown: no task timings in the log"
+    first, last = min(s for s, _ in chunks), max(e for _, e in chunks)
+    busy = sum(e - s for s, e in chunks)
+    return (
+        f"breakdown: plan {plan[0][1] - plan[0][0]:.1f}s, chunks {last - first:.1f}s wall "
+        f"({len(chunks)} tasks, {busy:.1f}s task time), finalizer wait {final[0][0] - last:.1f}s, "
+        f"finalize {final[0][1] - final[0][0]:.1f}s"
+    )
 
 
 def make_demo_without_baselines(tmp: Path) -> Path:
@@ -313,8 +369,11 @@ def main() -> None:
     parser.add_argument("--only", default="embedded,redis,rescore")
     args = parser.parse_args()
     only = set(args.only.split(","))
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; scorer bootstrap 1000 "
-          f"resamples per submission; logs in {LOGS.relative_to(ROOT)}", flush=True)
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; scorer bootstrap 1000 "
+        f"resamples per submission; logs in {LOGS.relative_to(ROOT)}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-", ignore_cleanup_errors=True) as tmp:
         if "embedded" in only:
             bench_embedded(args.n, Path(tmp))

@@ -19,6 +19,7 @@ __all__ = [
     "bootstrap_ci",
     "paired_bootstrap",
     "percentile_ci",
+    "percentile_cis",
     "resample_count_table",
     "resample_counts",
     "resample_indices",
@@ -67,6 +68,19 @@ def percentile_ci(values: np.ndarray, level: float = DEFAULT_LEVEL) -> list[floa
     lower = round(50.0 * (1.0 - level), 12)
     low, high = np.percentile(np.asarray(values, dtype=np.float64), [lower, 100.0 - lower])
     return [float(low), float(high)]
+
+
+def percentile_cis(values: Mapping[str, np.ndarray], level: float = DEFAULT_LEVEL) -> dict[str, list[float]]:
+    """`{name: percentile_ci(v, level)}` for equally long value arrays, in one numpy call (a result has ~17
+    intervals: one call instead of 17 is ~10x faster). The same floats: each row's order statistics and
+    interpolation are computed exactly as for the row alone."""
+    names = list(values)
+    rows = [np.asarray(values[name], dtype=np.float64) for name in names]
+    if not rows or len({row.shape for row in rows}) != 1 or rows[0].ndim != 1 or rows[0].size == 0:
+        return {name: percentile_ci(row, level) for name, row in zip(names, rows, strict=True)}
+    lower = round(50.0 * (1.0 - level), 12)
+    low, high = np.percentile(np.stack(rows), [lower, 100.0 - lower], axis=1)
+    return {name: [float(lo), float(hi)] for name, lo, hi in zip(names, low, high, strict=True)}
 
 
 def bootstrap_ci(

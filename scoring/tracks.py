@@ -37,6 +37,10 @@ class Track(Protocol):
 
     def row_outcomes(self, refs: Any, data: bytes) -> dict[str, list]: ...
 
+    def score_with_rows(
+        self, refs: Any, data: bytes, *, bootstrap: int = 1000, seed: int = 0
+    ) -> tuple[dict, dict[str, list]]: ...  # (score(...), row_outcomes(...)), the file parsed once
+
     def paired_compare(
         self,
         a: dict[str, list],
@@ -45,6 +49,15 @@ class Track(Protocol):
         bootstrap: int,
         seed: int,
         metrics: Sequence[str] | None = None,  # None: every headline metric; else only these
+    ) -> dict: ...
+
+    # paired_compare(a, b) == paired_compare_prepared(prepare_compare(a), prepare_compare(b)): the prepared
+    # form is decoded once, for the many comparisons of tie groups. prepare_compare also takes the numeric
+    # columns as numpy arrays of the same values.
+    def prepare_compare(self, rows: dict[str, Any]) -> Any: ...
+
+    def paired_compare_prepared(
+        self, a: Any, b: Any, *, bootstrap: int, seed: int, metrics: Sequence[str] | None = None
     ) -> dict: ...
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
-from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_count_table
+from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table
 from .disclosure import unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
@@ -150,15 +151,23 @@ class VarmTrack:
 
         `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
         every cell's raw values, for conformance checks against the reference implementation."""
+        return self._result(refs, self._outcomes(refs, data), bootstrap, seed, disclose)
+
+    def score_with_rows(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000,
+                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+        """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file (parsing is most of the cost)."""
         outcomes = self._outcomes(refs, data)
+        return self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes)
+
+    def _result(self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int,
+                disclose: bool) -> dict:
         matrix = outcomes.indicator_matrix()
         publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_count_table(outcomes.n, bootstrap, seed)
             canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
-            for name, values in resampled_metrics(outcomes, counts, matrix=canonical).items():
-                ci[name] = percentile_ci(values, DEFAULT_LEVEL)
+            ci = percentile_cis(resampled_metrics(outcomes, counts, matrix=canonical), DEFAULT_LEVEL)
         return {
             "scorer_version": SCORER_VERSION,
             "track": self.name,
@@ -173,7 +182,11 @@ class VarmTrack:
 
     def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list]:
         """PRIVATE per-row arrays (gold-joined) for paired comparisons; never publish them."""
-        return {"id": list(refs.ids), **self._outcomes(refs, data).to_lists()}
+        return self._rows(refs, self._outcomes(refs, data))
+
+    @staticmethod
+    def _rows(refs: VarmReferences, outcomes: RowOutcomes) -> dict[str, list]:
+        return {"id": list(refs.ids), **outcomes.to_lists()}
 
     def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int = 1000,
                        seed: int = 0, metrics: Sequence[str] | None = None) -> dict:
@@ -182,48 +195,87 @@ class VarmTrack:
         `metrics` (default: every headline metric with a CI) restricts the comparison to those names, which
         must be among them; only the columns they need are resampled, and the values are the same as in
         the full comparison (same resamples)."""
-        if sorted(a["id"]) != sorted(b["id"]) or len(set(a["id"])) != len(a["id"]):
+        return self.paired_compare_prepared(self.prepare_compare(a), self.prepare_compare(b),
+                                            bootstrap=bootstrap, seed=seed, metrics=metrics)
+
+    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> ComparableRows:
+        """`rows` (from `row_outcomes`; numeric columns as lists or arrays of the same values) decoded once
+        for any number of `paired_compare_prepared` calls."""
+        outcomes = RowOutcomes.from_lists(rows)
+        return _comparable(tuple(map(sys.intern, rows["id"])), outcomes)
+
+    def paired_compare_prepared(self, a: ComparableRows, b: ComparableRows, *, bootstrap: int = 1000,
+                                seed: int = 0, metrics: Sequence[str] | None = None) -> dict:
+        """`paired_compare` of two `prepare_compare` results: the same dict, without decoding either side
+        again (tie groups compare each entry with its group's leader)."""
+        if not a.unique_ids or (a.ids != b.ids and sorted(a.ids) != sorted(b.ids)):
             raise ValueError("the two row-outcome sets do not cover the same rows")
-        if a["id"] != b["id"]:  # align b to a's row order
-            position = {row_id: k for k, row_id in enumerate(b["id"])}
-            order = [position[row_id] for row_id in a["id"]]
-            b = {key: [values[k] for k in order] for key, values in b.items()}
-        in_order_a, in_order_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
-        outcomes_a, outcomes_b = _unlinked_pair(in_order_a, in_order_b, a, b)  # resampled in canonical order
+        if a.ids != b.ids:  # align b to a's row order
+            position = {row_id: k for k, row_id in enumerate(b.ids)}
+            b = _comparable(a.ids, _take(b.outcomes, [position[row_id] for row_id in a.ids]))
+        in_order_a, in_order_b = a.matrix(), b.matrix()
+        # Resampled in one canonical order of the joint outcomes (`unlinked_rows`): pairs stay pairs, and the
+        # published comparison depends on the joint counts only, not on which rows.
+        order = unlinked_rows(np.hstack([in_order_a, in_order_b]))
+        matrix_a, matrix_b = in_order_a[order], in_order_b[order]
         names = [name for name in self.headline_metrics if name in HEADLINE_CI_METRICS]
         if metrics is not None:
             unknown = sorted(set(metrics) - set(names))
             if unknown:
                 raise ValueError(f"cannot compare on {unknown}; choose among {names}")
             names = list(dict.fromkeys(metrics))
-        point_a, point_b = metrics_for_rows(in_order_a), metrics_for_rows(in_order_b)
-        counts = resample_count_table(outcomes_a.n, max(bootstrap, 0), seed)
+        counts = resample_count_table(a.outcomes.n, max(bootstrap, 0), seed)
         if metrics is None:
-            resampled_a = resampled_metrics(outcomes_a, counts, names)
-            resampled_b = resampled_metrics(outcomes_b, counts, names)
+            resampled_a = resampled_metrics(a.outcomes, counts, names, matrix=matrix_a)
+            resampled_b = resampled_metrics(b.outcomes, counts, names, matrix=matrix_b)
         else:
-            resampled_a = _resampled_subset(outcomes_a, counts, names)
-            resampled_b = _resampled_subset(outcomes_b, counts, names)
-        return paired_bootstrap({k: point_a[k] for k in names}, {k: point_b[k] for k in names},
-                                resampled_a, resampled_b, level=DEFAULT_LEVEL)
+            rows = counts.sum(axis=1)
+            resampled_a = _resampled_subset(matrix_a, counts, rows, names)
+            resampled_b = _resampled_subset(matrix_b, counts, rows, names)
+        return paired_bootstrap(a.point(names), b.point(names), resampled_a, resampled_b, level=DEFAULT_LEVEL)
+
+
+@dataclass(frozen=True)
+class ComparableRows:
+    """One submission's private row outcomes ready for paired comparisons: decoded once; the indicator
+    matrix is kept as 0/1 bytes (T-F1, the one non-flag column, is in `outcomes`), since a publisher caches
+    hundreds of these, and point metrics are computed when first asked for."""
+
+    ids: tuple[str, ...]
+    unique_ids: bool
+    outcomes: RowOutcomes
+    flags: np.ndarray  # uint8 (n, columns): `outcomes.indicator_matrix()` but for the T-F1 column
+    points: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+
+    def matrix(self) -> np.ndarray:
+        """Exactly `outcomes.indicator_matrix()`."""
+        x = self.flags.astype(np.float64)
+        x[:, COLUMNS["target_f1"]] = self.outcomes.target_f1
+        return x
+
+    def point(self, names: Sequence[str]) -> dict[str, float]:
+        """`metrics_for_rows(outcomes)` of the metrics `names`."""
+        missing = [name for name in names if name not in self.points]
+        if missing:
+            self.points.update(metrics_for_rows(self.outcomes, matrix=self.matrix(), names=missing))
+        return {name: self.points[name] for name in names}
+
+
+def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:
+    flags = outcomes.indicator_matrix().astype(np.uint8)
+    flags.flags.writeable = False
+    return ComparableRows(ids, len(set(ids)) == len(ids), outcomes, flags)
+
+
+def _take(outcomes: RowOutcomes, order: list[int]) -> RowOutcomes:
+    """`outcomes` with its rows in `order` (what `from_lists` of the reordered lists gives)."""
+    return RowOutcomes(**{f.name: getattr(outcomes, f.name)[order] for f in fields(RowOutcomes)})
 
 
 def _scored_part(parsed: ParsedOutput) -> str:
     record = dict(parsed.record)
     record["target"] = "".join(sorted(normalise_target(record.get("target", ""))))
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
-
-
-def _unlinked_pair(outcomes_a: RowOutcomes, outcomes_b: RowOutcomes, a: dict[str, list],
-                   b: dict[str, list]) -> tuple[RowOutcomes, RowOutcomes]:
-    """Both submissions' rows in one canonical order of their joint outcomes (`unlinked_rows`): pairs stay
-    pairs, and the published comparison depends on the joint counts only, not on which rows."""
-    order = unlinked_rows(np.hstack([outcomes_a.indicator_matrix(), outcomes_b.indicator_matrix()]))
-
-    def reordered(data: dict[str, list]) -> RowOutcomes:
-        return RowOutcomes.from_lists({key: [values[k] for k in order] for key, values in data.items()})
-
-    return reordered(a), reordered(b)
 
 
 def _needed_columns(names: Sequence[str]) -> list[int]:
@@ -260,15 +312,15 @@ def _all_columns() -> list[int]:
 
 
 def _resampled_subset(
-    outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str]
+    x: np.ndarray, counts: np.ndarray, rows: np.ndarray, names: Sequence[str]
 ) -> dict[str, np.ndarray]:
-    """`resampled_metrics` for `names` only: the (resamples, n) @ (n, columns) product is taken over the
-    columns those metrics need (the others stay zero and their metrics are dropped)."""
-    x = outcomes.indicator_matrix()
+    """`resampled_metrics` for `names` only, from the indicator matrix `x` (`rows`: `counts.sum(axis=1)`):
+    the (resamples, n) @ (n, columns) product is taken over the columns those metrics need (the others stay
+    zero) and only those metrics are computed."""
     cols = _needed_columns(names)
     sums = np.zeros((counts.shape[0], x.shape[1]))
     sums[:, cols] = counts @ x[:, cols]
-    values = metric_arrays(sums, counts.sum(axis=1))
+    values = metric_arrays(sums, rows, names)
     return {name: values[name] for name in names}
 
 

@@ -201,21 +201,36 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 
-def metric_arrays(sums: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Every metric from column sums `sums` (k, columns) of k weightings with `rows` (k,) total weight."""
-    out: dict[str, np.ndarray] = {
-        "parse_success": _ratio(sums[:, COLUMNS["valid"]], rows),
-        "anchor_schema_valid": _ratio(sums[:, COLUMNS["anchor_valid"]], rows),
-    }
+def metric_arrays(
+    sums: np.ndarray, rows: np.ndarray, names: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Every metric (or only those in `names`) from column sums `sums` (k, columns) of k weightings with
+    `rows` (k,) total weight. A metric's values do not depend on which others are asked for."""
+    wanted = None if names is None else frozenset(names)
+
+    def want(name: str) -> bool:
+        return wanted is None or name in wanted
+
+    out: dict[str, np.ndarray] = {}
+    if want("parse_success"):
+        out["parse_success"] = _ratio(sums[:, COLUMNS["valid"]], rows)
+    if want("anchor_schema_valid"):
+        out["anchor_schema_valid"] = _ratio(sums[:, COLUMNS["anchor_valid"]], rows)
     for name in FIELDS:
-        out[f"field_accuracy.{name}"] = _ratio(sums[:, COLUMNS[f"correct.{name}"]], rows)
+        if want(f"field_accuracy.{name}"):
+            out[f"field_accuracy.{name}"] = _ratio(sums[:, COLUMNS[f"correct.{name}"]], rows)
     jrem = sums[:, COLUMNS["jrem"]]
-    out["jrem"] = _ratio(jrem, rows)
+    if want("jrem"):
+        out["jrem"] = _ratio(jrem, rows)
     for key, name in (("her_c", "category"), ("her_l", "label")):
-        decided = sums[:, COLUMNS[f"correct.{name}"]]
-        out[key] = _ratio(decided - jrem, decided)
-    out["t_f1"] = _ratio(sums[:, COLUMNS["target_f1"]], rows)
+        if want(key):
+            decided = sums[:, COLUMNS[f"correct.{name}"]]
+            out[key] = _ratio(decided - jrem, decided)
+    if want("t_f1"):
+        out["t_f1"] = _ratio(sums[:, COLUMNS["target_f1"]], rows)
     for name in DISCRETE_FIELDS:
+        if not want(f"macro_f1.{name}"):
+            continue
         tp, pred, gold = (sums[:, COLUMNS[f"{part}.{name}"]] for part in ("tp", "pred", "gold"))
         present = gold > 0  # the classes averaged: those occurring in the gold of the rows scored
         f1 = _ratio(2 * tp, np.where(present, pred + gold, 0))
@@ -223,17 +238,23 @@ def metric_arrays(sums: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def metrics_for_rows(outcomes: RowOutcomes, mask: np.ndarray | None = None,
-                     matrix: np.ndarray | None = None) -> dict[str, float]:
-    """Point estimates of every metric on the rows selected by `mask` (all rows when None)."""
+def metrics_for_rows(
+    outcomes: RowOutcomes,
+    mask: np.ndarray | None = None,
+    matrix: np.ndarray | None = None,
+    names: Sequence[str] | None = None,
+) -> dict[str, float]:
+    """Point estimates of every metric (or those in `names`) on the rows selected by `mask` (all rows when
+    None)."""
     weights = np.ones(outcomes.n) if mask is None else np.asarray(mask, dtype=np.float64)
     x = outcomes.indicator_matrix() if matrix is None else matrix
     sums = weights[None, :] @ x
     rows = weights.sum(keepdims=True)
-    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows).items()}
-    # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
-    selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
-    values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
+    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows, names).items()}
+    if "t_f1" in values:
+        # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
+        selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
+        values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
     return values
 
 

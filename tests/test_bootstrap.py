@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.bootstrap import (
     bootstrap_ci,
@@ -117,3 +118,75 @@ def test_paired_compare_aligns_rows_by_id_and_is_deterministic() -> None:
     assert first == VARM_TRACK.paired_compare(a, reversed_b, bootstrap=200, seed=9)
     # the hand-worked case of test_varm_metrics: JREM 1/5 (its blank gold target is never correct, spec §1)
     assert first["jrem"]["a"] == 0.2 and first["jrem"]["b"] == 0.0 and first["jrem"]["diff"] == 0.2
+
+
+def _reference_compare(a: dict, b: dict, bootstrap: int, seed: int, metrics: list[str] | None) -> dict:
+    """The comparison as first written (lists reordered and decoded per pair), the reference for the prepared
+    path that tie groups use."""
+    from scoring.bootstrap import paired_bootstrap, resample_count_table
+    from scoring.disclosure import unlinked_rows
+    from scoring.varm import _needed_columns
+    from scoring.varm_metrics import metric_arrays
+
+    if a["id"] != b["id"]:
+        position = {row_id: k for k, row_id in enumerate(b["id"])}
+        b = {key: [values[position[row_id]] for row_id in a["id"]] for key, values in b.items()}
+    in_a, in_b = RowOutcomes.from_lists(a), RowOutcomes.from_lists(b)
+    order = unlinked_rows(np.hstack([in_a.indicator_matrix(), in_b.indicator_matrix()]))
+    out_a, out_b = (RowOutcomes.from_lists({k: [v[i] for i in order] for k, v in d.items()}) for d in (a, b))
+    names = metrics or [m for m in VARM_TRACK.headline_metrics if m in HEADLINE_CI_METRICS]
+    counts = resample_count_table(in_a.n, bootstrap, seed)
+
+    def resampled(outcomes: RowOutcomes) -> dict:
+        if metrics is None:
+            return resampled_metrics(outcomes, counts, names)
+        x, cols = outcomes.indicator_matrix(), _needed_columns(names)
+        sums = np.zeros((counts.shape[0], x.shape[1]))
+        sums[:, cols] = counts @ x[:, cols]
+        values = metric_arrays(sums, counts.sum(axis=1))
+        return {m: values[m] for m in names}
+
+    point_a, point_b = metrics_for_rows(in_a), metrics_for_rows(in_b)
+    return paired_bootstrap({m: point_a[m] for m in names}, {m: point_b[m] for m in names},
+                            resampled(out_a), resampled(out_b))
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_outcomes(min_rows=2), st.integers(0, 2**32 - 1), st.booleans(),
+       st.sampled_from([None, ["jrem"], ["t_f1", "her_c"], ["macro_f1.label", "parse_success"]]))
+def test_prepared_comparisons_equal_the_reference_exactly(first, seed, shuffled, metrics) -> None:
+    """Tie groups compare prepared (decoded once) row outcomes: the same floats as comparing the lists,
+    also when b's rows come in another order; and a prepared side's matrix is exactly the indicator matrix."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(first.n)
+    second = RowOutcomes(**{**first.__dict__, "valid": first.valid[order], "correct": first.correct[order],
+                            "target_f1": first.target_f1[order], "pred": first.pred[order]})
+    ids = [f"r{i}" for i in range(first.n)]
+    a, b = {"id": ids, **first.to_lists()}, {"id": ids, **second.to_lists()}
+    if shuffled:
+        b = {key: [values[k] for k in order] for key, values in b.items()}
+    prepared_a, prepared_b = VARM_TRACK.prepare_compare(a), VARM_TRACK.prepare_compare(b)
+    assert np.array_equal(prepared_a.matrix(), first.indicator_matrix())
+    got = VARM_TRACK.paired_compare_prepared(prepared_a, prepared_b, bootstrap=97, seed=5, metrics=metrics)
+    expected = _reference_compare(a, b, 97, 5, metrics)
+    assert repr(got) == repr(expected)  # repr: every float to the last bit
+    assert VARM_TRACK.paired_compare(a, b, bootstrap=97, seed=5, metrics=metrics) == got
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 20), st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from([0.95, 0.9, 0.5]),
+       st.booleans())
+def test_percentile_cis_equal_one_percentile_ci_per_metric(metrics, resamples, seed, level, coarse) -> None:
+    """A result's intervals come from one batched numpy call: the same floats as one call per metric (ties
+    and constant rows included)."""
+    from scoring.bootstrap import percentile_cis
+
+    rng = np.random.default_rng(seed)
+    values = rng.random((metrics, resamples))
+    if coarse:
+        values = values.round(1)
+        values[0] = 0.25
+    named = {f"m{k}": row for k, row in enumerate(values)}
+    got = percentile_cis(named, level)
+    assert list(got) == list(named)
+    assert repr(got) == repr({name: percentile_ci(row, level) for name, row in named.items()})

@@ -11,7 +11,10 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.api import score_file
 from scoring.disclosure import LABEL_PURE, MIN_CELL_ROWS, SMALL_CELL
@@ -198,3 +201,28 @@ def test_paired_comparisons_do_not_depend_on_which_rows(track: str) -> None:
     again = scorer.paired_compare(permuted(a), permuted(b), bootstrap=300, seed=0)
     assert first and first == again
     assert any(entry["ci"] and entry["ci"][0] != entry["ci"][1] for entry in first.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 30), st.integers(0, 140), st.integers(0, 2**32 - 1), st.sampled_from(
+    ["bool", "flags", "flags-and-floats", "small-ints", "nan"]))
+def test_unlinked_rows_is_the_plain_lexicographic_sort(n, k, seed, kind) -> None:
+    """`unlinked_rows` packs runs of 0/1 columns into integer keys: exactly the permutation of a stable sort
+    on every column (ties, long runs past one key, floats, NaN and -0.0 included)."""
+    from scoring.disclosure import unlinked_rows
+
+    rng = np.random.default_rng(seed)
+    table = rng.integers(0, 2, (n, k)).astype(np.float64)
+    if kind == "bool":
+        table = table.astype(bool)
+    elif kind == "small-ints":
+        table = rng.integers(-1, 3, (n, k)).astype(np.int8)
+    elif kind in ("flags-and-floats", "nan") and k:
+        cols = rng.integers(0, k, 3)
+        table[:, cols] = rng.random((n, 3)).round(1)
+        if kind == "nan" and n:
+            table[0, cols[0]], table[-1, cols[-1]] = np.nan, -0.0
+    plain = np.lexsort(table.T[::-1]) if table.size else np.arange(n)
+    assert np.array_equal(unlinked_rows(table), plain)
+    assert np.array_equal(unlinked_rows(table[:, 0] if k else np.zeros(n)), np.argsort(
+        table[:, 0] if k else np.zeros(n), kind="stable"))

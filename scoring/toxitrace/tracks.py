@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_ci, resample_table
+from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_table
 from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
@@ -128,7 +128,17 @@ class ToxiTraceTrack:
 
         ``explanations`` is added only when the predictions carry ``char_scores`` (spec §3)."""
         preds = self._parse(refs, data)
+        return self._result(refs, preds, self._outcomes(refs, preds), bootstrap, seed, disclose)
+
+    def score_with_rows(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000,
+                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+        """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file."""
+        preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
+        return self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes
+
+    def _result(self, refs: ToxiReferences, preds: ToxiPredictions, outcomes: dict[str, list],
+                bootstrap: int, seed: int, disclose: bool) -> dict:
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
@@ -141,8 +151,7 @@ class ToxiTraceTrack:
         ci: dict[str, list[float]] = {}
         idx = resample_table(len(gold), bootstrap, seed)
         if idx.size:
-            for path, values in _resampled(_unlinked(outcomes), idx).items():
-                ci[path] = percentile_ci(values, DEFAULT_LEVEL)
+            ci.update(percentile_cis(_resampled(_unlinked(outcomes), idx), DEFAULT_LEVEL))
 
         result = {
             "scorer_version": SCORER_VERSION,
@@ -188,6 +197,14 @@ class ToxiTraceTrack:
             {m: resampled_b.get(m, np.zeros(0)) for m in names},
             level=DEFAULT_LEVEL,
         )
+
+    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> dict[str, list]:
+        """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
+        return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
+
+    def paired_compare_prepared(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
+                                metrics: Sequence[str] | None = None) -> dict:
+        return self.paired_compare(a, b, bootstrap=bootstrap, seed=seed, metrics=metrics)
 
 
 def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:

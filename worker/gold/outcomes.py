@@ -47,14 +47,20 @@ def pack(rows: dict[str, list]) -> dict:
 
 def unpack(stored: dict) -> dict[str, list]:
     """The row-outcome dict of a stored file, packed or (older files) plain lists."""
+    return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in unpack_arrays(stored).items()}
+
+
+def unpack_arrays(stored: dict) -> dict[str, list | np.ndarray]:
+    """`unpack` with the numeric columns as int64/float64 arrays (the same values), for a reader that
+    turns them into arrays anyway (`Track.prepare_compare`): no Python list in between."""
     if stored.get("format") != FORMAT:
         return stored
-    rows: dict[str, list] = {}
+    rows: dict[str, list | np.ndarray] = {}
     for key, column in stored["columns"].items():
         if isinstance(column, list):
             rows[key] = column
             continue
         array = np.frombuffer(base64.b64decode(column["data"]), dtype=np.dtype(column["dtype"]))
         array = array.reshape(column["shape"])
-        rows[key] = array.astype(np.float64 if column["kind"] == "float" else np.int64).tolist()
+        rows[key] = array.astype(np.float64 if column["kind"] == "float" else np.int64)
     return rows

@@ -20,7 +20,7 @@ from cachetools import LRUCache
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker import live_board
-from worker.gold.outcomes import unpack
+from worker.gold.outcomes import unpack_arrays
 from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
 from worker.records import (
     FINAL_BAD,
@@ -41,7 +41,7 @@ RESULTS = "results"
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
-ROWS_CACHED = 256  # decoded row-outcome files kept by a Publisher (~46 MB)
+ROWS_CACHED = 256  # prepared row-outcome files kept by a Publisher (~46 MB at 1,600 rows)
 RESULTS_CACHED = 256  # staged results kept by a Publisher (only new entries need theirs)
 COMPARISONS_CACHED = 200_000  # paired-comparison verdicts kept by a Publisher (a few dozen bytes each)
 CHANGELOG_HEAD_BYTES = 32_000  # `changelog.jsonl` is sealed into a part once this long (~200 lines)
@@ -118,8 +118,9 @@ class Publisher:
         self._shards: dict[str, dict] = {}  # track -> record index shards read so far (read_index)
         # track -> (results revision, {(id, version): metric columns of its row on that revision's board})
         self._columns: dict[str, tuple[str, dict]] = {}
-        # Decoded row outcomes are ~180 kB a submission: a long-lived worker keeps the recently used ones.
-        self._rows: LRUCache[tuple[str, int], dict] = LRUCache(maxsize=ROWS_CACHED)
+        # Row outcomes prepared for comparisons (~110 bytes a row, 180 kB for 1,600 VARM rows): a long-lived
+        # worker keeps the recently used ones.
+        self._rows: LRUCache[tuple[str, int], object] = LRUCache(maxsize=ROWS_CACHED)
         self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
         self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
 
@@ -195,9 +196,11 @@ class Publisher:
             )
         return self._results[key]
 
-    def _row_outcomes(self, track: str, entry: Entry) -> dict:
+    def _row_outcomes(self, track: str, entry: Entry):
+        """The entry's row outcomes in the track's `prepare_compare` form (decoded once, then cached)."""
         if entry.key not in self._rows:
-            self._rows[entry.key] = unpack(read_json(self.store, AREA, rows_path(track, *entry.key)))
+            rows = unpack_arrays(read_json(self.store, AREA, rows_path(track, *entry.key)))
+            self._rows[entry.key] = get_track(track).prepare_compare(rows)
         return self._rows[entry.key]
 
     def significance(self, track: str) -> Callable[[Entry, Entry], bool]:
@@ -208,7 +211,7 @@ class Publisher:
         def below(leader: Entry, entry: Entry) -> bool:
             key = (track, leader.key, entry.key)
             if key not in self._below:
-                cmp = track_obj.paired_compare(
+                cmp = track_obj.paired_compare_prepared(
                     self._row_outcomes(track, leader),
                     self._row_outcomes(track, entry),
                     bootstrap=TIE_BOOTSTRAP,

@@ -19,20 +19,48 @@ from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
 from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
-from worker.submissions import AREA, dumps, list_records, load_record, read_json, record_files
+from worker.submissions import AREA, dumps, list_records, load_record, read_index, read_json, record_files
 
 CHUNK = 25
 
 
+STAMP = "%Y%m%dT%H%M%S%fZ"
+POLL_FIRST, POLL_MIN, POLL_MAX = 1.0, 0.2, 10.0  # seconds between the finalizer's looks at the chunks
+
+
 def stamp() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return datetime.now(UTC).strftime(STAMP)
+
+
+def poll_delay(run: str, done: int, expected: int, now: datetime | None = None) -> float:
+    """How long the finalizer waits before it looks again: half the time the chunks still need at the rate
+    they have gone so far (the run's stamp is its start), within [POLL_MIN, POLL_MAX], and POLL_MIN once the
+    last two chunks (already running on the usual 2 scoring processes) are all that is left. So it looks a
+    few times before the end instead of once a second throughout (each look takes a scoring process's
+    slot), and often at the end."""
+    if expected - done <= 2:
+        return POLL_MIN
+    if done <= 0:
+        return POLL_FIRST
+    now = now or datetime.now(UTC)
+    elapsed = (now - datetime.strptime(run, STAMP).replace(tzinfo=UTC)).total_seconds()
+    left = (expected - done) * max(elapsed, 0.0) / done
+    return min(max(left / 2, POLL_MIN), POLL_MAX)
 
 
 def plan(store: Store, track: str) -> list[list[str]]:
-    """Ids of the track's scored submissions, in chunks."""
+    """Ids of the track's scored submissions (oldest first), in chunks. From the record index (the
+    summaries hold status, flags and versions), else, in a store without one, from every record."""
+    head = store.head(AREA)
+    index = read_index(store, track, head)
+    records = (
+        list_records(store, track, head)
+        if index is None
+        else sorted(index.values(), key=lambda r: r["created_at"])
+    )
     ids = [
         r["submission_id"]
-        for r in list_records(store, track)
+        for r in records
         if r["versions"] and r["status"] not in FINAL_BAD and not r.get("retired")  # retired: demo rows
     ]
     return [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]

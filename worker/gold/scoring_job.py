@@ -50,13 +50,13 @@ def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict]:
     if delay:
         time.sleep(delay)
     track = get_track(pinned.track)
-    result = track.score(pinned.refs, data, bootstrap=BOOTSTRAP, seed=SEED)
+    result, rows = track.score_with_rows(pinned.refs, data, bootstrap=BOOTSTRAP, seed=SEED)
     result["provenance"] = {  # as scoring.api.score_file does, with the hash cached per revision
         "scorer_version": SCORER_VERSION,
         "references_sha256": pinned.sha256,
         "predictions_sha256": hashlib.sha256(data).hexdigest(),
     }
-    return result, track.row_outcomes(pinned.refs, data)
+    return result, rows
 
 
 def attach_version(

@@ -19,7 +19,7 @@ from worker.gold.outcomes import unpack
 from worker.gold.publish import Publisher
 from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
-from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+from worker.gold.rescore import chunks_done, finalize, plan, poll_delay, score_chunk, stamp
 from worker.heartbeat import Heartbeats
 from worker.records import check_track, rows_path
 from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
@@ -156,7 +156,7 @@ def rescore_chunk(track: str, run: str, index: int, ids: list[str], dry_run: boo
 def rescore_finalize(self, track: str, run: str, actor: str, dry_run: bool, expected: int) -> dict:
     done = chunks_done(store(), track, run)
     if len(done) < expected:
-        raise self.retry(countdown=1)
+        raise self.retry(countdown=poll_delay(run, len(done), expected))
     diff = finalize(store(), publisher(), track, run, actor, dry_run, done)
     log.info("rescore %s run %s finished: %s", track, run, diff["summary"])
     report = None if dry_run else layout.rescore_report(track, run)
