@@ -20,26 +20,31 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from scoring.metrics_spec import MetricSpec, metric_spec, metric_specs
-from scoring.tracks import TRACK_NAMES
+from scoring.tracks import MODEL_TYPES, PRIMARY_METRICS, SETTINGS, TRACK_NAMES
 
 from .i18n import t
 from .safe import md, md_link
 
 TRACKS = TRACK_NAMES
-TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
-PRIMARY = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
+PRIMARY = PRIMARY_METRICS
 # Every metric of a track in board order, and the ones shown by default (scoring/metrics_spec.py).
 METRICS: dict[str, tuple[MetricSpec, ...]] = {track: metric_specs(track) for track in TRACKS}
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     track: tuple(m.key for m in specs if m.default) for track, specs in METRICS.items()
 }
 # Text columns by row key (their headers are i18n texts `col_<key>`). Rank and Model are always shown.
-TEXT_COLUMNS = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version",
-                "submission_id")
+TEXT_COLUMNS = (
+    "organisation",
+    "model_type",
+    "setting",
+    "mark",
+    "links",
+    "date",
+    "scorer_version",
+    "submission_id",
+)
 DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version")
 MARKDOWN_TEXT = ("links",)  # text columns built as Markdown (escaped; links checked)
-MODEL_TYPES = ("open", "closed")
-SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 PAGE_SIZE = 100
 RAW_TEXT_FIELDS = (
     "submission_id",
@@ -80,12 +85,6 @@ def _spec(key: str, track: str | None) -> MetricSpec:
     if track is None:
         track = next((t for t in TRACKS if any(m.key == key for m in METRICS[t])), "varm")
     return metric_spec(track, key)
-
-
-def better_arrow(key: str, track: str | None = None) -> str:
-    """ "↑ better 越高越好" / "↓ better 越低越好" ("" for a descriptive metric)."""
-    spec = _spec(key, track)
-    return f"{spec.direction('en')} {spec.direction('zh')[2:]}".strip()
 
 
 def better_side(key: str, diff: float | None, significant: bool, track: str | None = None) -> str:
@@ -132,8 +131,8 @@ class View:
     columns: tuple[str, ...] = ()  # empty: the track's defaults
     page: int = 1
 
-    def to_query(self, submission: str | None = None) -> str:
-        """A query string ("?track=varm&q=...") that reopens this view; defaults are left out."""
+    def to_query(self, submission: str | None = None, lang: str = "zh") -> str:
+        """A query string ("?track=varm&q=...") that reopens this view in `lang`; defaults are left out."""
         params: list[tuple[str, str]] = [("track", self.track)]
         if self.q:
             params.append(("q", self.q))
@@ -151,6 +150,8 @@ class View:
             params.append(("page", str(self.page)))
         if submission:
             params.append(("submission", submission))
+        if lang == "en":  # Chinese is the default
+            params.append(("lang", "en"))
         return "?" + urlencode(params)
 
     @classmethod
@@ -276,6 +277,9 @@ def metric_cells(values: Sequence[float | None], reasons: Sequence[str]) -> tupl
 
 
 def ci_label(row: dict | pd.Series, key: str) -> str:
+    """ "[low, high]" in percent; "" without an interval, or for an undefined metric (no measurement)."""
+    if undefined_reason(row, key):
+        return ""
     lo, hi = pct(row.get(f"ci.{key}.low")), pct(row.get(f"ci.{key}.high"))
     return "" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
 
@@ -289,18 +293,33 @@ def mark(row: dict | pd.Series, lang: str = "zh") -> str:
     return " ".join(marks)
 
 
-def model_cell(row: dict | pd.Series) -> str:
-    """The model name (escaped) as a link to its submission page; relative, so it works inside the Space's
-    iframe too. Ids are 16 hex characters (worker.records); anything else gets no link."""
-    name = md(row.get("model_name", "") or "(unnamed)")
-    sid = str(row.get("submission_id", ""))
-    return f"[{name}](?submission={sid})" if re.fullmatch(r"[0-9a-f]{16}", sid) else name
+def page_link(submission_id: str, track: str = "", lang: str = "zh") -> str:
+    """The relative link to a submission page that keeps the viewer's track and language ("?submission=…
+    &track=cold&lang=en"); relative, so it works inside the Space's iframe too. "" for anything that is not
+    an id (16 hex characters, worker.records): user text never becomes a link."""
+    if not re.fullmatch(r"[0-9a-f]{16}", submission_id):
+        return ""
+    params = [("submission", submission_id)]
+    if track in TRACKS:
+        params.append(("track", track))
+    if lang == "en":
+        params.append(("lang", "en"))
+    return "?" + urlencode(params)
+
+
+def model_cell(row: dict | pd.Series, track: str = "", lang: str = "zh") -> str:
+    """The model name (escaped) as a link to its submission page (`page_link`)."""
+    name = md(row.get("model_name", "") or t("unnamed", lang))
+    link = page_link(str(row.get("submission_id", "")), track, lang)
+    return f"[{name}]({link})" if link else name
 
 
 def links_cell(row: dict | pd.Series, lang: str = "zh") -> str:
     """Paper and code links a submitter gave (http(s) only; anything else is not linked)."""
-    given = ((t(label, lang), row.get(key)) for key, label in (("paper_url", "link_paper"),
-                                                               ("code_url", "link_code")))
+    given = (
+        (t(label, lang), row.get(key))
+        for key, label in (("paper_url", "link_paper"), ("code_url", "link_code"))
+    )
     return " · ".join(md_link(label, url) for label, url in given if isinstance(url, str) and url)
 
 
@@ -332,7 +351,7 @@ def display_frame(
         rank: [
             rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"], strict=True)
         ],
-        model: [model_cell(r) for r in records],
+        model: [model_cell(r, track, lang) for r in records],
     }
 
     def add(header: str, kind: str, values: list) -> None:
@@ -353,8 +372,9 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        cells, kind = metric_cells([metric_value(m, r) for r in records],
-                                   [undefined_reason(r, m.key) for r in records])
+        cells, kind = metric_cells(
+            [metric_value(m, r) for r in records], [undefined_reason(r, m.key) for r in records]
+        )
         add(m.header(), kind, cells)  # empty (explanations): collapses
         if m.ci and m.header() in data:
             add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
@@ -453,17 +473,20 @@ def system_choices(df: pd.DataFrame, limit: int = 500) -> list[tuple[str, str]]:
     return out
 
 
-def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> pd.DataFrame:
-    """Analysis metric table for selected systems: every metric (percent) plus its CI when present."""
-    out = []
-    for r in rows:
-        rec: dict[str, object] = {header("model", lang): str(r.get("model_name", ""))}
-        for m in METRICS[track]:
-            rec[m.header()] = metric_value(m, r)
-            if m.ci:
-                rec[f"{m.en} 95% CI"] = ci_label(r, m.key)
-        out.append(rec)
-    table = pd.DataFrame(out)
-    unused = [c for m in METRICS[track] if is_explanation(m.key) and m.header() in table
-              and table[m.header()].isna().all() for c in (m.header(), f"{m.en} 95% CI") if c in table]
-    return table.drop(columns=unused)
+def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd.DataFrame, list[str]]:
+    """Analysis metric table for selected systems and its column datatypes: every metric (percent) plus its
+    CI when present; an undefined metric (0/0) is "n/a" with the reason on hover, as on the board."""
+    rows = list(rows)
+    data: dict[str, list] = {header("model", lang): [str(r.get("model_name", "")) for r in rows]}
+    types = ["str"]
+    for m in METRICS[track]:
+        values = [metric_value(m, r) for r in rows]
+        if is_explanation(m.key) and all(v is None for v in values):
+            continue  # no selected system has explanations: no column
+        cells, kind = metric_cells(values, [undefined_reason(r, m.key) for r in rows])
+        data[m.header()] = cells
+        types.append(kind)
+        if m.ci:
+            data[f"{m.en} 95% CI"] = [ci_label(r, m.key) for r in rows]
+            types.append("str")
+    return pd.DataFrame(data), types
