@@ -70,23 +70,6 @@ CSS = """
 """
 
 
-# Gradio's own texts (the upload prompt "Drop File Here - or - Click to Upload", "Loading...", the footer)
-# follow its frontend locale, which it takes from the browser. This sets that locale to the page's language:
-# Gradio exports `changeLocale` from its core module (what its Settings panel calls); importing the module
-# by the URL the page loaded it from gives the same module instance. Without it nothing happens.
-GRADIO_LOCALE_JS = """
-async (lang) => {
-    lang = lang || new URLSearchParams(window.location.search).get("lang") || "zh";
-    const url = performance.getEntriesByType("resource").map((e) => e.name)
-        .find((name) => /\\/assets\\/core-[\\w-]+\\.js$/.test(name));
-    if (url) {
-        try { (await import(url)).changeLocale(lang === "en" ? "en" : "zh-CN"); } catch (e) {}
-    }
-    return [];
-}
-"""
-
-
 @dataclass
 class App:
     """The Blocks app, its pages, and the events that span pages: page load (a view link or a submission
@@ -272,7 +255,6 @@ def build_app(
         )
         ctx.texts.adopt(demo)  # every `both(key)` label, value, placeholder and info follows the toggle
         demo.load(app.load_view, None, [*app.load_outputs, lang], api_name="load_view")
-        demo.load(None, None, None, js=GRADIO_LOCALE_JS.replace("async (lang)", "async ()"), api_name=False)
         view_inputs = board.inputs(track, lang)
         board.wire(track, lang, refresh_seconds)
         switched = [board.sort, board.columns, analysis.systems, compare.a, compare.b, board.page]
@@ -302,7 +284,6 @@ def build_app(
         # .change: the toggle, or ?lang=en in a link (load_view): every bound text, then what is rendered
         # from data in the page's language.
         texts = ctx.texts
-        lang.change(None, lang, None, js=GRADIO_LOCALE_JS, api_name=False)
         lang.change(texts.updates, lang, texts.components, api_name=False, show_progress="hidden").then(
             board.render_board, view_inputs, board.outputs, api_name=False
         ).then(
