@@ -77,14 +77,22 @@ class ExplorerPage:
         self.report = gr.Dataframe(interactive=False, wrap=True, label=both("ex_report"), elem_id="ex-report")
         with gr.Row():
             self.field = ctx.texts(
-                gr.Dropdown(value="", label=both("ex_field_wrong"), elem_id="ex-field"), choices=field_choices
+                gr.Dropdown(field_choices("zh"), value="", label=both("ex_field_wrong"), elem_id="ex-field"),
+                choices=field_choices,
             )
             self.stance = ctx.texts(
-                gr.Dropdown(value="", label=both("ex_gold_stance"), elem_id="ex-stance"),
+                gr.Dropdown(
+                    value_choices("stance")("zh"), value="", label=both("ex_gold_stance"), elem_id="ex-stance"
+                ),
                 choices=value_choices("stance"),
             )
             self.category = ctx.texts(
-                gr.Dropdown(value="", label=both("ex_gold_category"), elem_id="ex-category"),
+                gr.Dropdown(
+                    value_choices("category")("zh"),
+                    value="",
+                    label=both("ex_gold_category"),
+                    elem_id="ex-category",
+                ),
                 choices=value_choices("category"),
             )
             self.subset = gr.Dropdown(

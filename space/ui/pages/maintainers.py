@@ -120,7 +120,7 @@ class MaintainersPage:
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), elem_id="m-id")
             self.action = ctx.texts(
-                gr.Dropdown(value="hide", label=both("action"), elem_id="m-action"),
+                gr.Dropdown(moderation_choices("zh"), value="hide", label=both("action"), elem_id="m-action"),
                 choices=moderation_choices,
             )
             self.reason = gr.Textbox(label=both("reason_required"), elem_id="m-reason")
