@@ -50,21 +50,21 @@ def test_model_name_opens_its_submission_page(live_space, browser_page: Page) ->
     wait_board(page)
     link = page.locator("#board a", has_text="baseline: lexicon").first
     href = link.get_attribute("href")
-    assert href and re.fullmatch(r"\?submission=[0-9a-f]{16}", href), href
-    sid = href.split("=")[1]
+    # The link keeps the viewer's track and language (space/ui/tables.py page_link).
+    assert href and re.fullmatch(r"\?submission=[0-9a-f]{16}&track=varm&lang=en", href), href
     link.focus()  # keyboard: the link takes focus and Enter follows it (in a new tab: the board stays)
     assert page.evaluate("document.activeElement.getAttribute('href')") == href
     with page.context.expect_page(timeout=TIMEOUT) as opened:
         page.keyboard.press("Enter")
     board_page, page = page, opened.value
     page.set_viewport_size({"width": 1440, "height": 900})
-    assert page.url.endswith(f"?submission={sid}"), page.url
+    assert page.url.endswith(href), page.url
     header = page.locator("#page-header")
     expect(header).to_contain_text("lexicon", timeout=TIMEOUT)
-    expect(header).to_contain_text("排名", timeout=TIMEOUT)  # a new tab opens in the default language
+    expect(header).to_contain_text("Rank", timeout=TIMEOUT)  # the new tab keeps the viewer's language
     expect(page.locator("#page-metrics")).to_contain_text("Label Macro-F1", timeout=TIMEOUT)
     expect(page.locator("#page-metrics")).not_to_contain_text("macro_f1.label")
-    expect(page.locator("#page-subsets")).to_contain_text("JREM（有害）", timeout=TIMEOUT)
+    expect(page.locator("#page-subsets")).to_contain_text("JREM harmful", timeout=TIMEOUT)
     shot(page, "ux-submission-page-1440")
     assert not board_page.errors, board_page.errors
 
@@ -187,7 +187,7 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     assert lexicon.locator("[title]").count() == 0
     assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
     majority, lexicon_id = (page.locator("#board a", has_text=f"baseline: {name}").first
-                            .get_attribute("href").split("=")[1] for name in ("majority", "lexicon"))
+                            .get_attribute("href").split("&")[0].split("=")[1] for name in ("majority", "lexicon"))
 
     # Compare: the majority baseline's precision is n/a with the reason, the lexicon's a number.
     open_tab(page, "Compare")
