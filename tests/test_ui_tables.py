@@ -259,7 +259,7 @@ def test_pickers_include_low_ranked_baselines() -> None:
 def test_analysis_table_shows_na_with_the_reason_for_an_undefined_metric(varm_rows: list[dict]) -> None:
     """An undefined metric (0/0, published as 0) is "n/a" with the scorer's reason on hover, its CI blank; a
     measured 0 next to it stays a number (positive control)."""
-    from space.ui.tables import metric_table
+    from space.ui.tables import SHOWN, metric_table
 
     rows = [dict(r) for r in varm_rows[:3]]
     rows[0].update({"her_c": 0.0, "undefined.her_c": "no item with the right category <b>"})
@@ -267,8 +267,9 @@ def test_analysis_table_shows_na_with_the_reason_for_an_undefined_metric(varm_ro
     table, types = metric_table(rows, "varm", "en")
     column = list(table.columns).index("HER-C ↓")
     assert types[column] == "markdown"
-    cell = table["HER-C ↓"].iloc[0]
+    cell = table.attrs[SHOWN]["HER-C ↓"][0]  # shown; the value the browser sorts by is none
     assert ">n/a<" in cell and 'title="no item with the right category &lt;b&gt;"' in cell
-    assert table["HER-C ↓"].iloc[1] == "0.0" and list(table.columns)[0] == "Model"
+    assert pd.isna(table["HER-C ↓"].iloc[0]) and table["HER-C ↓"].iloc[1] == 0.0
+    assert table.attrs[SHOWN]["HER-C ↓"][1] == "0.0" and list(table.columns)[0] == "Model"
     plain, plain_types = metric_table(varm_rows[:3], "varm", "en")
     assert plain_types[list(plain.columns).index("HER-C ↓")] == "number"  # no n/a: numbers sort as numbers

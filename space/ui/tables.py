@@ -5,6 +5,8 @@ renders them as Markdown or HTML); the model name and the paper/code links are "
 text is escaped (`safe.md`) and whose only links are ones we build (the submission page, http(s) URLs).
 A metric column is "number", or "markdown" when a row on the page has that metric undefined (0/0): its
 "n/a" then carries the scorer's reason (never user text, escaped anyway) as hover text (`metric_cells`).
+Either way the browser sorts a metric column by its numbers: an n/a cell holds no value (None) and shows
+its text through the Dataframe's per-cell display value (`dataframe_value`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -267,13 +270,37 @@ def na_cell(reason: str) -> str:
     return f'<span class="undefined-metric" title="{html.escape(reason, quote=True)}">n/a</span>'
 
 
-def metric_cells(values: Sequence[float | None], reasons: Sequence[str]) -> tuple[list, str]:
-    """One metric column and its datatype: numbers ("number", so the browser sorts them as numbers), or,
-    when any value is undefined, "markdown" text where each undefined one is `na_cell`."""
+SHOWN = "shown"  # DataFrame.attrs key: {column: the text each cell shows} where it is not the value
+
+
+def metric_cells(
+    values: Sequence[float | None], reasons: Sequence[str]
+) -> tuple[list, str, list[str] | None]:
+    """One metric column: the values the browser sorts by, the datatype, and the texts shown. Numbers alone
+    are a "number" column shown as they are (texts None). When any value is undefined, that value is None
+    (the browser's sort puts it below every number, never between two) and the column is "markdown" so
+    its text, `na_cell`, keeps the reason on hover; the numbers show as text."""
     if not any(reasons):
-        return list(values), "number"
-    cells = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in zip(values, reasons, strict=True)]
-    return cells, "markdown"
+        return list(values), "number", None
+    pairs = list(zip(values, reasons, strict=True))
+    texts = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in pairs]
+    return [None if r else v for v, r in pairs], "markdown", texts
+
+
+def dataframe_value(table: pd.DataFrame) -> dict:
+    """`table` as a gr.Dataframe value: its values (NaN as None), and, where `table.attrs[SHOWN]` says a
+    column shows other text than its values, that text as the cells' display value. Sorting in the browser
+    uses the values, the cells show the display value."""
+    shown: dict[str, list[str]] = table.attrs.get(SHOWN) or {}
+
+    def plain(v: object) -> object:
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    data = [[plain(v) for v in row] for row in table.itertuples(index=False, name=None)]
+    columns = list(table.columns)
+    display = [[shown[c][i] if c in shown else None for c in columns] for i in range(len(data))]
+    metadata = {"display_value": display, "styling": None} if shown and data else None
+    return {"headers": columns, "data": data, "metadata": metadata}
 
 
 def ci_label(row: dict | pd.Series, key: str) -> str:
@@ -346,6 +373,7 @@ def display_frame(
     rank, model = header("rank", lang), header("model", lang)
     headers: list[str] = [rank, model]
     types: list[str] = ["str", "markdown"]
+    shown: dict[str, list[str]] = {}
     records = [r for _, r in page_rows.iterrows()]
     data: dict[str, list] = {
         rank: [
@@ -354,12 +382,14 @@ def display_frame(
         model: [model_cell(r, track, lang) for r in records],
     }
 
-    def add(header: str, kind: str, values: list) -> None:
-        if records and all(v is None or v == "" for v in values):
+    def add(header: str, kind: str, values: list, texts: list[str] | None = None) -> None:
+        if records and all(v is None or v == "" for v in values) and not texts:
             return  # empty on this page: collapse it
         headers.append(header)
         types.append(kind)
         data[header] = values
+        if texts is not None:
+            shown[header] = texts
 
     def add_text() -> None:
         for key in TEXT_COLUMNS:  # in TEXT_COLUMNS order
@@ -372,14 +402,16 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        cells, kind = metric_cells(
+        cells, kind, texts = metric_cells(
             [metric_value(m, r) for r in records], [undefined_reason(r, m.key) for r in records]
         )
-        add(m.header(), kind, cells)  # empty (explanations): collapses
+        add(m.header(), kind, cells, texts)  # empty (explanations): collapses
         if m.ci and m.header() in data:
             add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
     add_text()
-    return pd.DataFrame(data, columns=headers), types
+    table = pd.DataFrame(data, columns=headers)
+    table.attrs[SHOWN] = shown
+    return table, types
 
 
 def page_slice(df: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> tuple[pd.DataFrame, int, int, int]:
@@ -479,14 +511,19 @@ def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd
     rows = list(rows)
     data: dict[str, list] = {header("model", lang): [str(r.get("model_name", "")) for r in rows]}
     types = ["str"]
+    shown: dict[str, list[str]] = {}
     for m in METRICS[track]:
         values = [metric_value(m, r) for r in rows]
         if is_explanation(m.key) and all(v is None for v in values):
             continue  # no selected system has explanations: no column
-        cells, kind = metric_cells(values, [undefined_reason(r, m.key) for r in rows])
+        cells, kind, texts = metric_cells(values, [undefined_reason(r, m.key) for r in rows])
         data[m.header()] = cells
         types.append(kind)
+        if texts is not None:
+            shown[m.header()] = texts
         if m.ci:
             data[f"{m.en} 95% CI"] = [ci_label(r, m.key) for r in rows]
             types.append("str")
-    return pd.DataFrame(data), types
+    table = pd.DataFrame(data)
+    table.attrs[SHOWN] = shown
+    return table, types

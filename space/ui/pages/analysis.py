@@ -9,7 +9,15 @@ from scoring.tracks import TRACK_TITLES
 from .. import figures
 from ..context import Context
 from ..i18n import both, t
-from ..tables import METRICS, TRACKS, is_explanation, metric_table, system_choices, top_systems
+from ..tables import (
+    METRICS,
+    TRACKS,
+    dataframe_value,
+    is_explanation,
+    metric_table,
+    system_choices,
+    top_systems,
+)
 
 PLOTS = 5
 
@@ -116,5 +124,5 @@ class AnalysisPage:
             {plot: gr.Plot(value=fig, visible=True) for plot, fig in zip(self.plots, figs, strict=False)}
         )
         table, types = metric_table(rows, track, lang)
-        out[self.table] = gr.Dataframe(value=table, datatype=types)
+        out[self.table] = gr.Dataframe(value=dataframe_value(table), datatype=types)
         return out

@@ -13,6 +13,7 @@ from ..tables import (
     TRACKS,
     View,
     column_choices,
+    dataframe_value,
     default_columns,
     display_frame,
     filter_rows,
@@ -193,7 +194,9 @@ class BoardPage:
             caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return {
-            self.table: gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
+            self.table: gr.Dataframe(
+                value=dataframe_value(table), datatype=types_, headers=list(table.columns)
+            ),
             self.caption: caption,
             self.link: link_markdown(view.to_query(lang=lang), lang),
             self.page: page_no,
