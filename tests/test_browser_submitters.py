@@ -30,7 +30,8 @@ ENGLISH_UI = ("Leaderboard", "Search model", "Show baselines", "Sort by", "Rows 
               "Organisation", "Provenance", "Result versions", "Language", "Track", "Analysis", "Compare",
               "Maintainers", "System ", "Score (%)", "Difference", "Paired bootstrap", "Per-field",
               "Dev explorer", "File formats", "Re-score", "Held", "Pick an item",
-              "Breakdown by", "classification", "Field wrong", "Errors only")
+              "Breakdown by", "classification", "Field wrong", "Errors only", "Drop File Here",
+              "Click to Upload", "Drop the file")
 
 # Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
 # scorer messages, ids) and outside the language picker, whose two options name themselves.
@@ -54,17 +55,16 @@ VISIBLE_TEXT = """(exclude) => {
 # file's name, the page's BibTeX, the code examples of the file formats (VARM outputs are Chinese), the
 # system pickers' values (model names). Chart texts are interface (space/ui/figures.py), the system names
 # in them are the seeded baselines' ASCII ones. Gradio's own footer ("Use via API", "Built with Gradio",
-# "Settings") follows the browser's locale, not the app's toggle.
+# "Settings") follows the browser's locale, not the app's toggle: Gradio 6.31 has no way to set its text.
 DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
         "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
         "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td, footer")
 
 
-# Gradio's own upload prompt and loading note, which (like its footer) follow the browser's locale, not the
-# app's toggle: Gradio 6.31 has no per-component text for them, and its exported `changeLocale` (what its
-# Settings panel calls), called from a js event, did not relabel the upload prompt (measured).
-GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload",
-              "加载中", "Loading..."}
+# Gradio's own loading note, shown for a moment while an event runs, which (like its footer) follows the
+# browser's locale. Its upload prompt is checked like any text: the app hides it and lays its own over the
+# drop zone (space/ui/upload.py).
+GRADIO_OWN = {"加载中", "Loading..."}
 
 
 def visible_texts(page: Page) -> list[str]:
@@ -204,6 +204,31 @@ def other_language(page: Page, lang: str) -> list[str]:
     return [x for x in texts for word in ENGLISH_UI if word in x]
 
 
+PROMPT = {"en": "Drop the file here, or click to upload", "zh": "将文件拖放到此处，或点击上传"}
+
+
+def upload_prompt(page: Page, zone: str, lang: str) -> None:
+    """The drop zone shows the app's prompt in `lang` over the zone, and a click on it still opens the file
+    chooser (the prompt lets clicks through to Gradio's zone)."""
+    prompt = page.locator(f"{zone}-prompt")
+    expect(prompt).to_have_text(PROMPT[lang], timeout=TIMEOUT)
+    box, over = page.locator(zone).bounding_box(), prompt.bounding_box()
+    assert box and over and box["y"] < over["y"] and over["y"] + over["height"] < box["y"] + box["height"]
+    with page.expect_file_chooser(timeout=TIMEOUT):
+        page.mouse.click(over["x"] + over["width"] / 2, over["y"] + over["height"] / 2)
+
+
+def gradio_prompt_found(page: Page, lang: str) -> list[str]:
+    """Positive control: with the app's hiding undone, the checker finds Gradio's own prompt, which is in
+    the browser's locale (zh-CN here), on the English Submit page."""
+    text = page.locator("#upload [data-testid=upload-text]")
+    text.evaluate("e => { e.style.visibility = 'visible'; e.style.fontSize = '16px'; }")
+    try:
+        return other_language(page, lang)
+    finally:
+        text.evaluate("e => { e.style.visibility = ''; e.style.fontSize = ''; }")
+
+
 def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
     """On every page in `lang`: no interface text of the other language."""
     for name, en, zh in PAGES:
@@ -220,12 +245,16 @@ def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
             page.locator("#cmp-run").click()
             expect(page.locator("#cmp-table")).to_contain_text("A (%)", timeout=TIMEOUT)
             expect(page.locator("#cmp-plot .js-plotly-plot")).to_be_attached(timeout=TIMEOUT)
+        elif name in ("submit", "explorer"):
+            upload_prompt(page, "#upload" if name == "submit" else "#ex-upload", lang)
         elif name == "maint":
             page.locator("#m-report").click()
             expect(page.locator("#m-out")).not_to_be_empty(timeout=TIMEOUT)
         page.wait_for_timeout(500)
         found = other_language(page, lang)
         assert found == [], (lang, name, found)
+        if name == "submit" and lang == "en":
+            assert "将文件拖放到此处" in gradio_prompt_found(page, lang)
         shot(page, f"sub-{name}-{lang}-{width}")
 
 

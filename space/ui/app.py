@@ -28,6 +28,7 @@ from .pages.maintainers import MaintainersPage
 from .pages.submission import SubmissionPage
 from .pages.submit import SubmitPage
 from .tables import TRACKS, View
+from .upload import CSS as UPLOAD_CSS
 
 CSS = """
 #board table td, #board table th { font-variant-numeric: tabular-nums; }
@@ -67,7 +68,7 @@ CSS = """
     max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
 }
-"""
+""" + UPLOAD_CSS
 
 
 @dataclass

@@ -52,6 +52,7 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "systems": ("选择系统（默认：前 5 名 + 基线）", "Systems (default: top 5 + baselines)"),
     "upload": ("预测文件（JSONL）", "Predictions file (JSONL)"),
+    "upload_prompt": ("将文件拖放到此处，或点击上传", "Drop the file here, or click to upload"),
     "model_name": ("模型名称（必填）", "Model name (required)"),
     "organisation": ("机构", "Organisation"),
     "paper_url": ("论文链接", "Paper URL"),

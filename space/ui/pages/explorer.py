@@ -16,6 +16,7 @@ from .. import explorer
 from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame
+from ..upload import drop_zone
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo"
 
@@ -65,12 +66,7 @@ class ExplorerPage:
         self.ctx = ctx
         self.help = ctx.texts(gr.Markdown(), value="explorer_help")
         with gr.Row():
-            self.upload = gr.File(
-                label=both("dev_upload"),
-                type="filepath",
-                file_types=[".jsonl", ".json", ".txt"],
-                elem_id="ex-upload",
-            )
+            self.upload = drop_zone(ctx.texts, "dev_upload", "ex-upload")
         self.run_btn = gr.Button(both("explore_btn"), variant="primary", elem_id="ex-run")
         self.items = gr.State([])
         self.summary = gr.Markdown(elem_id="ex-summary")

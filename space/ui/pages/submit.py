@@ -17,6 +17,7 @@ from ..i18n import both, t
 from ..reports import report_frame, report_markdown
 from ..safe import code, is_http_url, md
 from ..tables import metric_header, page_link, pct, setting_choices, type_choices
+from ..upload import drop_zone
 
 MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
 
@@ -64,12 +65,7 @@ class SubmitPage:
         self.who = gr.Markdown(elem_id="who")
         with gr.Row():
             with gr.Column(scale=1):
-                self.upload = gr.File(
-                    label=both("upload"),
-                    file_types=[".jsonl", ".json", ".txt"],
-                    type="filepath",
-                    elem_id="upload",
-                )
+                self.upload = drop_zone(ctx.texts, "upload", "upload")
                 self.quota = gr.Markdown(elem_id="quota")
                 self.private = gr.Checkbox(
                     value=False, label=both("private"), info=both("private_info"), elem_id="private"
