@@ -226,12 +226,14 @@ def board_column(page: Page, heading: str) -> list[str]:
     return page.evaluate(COLUMN, heading)
 
 
-def sort_board(page: Page, heading: str, how: str) -> None:
-    """Sort the board by a column through its header menu (Gradio 6's "Sort ascending/descending")."""
+def sort_board(page: Page, heading: str, descending: bool) -> None:
+    """Sort the board by a column through its header menu: Gradio 6's "Sort ascending/descending", in the
+    browser's locale (zh-CN here)."""
     th = page.locator("#board thead th", has_text=heading).first
     th.hover()
     th.locator("button.cell-menu-button").click()
-    page.locator(".cell-menu").get_by_text(how, exact=True).click()
+    how = "Sort descending|降序排序" if descending else "Sort ascending|升序排序"
+    page.locator(".cell-menu").first.get_by_text(re.compile(how)).click()
 
 
 def test_a_column_with_na_sorts_by_number_and_keeps_na_off_the_numbers(live_space, browser_page) -> None:
@@ -246,8 +248,9 @@ def test_a_column_with_na_sorts_by_number_and_keeps_na_off_the_numbers(live_spac
     cells = board_column(page, heading)
     numbers = [float(c) for c in cells if c != "n/a"]
     assert "n/a" in cells and len(set(numbers)) > 1 and any(n >= 100 for n in numbers), cells
-    for how, descending in (("Sort ascending", False), ("Sort descending", True)):
-        sort_board(page, heading, how)
+    for descending in (False, True):
+        how = "descending" if descending else "ascending"
+        sort_board(page, heading, descending)
         first = f"{max(numbers):.1f}" if descending else "n/a"
         page.wait_for_function(f"() => ({COLUMN})({json.dumps(heading)})[0] === {json.dumps(first)}",
                                timeout=TIMEOUT)
