@@ -212,6 +212,7 @@ def upload_prompt(page: Page, zone: str, lang: str) -> None:
     reaches Gradio's zone (the prompt lets pointer events through)."""
     prompt = page.locator(f"{zone}-prompt")
     expect(prompt).to_have_text(PROMPT[lang], timeout=TIMEOUT)
+    prompt.scroll_into_view_if_needed()  # elementFromPoint sees the viewport only
     box, over = page.locator(zone).bounding_box(), prompt.bounding_box()
     assert box and over and box["y"] < over["y"] and over["y"] + over["height"] < box["y"] + box["height"]
     hit = page.evaluate(
