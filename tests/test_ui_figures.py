@@ -35,8 +35,9 @@ def test_field_error_bars(varm) -> None:
     _labelled(fig)
     assert len(fig.data) == len(rows)
     first = fig.data[0]
-    assert list(first.x)[0].startswith("Target")
-    assert first.y[0] == pytest.approx((1 - rows[0]["field_accuracy.target"]) * 100)
+    assert first.orientation == "h" and list(first.y)[0] == "Target"  # field names on the y axis
+    assert first.x[0] == pytest.approx((1 - rows[0]["field_accuracy.target"]) * 100)
+    assert fig.layout.yaxis.autorange == "reversed"  # record order, top down
 
 
 def test_label_vs_jrem_has_diagonal_and_gap(varm) -> None:
@@ -130,6 +131,23 @@ def test_empty_inputs_still_titled() -> None:
         assert pio.from_json(fig.to_json()).layout.annotations
 
 
+def test_long_titles_wrap_to_a_phone() -> None:
+    """Plotly does not wrap titles: a line over TITLE_COLUMNS is broken at a space, Chinese anywhere (a
+    character takes two columns), an entity never; the title's top margin grows with its lines."""
+    n = figures.TITLE_COLUMNS
+    en = figures.cue_heatmap([], [], "en").layout
+    assert "Cue subsets: harmful vs non-harmful JREM and gap" not in en.title.text  # 48 columns
+    fig = figures.empty_figure("Cue subsets: harmful vs non-harmful JREM and gap", lang="en")
+    assert fig.layout.title.text == "Cue subsets: harmful vs non-harmful<br>JREM and gap"
+    assert fig.layout.margin.t > figures.empty_figure("short", lang="en").layout.margin.t
+    zh = figures.empty_figure("超长" * 30, lang="zh").layout.title.text.split("<br>")
+    assert [len(line) for line in zh] == [n // 2, n // 2, n // 2, 60 - 3 * (n // 2)]
+    entities = figures.empty_figure("&lt;" * (n + 5), lang="en").layout.title.text.split("<br>")
+    assert entities == ["&lt;" * n, "&lt;" * 5]
+    lines = figures.empty_figure("short<br>" + "word " * 20, lang="en").layout.title.text.split("<br>")
+    assert lines[0] == "short" and all(len(line) <= n for line in lines)  # a given break stays
+
+
 def test_compare_bars() -> None:
     comp = {"jrem": {"a": 0.5, "b": 0.4, "diff": 0.1, "ci": [0.05, 0.15], "significant": True}}
     fig = figures.compare_bars(comp, "A<b>", "B")
@@ -169,8 +187,8 @@ def _texts(fig) -> list[str]:
             out.append(axis.title.text or "")
     for trace in fig.data:
         out += [trace.name or "", trace.hovertemplate or ""]
-        if trace.type == "bar" and trace.orientation != "h":
-            out += [str(x) for x in trace.x or ()]
+        if trace.type == "bar":  # the category axis: field, metric or value names (systems are numbered)
+            out += [str(x) for x in (trace.y if trace.orientation == "h" else trace.x) or ()]
     return out
 
 
@@ -214,7 +232,7 @@ def test_every_metric_axis_shows_its_direction() -> None:
     assert figures.label_vs_jrem(rows, "en").layout.xaxis.title.text == "Label Macro-F1 (%) ↑"
     assert figures.label_vs_jrem(rows, "en").layout.yaxis.title.text == "JREM (%) ↑"
     assert figures.her_bars(rows, "en").layout.xaxis.title.text.endswith("↓")  # lower is better
-    assert figures.field_error_bars(rows, "en").layout.yaxis.title.text.endswith("↓")  # error = 1 − accuracy
+    assert figures.field_error_bars(rows, "en").layout.xaxis.title.text.endswith("↓")  # error = 1 − accuracy
     cold = board_rows(make_entries("cold", 3), "cold")
     assert figures.metric_bars(cold, "cold", ["f1"], "t", "en").layout.xaxis.title.text.endswith("↑")
     mixed = figures.metric_bars(cold, "cold", ["f1", "explanations.sufficiency"], "t", "en")

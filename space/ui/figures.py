@@ -11,6 +11,7 @@ published as 0: a row's `undefined.<metric>`) is drawn as no bar or point, "n/a"
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 import unicodedata
 from collections.abc import Sequence
@@ -32,6 +33,9 @@ _MODEBAR_REMOVE = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"
 
 
 TITLE_LINE_PX = 22  # one line of a 15 px title
+# Columns of a title line ("…" counts one, a Chinese character two): a figure is 324 px wide on a 390 px
+# phone and a 15 px title gets about 300 px of it (measured in Chromium: 6-8 px a Latin letter, 15 a Chinese).
+TITLE_COLUMNS = 38
 
 
 def _finish(
@@ -41,13 +45,15 @@ def _finish(
     left below the toolbar's strip, the legend below everything in the figure's own coordinates, margins
     that grow to fit tick labels, axis titles and legend (plotly's automargin).
 
-    Titles carry their own line breaks (plotly does not wrap); a note the chart set as subtitle (why cells
+    Plotly does not wrap titles: a line longer than TITLE_COLUMNS is broken here (a title sticking out of a
+    phone's figure is cut off); a note the chart set as subtitle (why cells
     are n/a) becomes smaller lines under it. The title's room is fixed here rather than left to automargin:
     plotly places a multi-line title by its first line, and automargin then cut that line off.
 
     `systems_legend`: the legend names systems (cut to LABEL_CHARS), so entries of one fixed width line up
     in columns (two on a phone); other legends keep entries as wide as their text."""
     note = fig.layout.title.subtitle.text
+    title = "<br>".join(_wrap(line, TITLE_COLUMNS) for line in title.split("<br>"))
     text = title + (f"<br><sub>{note}</sub>" if note else "")
     lines = text.count("<br>") + 1
     # Measured in Chromium: a one-line title's top sits 3 px above `pad.t`, a longer one's 15 px.
@@ -133,6 +139,35 @@ def _columns(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
 
 
+_TOKEN = re.compile(r"&#?\w+;|.", re.S)  # an HTML entity shows as one character: never split it
+
+
+def _width(token: str) -> int:
+    return 1 if len(token) > 1 else _columns(token)
+
+
+def _wrap(line: str, n: int) -> str:
+    """An escaped text line (no tags) broken with "<br>" into lines of at most `n` columns: at the last space
+    in the second half of a line, else between any two characters (Chinese has no spaces)."""
+    tokens, out = _TOKEN.findall(line), []
+    while sum(map(_width, tokens)) > n:
+        used, fit, space = 0, 0, 0
+        for i, tok in enumerate(tokens):
+            used += _width(tok)
+            if used > n:
+                break
+            fit = i + 1
+            if tok == " ":
+                space = i
+        if space > fit // 2:
+            out.append("".join(tokens[:space]))
+            tokens = tokens[space + 1 :]
+        else:
+            out.append("".join(tokens[:fit]))
+            tokens = tokens[fit:]
+    return "<br>".join([*out, "".join(tokens)])
+
+
 def _cut(text: str, n: int = LABEL_CHARS) -> str:
     """`text` cut to `n` columns with "…" (a Chinese character takes two columns, as on screen)."""
     if sum(map(_columns, text)) <= n:
@@ -197,7 +232,9 @@ def _bar_height(n_systems: int, bars_per_system: int = 1) -> int:
 
 
 def field_error_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
-    """Per-field error rate (1 − field accuracy) for each selected VARM system: where records go wrong."""
+    """Per-field error rate (1 − field accuracy) for each selected VARM system: where records go wrong.
+    Horizontal bars, a group per field and a bar per system (named in the legend): field names read along
+    the y axis, where under upright bars they were tilted into each other on a phone."""
     title = t("fig_field_errors", lang)
     if not rows:
         return empty_figure(title, lang=lang)
@@ -212,17 +249,20 @@ def field_error_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
         fig.add_trace(
             go.Bar(
                 name=short,
-                x=fields,
-                y=err,
-                hovertemplate=full + "<br>%{x}: %{y:.1f}% " + wrong + "<extra></extra>",
+                orientation="h",
+                y=fields,
+                x=err,
+                hovertemplate=full + "<br>%{y}: %{x:.1f}% " + wrong + "<extra></extra>",
             )
         )
     fig.update_layout(
         barmode="group",
-        xaxis_title=t("fig_field", lang),
-        yaxis_title=_titled(t("fig_error_rate", lang), arrow),
+        yaxis={"autorange": "reversed"},  # the fields in record order, top down; systems in legend order
+        yaxis_title=t("fig_field", lang),
+        xaxis_title=_titled(t("fig_error_rate", lang), arrow),
     )
-    return _finish(fig, title, height=540, systems_legend=True)
+    height = _bar_height(len(fields), len(rows)) + 12 * len(rows)  # + the legend: a line a system on a phone
+    return _finish(fig, title, height=height, systems_legend=True)
 
 
 def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
@@ -537,7 +577,8 @@ def breakdown_fields(results: Sequence[dict | None]) -> list[str]:
 
 
 def submission_field_bars(result: dict, lang: str = "zh") -> go.Figure:
-    """One VARM submission: field accuracy bars with CIs when the result has them."""
+    """One VARM submission: field accuracy bars with CIs when the result has them; horizontal, so the field
+    names read along the y axis on a phone too."""
     metrics = result.get("metrics") or {}
     acc = metrics.get("field_accuracy") or {}
     ci = result.get("ci") or {}
@@ -545,18 +586,26 @@ def submission_field_bars(result: dict, lang: str = "zh") -> go.Figure:
     if not acc:
         return empty_figure(title, lang=lang)
     shown = [(f, en if lang == "en" else zh) for f, en, zh in VARM_FIELDS if f in acc]
-    y = [_pct(acc[f]) for f, _ in shown]
+    x = [_pct(acc[f]) for f, _ in shown]
     cis = [ci.get(f"field_accuracy.{f}") or [None, None] for f, _ in shown]
     err = None
     if any(c[0] is not None for c in cis):
-        err = _ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis])
+        err = _ci_bars(x, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis])
     fig = go.Figure(
         go.Bar(
-            x=[label for _, label in shown], y=y, error_y=err, hovertemplate="%{x}: %{y:.1f}%<extra></extra>"
+            orientation="h",
+            y=[label for _, label in shown],
+            x=x,
+            error_x=err,
+            hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
         )
     )
     arrow = metric_spec("varm", "field_accuracy.target").arrow
-    fig.update_layout(xaxis_title=t("fig_field", lang), yaxis_title=_titled(t("fig_accuracy", lang), arrow))
+    fig.update_layout(
+        yaxis={"autorange": "reversed"},
+        yaxis_title=t("fig_field", lang),
+        xaxis_title=_titled(t("fig_accuracy", lang), arrow),
+    )
     return _finish(fig, title)
 
 
