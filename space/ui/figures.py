@@ -279,7 +279,9 @@ def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
             x=[0, 100],
             y=[0, 100],
             mode="lines",
-            name=f"{ys.name(lang)} = {xs.name(lang)}",
+            # Short: the legend's columns are sized for cut system names ("JREM = Label Macro-F1" in
+            # Chinese ran into the next entry); the subtitle says what the diagonal means.
+            name=t("fig_diagonal", lang),
             line={"dash": "dash", "color": "#999"},
             hoverinfo="skip",
         )

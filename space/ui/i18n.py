@@ -258,6 +258,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "fig_error_rate": ("错误率", "Error rate"),
     "fig_wrong": ("错误", "wrong"),
     "fig_label_vs_jrem": ("标签 Macro-F1 与 JREM", "Label Macro-F1 vs JREM"),
+    "fig_diagonal": ("对角线（y = x）", "diagonal (y = x)"),
     "fig_diagonal_note": (
         "对角线以下 = 标签分数掩盖的记录错误",
         "below the diagonal = record errors a label score hides",
