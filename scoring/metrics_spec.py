@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-__all__ = ["METRIC_SPECS", "MetricSpec", "metric_spec", "metric_specs"]
+__all__ = ["METRIC_SPECS", "VARM_FIELDS", "MetricSpec", "metric_spec", "metric_specs"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _not_default(m: MetricSpec) -> MetricSpec:
     return replace(m, default=False)
 
 
-_FIELDS = (  # VARM record fields: (key, English, Chinese)
+VARM_FIELDS = (  # VARM record fields: (key, English, Chinese)
     ("target", "Target", "对象"),
     ("target_type", "Type", "对象类型"),
     ("target_explicitness", "Explicitness", "显隐性"),
@@ -79,8 +79,8 @@ VARM = (
     MetricSpec("her_l", "HER-L", "标签隐藏错误率", higher_is_better=False, default=True),
     MetricSpec("t_f1", "T-F1", "对象字符 F1", default=True),
     MetricSpec("parse_success", "Parse success", "解析成功率", default=True),
-    *(MetricSpec(f"field_accuracy.{k}", f"{en} acc.", f"{zh}准确率") for k, en, zh in _FIELDS),
-    *(MetricSpec(f"macro_f1.{k}", f"{en} Macro-F1", f"{zh} Macro-F1") for k, en, zh in _FIELDS[1:4]),
+    *(MetricSpec(f"field_accuracy.{k}", f"{en} acc.", f"{zh}准确率") for k, en, zh in VARM_FIELDS),
+    *(MetricSpec(f"macro_f1.{k}", f"{en} Macro-F1", f"{zh} Macro-F1") for k, en, zh in VARM_FIELDS[1:4]),
     MetricSpec("anchor_schema_valid", "Anchor schema valid", "锚点格式有效率"),
 )
 _CLASSIFICATION = (

@@ -12,9 +12,15 @@ from typing import Any, Protocol
 
 from .report import Report
 
-__all__ = ["TRACK_NAMES", "Track", "get_track"]
+__all__ = ["MODEL_TYPES", "PRIMARY_METRICS", "SETTINGS", "TRACK_NAMES", "TRACK_TITLES", "Track", "get_track"]
 
 TRACK_NAMES = ("varm", "cold", "toxicn", "cntp")
+# Said once, here: the Track objects, the UI, the REST API and the CLI all read these.
+TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
+PRIMARY_METRICS = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
+# Submission metadata a board filters by (a submitter may leave either empty; worker.records validates).
+MODEL_TYPES = ("open", "closed")
+SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 
 
 class Track(Protocol):

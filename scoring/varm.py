@@ -17,6 +17,7 @@ from .problems import InputError, Problem
 from .protocol import ParsedOutput, parse_output, summarise_advice
 from .references import VarmReferences, load_references
 from .report import Report
+from .tracks import PRIMARY_METRICS, TRACK_TITLES
 from .varm_metrics import (
     COLUMNS,
     DISCRETE_FIELDS,
@@ -50,10 +51,18 @@ class VarmTrack:
     """VARM-Bench: raw model outputs are parsed strictly and scored against six-field gold records."""
 
     name = "varm"
-    title = "VARM-Bench"
-    primary_metric = "jrem"
-    headline_metrics = ("jrem", "her_c", "her_l", "macro_f1.label", "macro_f1.category", "t_f1",
-                        "field_accuracy.target", "parse_success")
+    title = TRACK_TITLES["varm"]
+    primary_metric = PRIMARY_METRICS["varm"]
+    headline_metrics = (
+        "jrem",
+        "her_c",
+        "her_l",
+        "macro_f1.label",
+        "macro_f1.category",
+        "t_f1",
+        "field_accuracy.target",
+        "parse_success",
+    )
 
     def load_references(self, path: Path, subsets_dir: Path | None = None) -> VarmReferences:
         return load_references(path, subsets_dir)
@@ -80,8 +89,14 @@ class VarmTrack:
             # A line names its row by id when it has one, else by exact text; unknown keys are ignored.
             name = "id" if "id" in obj else "text" if "text" in obj else None
             if name is None:
-                report.add(Problem(line, None, "the line has neither 'id' nor 'text'; one of them must say "
-                                               f"which {split} row the output answers"))
+                report.add(
+                    Problem(
+                        line,
+                        None,
+                        "the line has neither 'id' nor 'text'; one of them must say "
+                        f"which {split} row the output answers",
+                    )
+                )
             elif problem := string_problem(obj, name, line):
                 report.add(problem)
             else:
@@ -113,11 +128,13 @@ class VarmTrack:
             if row >= 0 and parsed_by_row[row] is None:
                 parsed_by_row[row] = parsed
             if not parsed.schema_valid:
-                report.format_report.append({
-                    "line": line,
-                    "id": ids[row] if row >= 0 else None,
-                    "issues": list(parsed.format_issues),
-                })
+                report.format_report.append(
+                    {
+                        "line": line,
+                        "id": ids[row] if row >= 0 else None,
+                        "issues": list(parsed.format_issues),
+                    }
+                )
         if advice:  # only shown to submitters; scoring skips the lenient re-parse
             report.advice = summarise_advice(raw_outputs, parsed_list)
         return _Checked(report, parsed_by_row)
@@ -145,8 +162,15 @@ class VarmTrack:
 
     # -- scoring ------------------------------------------------------------------------------------
 
-    def score(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
-              disclose: bool = True) -> dict:
+    def score(
+        self,
+        refs: VarmReferences,
+        data: bytes,
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        disclose: bool = True,
+    ) -> dict:
         """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid.
 
         `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
@@ -174,8 +198,10 @@ class VarmTrack:
             "rows": outcomes.n,
             "metrics": overall_metrics(outcomes, matrix),
             "format_issues": format_issue_counts(outcomes),
-            "subsets": {name: publish(subset_metrics(outcomes, rows, matrix))
-                        for name, rows in sorted(refs.subsets.items())},
+            "subsets": {
+                name: publish(subset_metrics(outcomes, rows, matrix))
+                for name, rows in sorted(refs.subsets.items())
+            },
             "ci": ci,
             "bootstrap": {"resamples": max(bootstrap, 0), "seed": seed, "level": DEFAULT_LEVEL},
         }
@@ -188,8 +214,15 @@ class VarmTrack:
     def _rows(refs: VarmReferences, outcomes: RowOutcomes) -> dict[str, list]:
         return {"id": list(refs.ids), **outcomes.to_lists()}
 
-    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int = 1000,
-                       seed: int = 0, metrics: Sequence[str] | None = None) -> dict:
+    def paired_compare(
+        self,
+        a: dict[str, list],
+        b: dict[str, list],
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        metrics: Sequence[str] | None = None,
+    ) -> dict:
         """Headline metrics of two submissions on the same rows, with a paired bootstrap CI of a − b.
 
         `metrics` (default: every headline metric with a CI) restricts the comparison to those names, which

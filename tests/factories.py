@@ -17,11 +17,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from scoring.protocol import FIELDS, FORMAT_ISSUES
+from scoring.tracks import PRIMARY_METRICS
 from worker.leaderboard import Entry, build_rows, metric
 from worker.records import PUBLIC_FIELDS
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-PRIMARY = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
+PRIMARY = PRIMARY_METRICS  # scoring.tracks: said once
 SUBSETS = ("body_health_disability", "demographic_identity", "general_abuse", "social_status_role")
 XSS_NAME = "<img src=x onerror=alert(1)>"
 

@@ -104,7 +104,9 @@ def test_upload_reaches_published_and_row_appears(live_space, browser_page: Page
     shot(page, "05-submitted")
     expect(page.locator("#status")).to_contain_text("published", timeout=120_000)
     expect(page.locator("#status strong")).to_have_text("published")
-    expect(page.locator("#submission-link a")).to_have_attribute("href", f"?submission={sid}")
+    # The link keeps the track and language (space/ui/tables.py page_link).
+    link = page.locator("#submission-link a")
+    expect(link).to_have_attribute("href", f"?submission={sid}&track=varm&lang=en")
     shot(page, "06-status-published")
 
     open_tab(page, "Leaderboard")

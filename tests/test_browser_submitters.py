@@ -1,6 +1,8 @@
 """Submitters in headless Debian chromium against the real service (`live_space`), at 1440 px and 390 px:
 a private submission shows in "My submissions" and not on the board; one track selector (a COLD link moves
-it); the language toggle leaves no text of the other language on the board, submit and submission pages.
+it); the language toggle leaves no text of the other language on any page (board, submit, submission,
+analysis with its chart texts, compare, explorer, about, maintainers); links keep the chosen language and
+track.
 Screenshots go to test-output/screenshots/ (`sub-*`). Marked `browser`.
 """
 
@@ -13,18 +15,23 @@ import urllib.request
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import DEMO, TOKENS, shot
+from tests.conftest_ui import DEMO, TOKENS, open_tab, shot
 
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
 ALICE = next(tok for tok, user in TOKENS.items() if user == "alice")
+BOSS = next(tok for tok, user in TOKENS.items() if user == "boss")
 WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
 CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
 # English UI texts that must not show in Chinese mode (labels and captions, not data or metric names).
 ENGLISH_UI = ("Leaderboard", "Search model", "Show baselines", "Sort by", "Rows ", "Submission token",
               "Model name", "Validate only", "My submissions", "Private submission", "Submission id",
-              "Organisation", "Provenance", "Result versions", "Language", "Track")
+              "Organisation", "Provenance", "Result versions", "Language", "Track", "Analysis", "Compare",
+              "Maintainers", "System ", "Score (%)", "Difference", "Paired bootstrap", "Per-field",
+              "Dev explorer", "File formats", "Re-score", "Held", "Pick an item",
+              "Breakdown by", "classification", "Field wrong", "Errors only", "Drop File Here",
+              "Click to Upload", "Drop the file")
 
 # Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
 # scorer messages, ids) and outside the language picker, whose two options name themselves.
@@ -44,17 +51,20 @@ VISIBLE_TEXT = """(exclude) => {
     }
     return out;
 }"""
-# Data, not interface: board cells of user text (model, organisation), the language options, plots (their
-# titles belong to space/ui/figures.py), the uploaded file's name, the page's BibTeX; and Gradio's own
-# footer ("Use via API", "Built with Gradio", "Settings"), which follows the browser's locale, not the app.
-DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, .js-plotly-plot, "
-        "#upload .file-name, #page-history td, #page-format td, #report td, footer")
+# Data, not interface: board cells of user text (model, organisation), the language options, the uploaded
+# file's name, the page's BibTeX, the code examples of the file formats (VARM outputs are Chinese), the
+# system pickers' values (model names). Chart texts are interface (space/ui/figures.py), the system names
+# in them are the seeded baselines' ASCII ones. Gradio's own footer ("Use via API", "Built with Gradio",
+# "Settings") follows the browser's locale, not the app's toggle: Gradio 6.31 has no way to set its text.
+DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
+        "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
+        "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td, footer")
 
 
-# Gradio's own upload prompt and loading note, which (like its footer) follow the browser's locale, not
-# the app's toggle.
-GRADIO_OWN = {"将文件拖放到此处", "- 或 -", "点击上传", "Drop File Here", "- or -", "Click to Upload",
-              "加载中", "Loading..."}
+# Gradio's own loading note, shown for a moment while an event runs, which (like its footer) follows the
+# browser's locale. Its upload prompt is checked like any text: the app hides it and lays its own over the
+# drop zone (space/ui/upload.py).
+GRADIO_OWN = {"加载中", "Loading..."}
 
 
 def visible_texts(page: Page) -> list[str]:
@@ -88,10 +98,10 @@ def new_page(chromium, width: str) -> Page:
     return page
 
 
-def sign_in(page: Page, token: str) -> None:
+def sign_in(page: Page, token: str, user: str = "alice") -> None:
     page.locator("#token input, #token textarea").first.fill(token)
     page.locator("#sign-in").click()
-    expect(page.locator("#who")).to_contain_text("alice", timeout=TIMEOUT)
+    expect(page.locator("#who")).to_contain_text(user, timeout=TIMEOUT)
 
 
 @pytest.mark.parametrize("width", ["1440", "390"])
@@ -173,24 +183,82 @@ def test_a_cold_submission_link_moves_the_one_track_selector(live_space, chromiu
         page.context.close()
 
 
+PAGES = (  # (name, its tab in English and Chinese)
+    ("board", "Leaderboard", "排行榜"),
+    ("submit", "Submit", "提交"),
+    ("submission", "Submission", "提交详情"),
+    ("analysis", "Analysis", "分析"),
+    ("compare", "Compare", "对比"),
+    ("explorer", "Dev explorer", "开发集浏览"),
+    ("about", "About & downloads", "说明与下载"),
+    ("maint", "Maintainers", "维护"),
+)
+
+
+def other_language(page: Page, lang: str) -> list[str]:
+    """Visible interface texts of the other language than `lang`."""
+    texts = visible_texts(page)
+    assert texts
+    if lang == "en":
+        return [x for x in texts if CJK.search(x)]
+    return [x for x in texts for word in ENGLISH_UI if word in x]
+
+
+PROMPT = {"en": "Drop the file here, or click to upload", "zh": "将文件拖放到此处，或点击上传"}
+
+
+def upload_prompt(page: Page, zone: str, lang: str) -> None:
+    """The drop zone shows the app's prompt in `lang` over the zone, and a click or a drop on the prompt
+    reaches Gradio's zone (the prompt lets pointer events through)."""
+    prompt = page.locator(f"{zone}-prompt")
+    expect(prompt).to_have_text(PROMPT[lang], timeout=TIMEOUT)
+    prompt.scroll_into_view_if_needed()  # elementFromPoint sees the viewport only
+    box, over = page.locator(zone).bounding_box(), prompt.bounding_box()
+    assert box and over and box["y"] < over["y"] and over["y"] + over["height"] < box["y"] + box["height"]
+    hit = page.evaluate(
+        "([x, y, zone]) => !!document.elementFromPoint(x, y)?.closest(`${zone} button.upload-container`)",
+        [over["x"] + over["width"] / 2, over["y"] + over["height"] / 2, zone],
+    )
+    assert hit, zone
+
+
+def gradio_prompt_found(page: Page, lang: str) -> list[str]:
+    """Positive control: with the app's hiding undone, the checker finds Gradio's own prompt, which is in
+    the browser's locale (zh-CN here), on the English Submit page."""
+    text = page.locator("#upload [data-testid=upload-text]")
+    text.evaluate("e => { e.style.visibility = 'visible'; e.style.fontSize = '16px'; }")
+    try:
+        return other_language(page, lang)
+    finally:
+        text.evaluate("e => { e.style.visibility = ''; e.style.fontSize = ''; }")
+
+
 def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
-    """On the board, submit and submission pages in `lang`: no interface text of the other language."""
-    for name, label in (("board", {"en": "^Leaderboard$", "zh": "^排行榜$"}),
-                        ("submit", {"en": "^Submit$", "zh": "^提交$"}),
-                        ("submission", {"en": "^Submission$", "zh": "^提交详情$"})):
-        tab(page, label[lang])
+    """On every page in `lang`: no interface text of the other language."""
+    for name, en, zh in PAGES:
+        open_tab(page, en if lang == "en" else zh)
         if name == "submission":
             page.locator("#page-id input, #page-id textarea").first.fill(sid)
             page.locator("#page-open").click()
             expect(page.locator("#page-metrics")).to_contain_text("F1", timeout=TIMEOUT)
+        elif name == "analysis":
+            expect(page.locator("#plot-1 .js-plotly-plot svg text").first).to_be_attached(timeout=TIMEOUT)
+            expect(page.locator("#plot-1 .gtitle")).to_contain_text(
+                "classification" if lang == "en" else "分类指标", timeout=TIMEOUT)
+        elif name == "compare":
+            page.locator("#cmp-run").click()
+            expect(page.locator("#cmp-table")).to_contain_text("A (%)", timeout=TIMEOUT)
+            expect(page.locator("#cmp-plot .js-plotly-plot")).to_be_attached(timeout=TIMEOUT)
+        elif name in ("submit", "explorer"):
+            upload_prompt(page, "#upload" if name == "submit" else "#ex-upload", lang)
+        elif name == "maint":
+            page.locator("#m-report").click()
+            expect(page.locator("#m-out")).not_to_be_empty(timeout=TIMEOUT)
         page.wait_for_timeout(500)
-        texts = visible_texts(page)
-        assert texts, name
-        if lang == "en":
-            found = [x for x in texts if CJK.search(x)]
-        else:
-            found = [x for x in texts for word in ENGLISH_UI if word in x]
+        found = other_language(page, lang)
         assert found == [], (lang, name, found)
+        if name == "submit" and lang == "en":
+            assert "将文件拖放到此处" in gradio_prompt_found(page, lang)
         shot(page, f"sub-{name}-{lang}-{width}")
 
 
@@ -202,15 +270,54 @@ def test_the_language_toggle_leaves_no_text_of_the_other_language(live_space, ch
     try:
         page.goto(f"{live_space.url}?track=cold")
         expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        open_tab(page, "提交")
+        sign_in(page, BOSS, "boss")  # a maintainer: the Maintainers tab shows
         set_language(page, "en")
+        open_tab(page, "Leaderboard")
         expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        # Positive control for the checker: one Chinese text put on the English page is found.
+        page.evaluate("""() => { const s = document.createElement('span'); s.id = 'planted';
+            s.textContent = '排名'; document.querySelector('#board-caption').appendChild(s); }""")
+        assert other_language(page, "en") == ["排名"]
+        page.evaluate("() => document.querySelector('#planted').remove()")
         _check_pages(page, "en", width, sid)
-        # Positive control for the checker: Chinese mode has Chinese, and the check finds it in English.
-        tab(page, "^Leaderboard$")
+        open_tab(page, "Leaderboard")
         set_language(page, "zh")
         expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
-        assert any(CJK.search(x) for x in visible_texts(page))
+        page.evaluate("""() => { const s = document.createElement('span'); s.id = 'planted';
+            s.textContent = 'Leaderboard'; document.querySelector('#board-caption').appendChild(s); }""")
+        assert other_language(page, "zh") == ["Leaderboard"]
+        page.evaluate("() => document.querySelector('#planted').remove()")
         _check_pages(page, "zh", width, sid)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+
+
+def test_links_keep_the_language_and_the_track(live_space, chromium) -> None:
+    """A board row opens its submission page in the viewer's language and track; so do the view link and
+    the Compare names. Positive control: the Chinese page's links carry no lang=en and open it in Chinese."""
+    page = new_page(chromium, "1440")
+    try:
+        page.goto(f"{live_space.url}?track=cold&lang=en")
+        expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        link = page.locator("#board td a[href*='submission=']").first
+        href = link.get_attribute("href") or ""
+        assert "lang=en" in href and "track=cold" in href, href
+        assert "lang=en" in (page.locator("#view-link a").first.get_attribute("href") or "")
+        open_tab(page, "Compare")
+        page.locator("#cmp-run").click()
+        expect(page.locator("#cmp-title a").first).to_have_attribute("href", re.compile("lang=en"),
+                                                                     timeout=TIMEOUT)
+        page.goto(f"{live_space.url}{href.lstrip('./')}" if not href.startswith("http") else href)
+        expect(page.locator("#page-header")).to_contain_text("Status", timeout=TIMEOUT)  # English page
+        expect(page.locator("#track input[value=cold]")).to_be_checked(timeout=TIMEOUT)
+        page.goto(f"{live_space.url}?track=cold")
+        expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        zh_href = page.locator("#board td a[href*='submission=']").first.get_attribute("href") or ""
+        assert "lang=en" not in zh_href and "track=cold" in zh_href, zh_href
+        page.goto(f"{live_space.url}{zh_href.lstrip('./')}")
+        expect(page.locator("#page-header")).to_contain_text("状态", timeout=TIMEOUT)
         assert not page.errors, page.errors
     finally:
         page.context.close()

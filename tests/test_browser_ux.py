@@ -50,21 +50,21 @@ def test_model_name_opens_its_submission_page(live_space, browser_page: Page) ->
     wait_board(page)
     link = page.locator("#board a", has_text="baseline: lexicon").first
     href = link.get_attribute("href")
-    assert href and re.fullmatch(r"\?submission=[0-9a-f]{16}", href), href
-    sid = href.split("=")[1]
+    # The link keeps the viewer's track and language (space/ui/tables.py page_link).
+    assert href and re.fullmatch(r"\?submission=[0-9a-f]{16}&track=varm&lang=en", href), href
     link.focus()  # keyboard: the link takes focus and Enter follows it (in a new tab: the board stays)
     assert page.evaluate("document.activeElement.getAttribute('href')") == href
     with page.context.expect_page(timeout=TIMEOUT) as opened:
         page.keyboard.press("Enter")
     board_page, page = page, opened.value
     page.set_viewport_size({"width": 1440, "height": 900})
-    assert page.url.endswith(f"?submission={sid}"), page.url
+    assert page.url.endswith(href), page.url
     header = page.locator("#page-header")
     expect(header).to_contain_text("lexicon", timeout=TIMEOUT)
-    expect(header).to_contain_text("排名", timeout=TIMEOUT)  # a new tab opens in the default language
+    expect(header).to_contain_text("Rank", timeout=TIMEOUT)  # the new tab keeps the viewer's language
     expect(page.locator("#page-metrics")).to_contain_text("Label Macro-F1", timeout=TIMEOUT)
     expect(page.locator("#page-metrics")).not_to_contain_text("macro_f1.label")
-    expect(page.locator("#page-subsets")).to_contain_text("JREM（有害）", timeout=TIMEOUT)
+    expect(page.locator("#page-subsets")).to_contain_text("JREM harmful", timeout=TIMEOUT)
     shot(page, "ux-submission-page-1440")
     assert not board_page.errors, board_page.errors
 
@@ -186,8 +186,10 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     lexicon = page.locator("#board [role=row]", has=page.locator("a", has_text="baseline: lexicon")).first
     assert lexicon.locator("[title]").count() == 0
     assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
-    majority, lexicon_id = (page.locator("#board a", has_text=f"baseline: {name}").first
-                            .get_attribute("href").split("=")[1] for name in ("majority", "lexicon"))
+    majority, lexicon_id = (
+        page.locator("#board a", has_text=f"baseline: {name}").first.get_attribute("href")
+        .split("&")[0].split("=")[1] for name in ("majority", "lexicon")
+    )
 
     # Compare: the majority baseline's precision is n/a with the reason, the lexicon's a number.
     open_tab(page, "Compare")
@@ -208,4 +210,55 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     assert metrics.count() == 1, metrics.count()
     expect(page.locator("#page-subsets")).to_contain_text("Precision ↑: TP + FP = 0", timeout=TIMEOUT)
     shot(page, "ux-submission-cold-undefined")
+    assert not page.errors, page.errors
+
+
+COLUMN = """(heading) => {
+    const heads = [...document.querySelectorAll('#board thead th')].map(th => th.innerText.trim());
+    const i = heads.indexOf(heading);
+    return [...document.querySelectorAll('#board .virtual-row')]
+        .map(r => r.querySelectorAll('[role=gridcell]')[i].innerText.trim());
+}"""
+
+
+def board_column(page: Page, heading: str) -> list[str]:
+    """The texts of one board column, top to bottom (the grid's rows, not its hidden sizer)."""
+    return page.evaluate(COLUMN, heading)
+
+
+def sort_board(page: Page, heading: str, descending: bool) -> None:
+    """Sort the board by a column through its header menu: Gradio 6's "Sort ascending/descending", in the
+    browser's locale (zh-CN here)."""
+    th = page.locator("#board thead th", has_text=heading).first
+    th.hover()
+    th.locator("button.cell-menu-button").click()
+    how = "Sort descending|降序排序" if descending else "Sort ascending|升序排序"
+    page.locator(".cell-menu").first.get_by_text(re.compile(how)).click()
+
+
+def test_a_column_with_na_sorts_by_number_and_keeps_na_off_the_numbers(live_space, browser_page) -> None:
+    """COLD Precision: the majority baseline's n/a next to 100.0 and 44.4. Sorted in the browser either way,
+    the numbers are in numeric order (as text, "100.0" would come before "44.4": the positive control is
+    the data itself) and the n/a cells sit at one end, never between two numbers, still with the reason."""
+    page = browser_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{live_space.url}?track=cold&lang=en")
+    wait_board(page, "majority")
+    heading = "Precision ↑"
+    cells = board_column(page, heading)
+    numbers = [float(c) for c in cells if c != "n/a"]
+    assert "n/a" in cells and len(set(numbers)) > 1 and any(n >= 100 for n in numbers), cells
+    for descending in (False, True):
+        how = "descending" if descending else "ascending"
+        sort_board(page, heading, descending)
+        first = f"{max(numbers):.1f}" if descending else "n/a"
+        page.wait_for_function(f"() => ({COLUMN})({json.dumps(heading)})[0] === {json.dumps(first)}",
+                               timeout=TIMEOUT)
+        cells = board_column(page, heading)
+        shown = [float(c) for c in cells if c != "n/a"]
+        assert shown == sorted(numbers, reverse=descending), (how, cells)
+        at = [i for i, c in enumerate(cells) if c == "n/a"]
+        assert at == list(range(len(at))) or at == list(range(len(cells) - len(at), len(cells))), (how, cells)
+        expect(page.locator("#board [role=gridcell] [title^='TP + FP = 0']").first).to_have_text("n/a")
+    shot(page, "ux-board-cold-sorted")
     assert not page.errors, page.errors

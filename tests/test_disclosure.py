@@ -134,9 +134,9 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert non_toxic[note] == LABEL_PURE
     # toxic_type publishes accuracy only, so its chart draws accuracy and names the reason
     rows = [{"submission_id": "a" * 16, "model_name": "lexicon"}]
-    fig = figures.breakdown_bars(rows, [toxicn], "toxic_type")
-    assert "accuracy" in fig.layout.title.text and None not in fig.data[0].y
-    groups = figures.breakdown_bars(rows, [toxicn], "target_groups")
+    fig = figures.breakdown_bars(rows, [toxicn], "toxic_type", lang="en", track="toxicn")
+    assert "Accuracy" in fig.layout.title.text and None not in fig.data[0].y
+    groups = figures.breakdown_bars(rows, [toxicn], "target_groups", lang="en", track="toxicn")
     assert "n/a" in [c[1] for c in groups.data[0].customdata]
     assert SMALL_CELL.split(" (")[0] in groups.layout.title.text.replace("<br>", " ")  # said under the title
 
@@ -145,7 +145,7 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
     assert "fewer than 30 rows" in subsets.loc["general_abuse", note]
     assert isinstance(subsets.loc["general_abuse", "JREM harmful ↑"], float)
-    heat = figures.cue_heatmap(rows, [varm])
+    heat = figures.cue_heatmap(rows, [varm], "en")
     column = sorted(varm["subsets"]).index("general_abuse")
     assert heat.data[1].text[0][column] == "n/a" and heat.data[0].text[0][column] != "n/a"
 

@@ -146,10 +146,10 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
     assert headers[:2] == ["Rank", "Model"] and "JREM ↑" in headers and "JREM 95% CI" in headers
     assert out["datatype"][headers.index("Model")] == "markdown"
     assert len(data["data"]) == n and f"Rows 1–{n} of {n}" in caption and page == 1
-    assert link.endswith("[?track=varm](?track=varm)")
+    assert link.endswith("[?track=varm&lang=en](?track=varm&lang=en)")
     # The published order, names escaped and linked to their pages (the browser test checks the XSS name
     # renders as text).
-    assert [r[1] for r in data["data"]] == [model_cell(r) for r in rows]
+    assert [r[1] for r in data["data"]] == [model_cell(r, "varm", "en") for r in rows]
     assert model_cell({"model_name": XSS_NAME, "submission_id": "0" * 16}).startswith(f"[{md(XSS_NAME)}]")
     assert any(md(XSS_NAME) in r[1] for r in data["data"])
     jrem = headers.index("JREM ↑")
@@ -212,7 +212,7 @@ def test_export_csv_and_json(ui_client, ui_app) -> None:
 
 
 def test_analysis_varm_charts(ui_client) -> None:
-    out = ui_client.predict("varm", [], api_name="/analysis")
+    out = ui_client.predict("varm", [], "en", api_name="/analysis")
     figs = [plot(o) for o in out[:5]]
     titles = [f.layout.title.text for f in figs]
     assert "error rate" in titles[0] and "JREM" in titles[1] and "HER" in titles[2]
@@ -226,7 +226,7 @@ def test_analysis_varm_charts(ui_client) -> None:
 
 
 def test_analysis_toxitrace_charts(ui_client) -> None:
-    out = ui_client.predict("cold", [], api_name="/analysis")
+    out = ui_client.predict("cold", [], "en", api_name="/analysis")
     assert "classification" in plot(out[0]).layout.title.text
     assert "topic" in plot(out[2]).layout.title.text or "topic" in plot(out[1]).layout.title.text
     assert out[4].get("visible") is False
@@ -297,7 +297,7 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
 
     assert "**published**" in eventually(ui_app, polled, "the submission to be published")
     out, *_ = ui_client.predict("varm", "api-model", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert [r[1] for r in table(out)["data"]] == [f"[api\\-model](?submission={sid})"]
+    assert [r[1] for r in table(out)["data"]] == [f"[api\\-model](?submission={sid}&track=varm)"]
     page = ui_client.predict(sid, "", "en", api_name="/submission")
     assert "api\\-model" in page[0] and table(page[2])["data"][0][0] == "JREM"
     assert "@misc{varm-" + sid in page[9]
@@ -349,7 +349,8 @@ def test_refresh_follows_store_head(ui_app) -> None:
     out, caption, _, page = client.predict(*VIEW, api_name="/refresh")
     data = table(out)
     name = find_record(ui_app.store, target)["metadata"]["model_name"]
-    row = next(r for r in data["data"] if r[1] == model_cell({"model_name": name, "submission_id": target}))
+    cell = model_cell({"model_name": name, "submission_id": target}, "varm", "en")
+    row = next(r for r in data["data"] if r[1] == cell)
     assert "verified" in row[data["headers"].index("Mark")] and page == 1 and "Rows 1–" in caption
     assert client.predict(*VIEW, api_name="/refresh") == first  # and quiet again until the next publish
     client.close()
@@ -367,16 +368,16 @@ def test_submission_page_unknown_and_escaped(ui_client, ui_app) -> None:
 
 def test_explorer_flow(ui_client, ui_app) -> None:
     f = handle_file(str(DEMO / "varm/baselines/lexicon.dev.jsonl"))
-    summary, report, items, detail, subsets = ui_client.predict("varm", f, api_name="/explore")
+    summary, report, items, detail, subsets = ui_client.predict("varm", f, "en", api_name="/explore")
     assert "JREM" in summary and len(table(items)["data"]) == 200 and "varm-target" in detail
     # The subset filter offers the cue subsets of the published dev membership and filters by it.
     membership = json.loads(ui_app.service.public_file("varm", "dev_subsets.json"))
     assert sorted(c[1] for c in subsets["choices"] if c[1]) == sorted(membership)
-    items, _ = ui_client.predict("", "", "", "general_abuse", False, api_name="/explore_filter")
+    items, _ = ui_client.predict("", "", "", "general_abuse", False, "en", api_name="/explore_filter")
     assert sorted(r[1] for r in table(items)["data"]) == sorted(membership["general_abuse"])
-    items, detail = ui_client.predict("stance", "", "", "", True, api_name="/explore_filter")
+    items, detail = ui_client.predict("stance", "", "", "", True, "en", api_name="/explore_filter")
     rows = table(items)["data"]
-    assert rows and all("stance" in r[3] for r in rows)
+    assert rows and all("Stance" in r[3] for r in rows)
     detail = ui_client.predict(rows[0][0], api_name="/explore_item")
     assert f"#{rows[0][0]}" in detail
 
@@ -386,7 +387,7 @@ def test_compare(ui_client, ui_app) -> None:
     # The expected statistics, computed here from the private row outcomes the scoring job stored.
     outcomes = [unpack(read_json(ui_app.store, "submissions", rows_path("varm", sid, 1))) for sid in (a, b)]
     expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
-    title, comp, fig, deltas = ui_client.predict("varm", a, b, api_name="/compare")
+    title, comp, fig, deltas = ui_client.predict("varm", a, b, "en", api_name="/compare")
     rows = table(comp)["data"]
     names = [metric_header("varm", k) for k in expected]
     assert [r[0] for r in rows] == names
@@ -397,7 +398,7 @@ def test_compare(ui_client, ui_app) -> None:
         assert better == {"A": "A", "B": "B", "": "—"}[side]
         assert (va, vb, diff) == (pct(want["a"], 2), pct(want["b"], 2), pct(want["diff"], 2))
         assert ci == f"[{pct(want['ci'][0], 2)}, {pct(want['ci'][1], 2)}]"
-        assert significant == ("yes 是" if want["significant"] else "no 否")
+        assert significant == ("yes" if want["significant"] else "no")
     assert plot(fig).layout.yaxis.title.text and len(table(deltas)["data"]) == 6
     with pytest.raises(AppError):
         ui_client.predict("varm", a, a, api_name="/compare")
@@ -418,7 +419,7 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert "maintainer" not in ui_client.predict(ALICE, "en", api_name="/sign_in")
     assert "maintainer" in ui_client.predict(BOSS, "en", api_name="/sign_in")
     with pytest.raises(AppError, match="Maintainers only"):
-        ui_client.predict("cold", True, ALICE, api_name="/maint_rescore")
+        ui_client.predict("cold", True, ALICE, "en", api_name="/maint_rescore")
 
     # A maintainer corrects one gold label, so every cold result is now stale, and dry-runs a re-score.
     store = ui_app.store
@@ -426,11 +427,11 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     refs[1]["label"] = 1 - refs[1]["label"]
     fixed = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs).encode()
     store.commit("references", {"cold/test.jsonl": fixed}, [], "fix a gold label")
-    out, _ = ui_client.predict("cold", True, BOSS, api_name="/maint_rescore")
-    assert re.search(r"Started .*`[0-9a-f-]{36}`", out) and "dry run 试运行: True" in out
+    out, _ = ui_client.predict("cold", True, BOSS, "en", api_name="/maint_rescore")
+    assert re.search(r"Started: `[0-9a-f-]{36}`", out) and "dry run: True" in out
 
     def report():
-        summary, diff = ui_client.predict("cold", BOSS, api_name="/maint_report")
+        summary, diff = ui_client.predict("cold", BOSS, "en", api_name="/maint_report")
         return (summary, table(diff)["data"]) if table(diff)["data"] else None
 
     summary, rows = eventually(ui_app, report, "the worker's dry-run report")
@@ -442,13 +443,13 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert any(r[5] not in (None, 0) for r in rows if r[2] == "Accuracy ↑")  # the flipped label counts
     assert store.list("results", "rescore/cold/") == []  # dry-run reports stay private
     with pytest.raises(AppError, match="Maintainers only"):
-        ui_client.predict("cold", ALICE, api_name="/maint_report")
+        ui_client.predict("cold", ALICE, "en", api_name="/maint_report")
 
     target = ui_app.ids["cold"][5]
     before, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
-    assert any(f"(?submission={target})" in r[1] for r in table(before)["data"])  # positive control
+    assert any(f"(?submission={target}&" in r[1] for r in table(before)["data"])  # positive control
     with pytest.raises(AppError, match="reason"):
-        ui_client.predict(target, "hide", "", BOSS, api_name="/maint_moderate")
+        ui_client.predict(target, "hide", "", BOSS, "en", api_name="/maint_moderate")
     out = ui_client.predict(target, "hide", "duplicate of another entry", BOSS, api_name="/maint_moderate")
     assert '"hidden": true' in out
     record = find_record(store, target)
@@ -458,7 +459,7 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert store.list("results", f"cold/results/{target}/") == []  # its public envelope is gone too
     out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
     names = [r[1] for r in table(out)["data"]]
-    assert not any(f"(?submission={target})" in n for n in names)  # its row links nowhere: it is gone
+    assert not any(f"(?submission={target}&" in n for n in names)  # its row links nowhere: it is gone
     assert len(names) == len(board(ui_app, "cold")) == len(on_board) - 1
 
 
@@ -466,7 +467,7 @@ def test_compare_refuses_systems_not_on_the_board(ui_client, ui_app) -> None:
     a = ui_app.ids["varm"][3]
     other_track = ui_app.ids["cold"][3]
     with pytest.raises(AppError, match="leaderboard"):
-        ui_client.predict("varm", a, other_track, api_name="/compare")
+        ui_client.predict("varm", a, other_track, "en", api_name="/compare")
 
 
 def test_maintainers_tab_lists_releases_and_rejects_held_near_copies(ui_client, ui_app) -> None:
@@ -486,7 +487,7 @@ def test_maintainers_tab_lists_releases_and_rejects_held_near_copies(ui_client, 
     assert held["status"] == "held" and "probe-origin" not in held["reason"]
 
     with pytest.raises(AppError, match="Maintainers only"):
-        ui_client.predict("toxicn", ALICE, api_name="/maint_held")
+        ui_client.predict("toxicn", ALICE, "en", api_name="/maint_held")
     listed = table(ui_client.predict("toxicn", BOSS, api_name="/maint_held"))
     row = next(r for r in listed["data"] if r[0] == held["submission_id"])
     assert row[1] == "probe-eve" and row[4] == 1 and row[5] == original["submission_id"]

@@ -53,10 +53,11 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
 
 def test_metric_table_keeps_explanations_only_when_present() -> None:
     rows = _with_baselines("cold")
-    assert "Expl. comprehensiveness ↑" in metric_table(rows, "cold").columns
-    assert "Expl. attribution AUPRC ↑" not in metric_table(rows, "cold").columns  # no gold spans on cold
+    table, types = metric_table(rows, "cold")
+    assert "Expl. comprehensiveness ↑" in table.columns and len(types) == len(table.columns)
+    assert "Expl. attribution AUPRC ↑" not in metric_table(rows, "cold")[0].columns  # no gold spans on cold
     plain = board_rows(make_entries("cold", 4), "cold")
-    assert not [c for c in metric_table(plain, "cold").columns if c.startswith("Expl.")]
+    assert not [c for c in metric_table(plain, "cold")[0].columns if c.startswith("Expl.")]
 
 
 def test_comprehensiveness_vs_f1_chart() -> None:

@@ -69,21 +69,21 @@ def test_compare_two_baselines_via_worker(client) -> None:
 def test_maintainer_dry_run_report(client) -> None:
     with pytest.raises(AppError):
         client.predict("cold", True, ALICE, api_name="/maint_rescore")
-    out, _ = client.predict("cold", True, BOSS, api_name="/maint_rescore")
+    out, _ = client.predict("cold", True, BOSS, "en", api_name="/maint_rescore")
     assert "dry run" in out
     deadline = time.monotonic() + 90
     rows: list = []
     while time.monotonic() < deadline and not rows:
-        summary, diff = client.predict("cold", BOSS, api_name="/maint_report")
+        summary, diff = client.predict("cold", BOSS, "en", api_name="/maint_report")
         rows = value(diff)["data"]
         time.sleep(1)
     assert rows, "no dry-run report appeared"
-    assert "dry run" in summary and {r[2] for r in rows} & {"f1", "skipped (already current) 已是最新"}
+    assert "dry run" in summary and {r[2] for r in rows} & {"F1 ↑", "skipped (already current)"}
 
 
 def test_explorer_and_downloads_use_public_files(client) -> None:
     f = handle_file(str(DEMO / "cold/baselines/lexicon.dev.jsonl"))
-    summary, report, items, detail, _ = client.predict("cold", f, api_name="/explore")
+    summary, report, items, detail, _ = client.predict("cold", f, "en", api_name="/explore")
     assert "Accuracy" in summary and len(value(items)["data"]) == 100
     files = client.predict("cold", api_name="/downloads")
     assert sorted(Path(p).name for p in value(files)) == ["cold-dev.jsonl", "cold-test_inputs.jsonl"]

@@ -82,10 +82,12 @@ def test_model_name_links_to_its_submission_page_as_escaped_text(varm_rows: list
     df = filter_rows(rows_frame(varm_rows), View())
     table, _ = display_frame(df, "varm", default_columns("varm"), "en")
     for cell, name, sid in zip(table["Model"], df["model_name"], df["submission_id"], strict=True):
-        assert cell == f"[{md(name)}](?submission={sid})", cell
+        assert cell == f"[{md(name)}](?submission={sid}&track=varm&lang=en)", cell  # keeps track, language
     xss = table.loc[df["model_name"].eq(XSS_NAME).to_numpy(), "Model"].iloc[0]
     assert "<" not in xss and "&lt;img" in xss  # inert: Markdown shows it as text (browser test renders it)
     assert model_cell({"model_name": "m", "submission_id": "../x)(javascript:"}) == "m"  # no id, no link
+    zh, _ = display_frame(df, "varm", default_columns("varm"), "zh")
+    assert zh["模型"].iloc[0].endswith("&track=varm)")  # Chinese is the default: no lang parameter
 
 
 def test_links_column_only_links_http_urls_and_collapses_when_empty(varm_rows: list[dict]) -> None:
@@ -253,3 +255,22 @@ def test_pickers_include_low_ranked_baselines() -> None:
     df = rows_frame(rows)
     ids = {v for _, v in system_choices(df, limit=5)}
     assert set(top_systems(df)) <= ids
+
+
+def test_analysis_table_shows_na_with_the_reason_for_an_undefined_metric(varm_rows: list[dict]) -> None:
+    """An undefined metric (0/0, published as 0) is "n/a" with the scorer's reason on hover, its CI blank; a
+    measured 0 next to it stays a number (positive control)."""
+    from space.ui.tables import SHOWN, metric_table
+
+    rows = [dict(r) for r in varm_rows[:3]]
+    rows[0].update({"her_c": 0.0, "undefined.her_c": "no item with the right category <b>"})
+    rows[1].update({"her_c": 0.0})
+    table, types = metric_table(rows, "varm", "en")
+    column = list(table.columns).index("HER-C ↓")
+    assert types[column] == "markdown"
+    cell = table.attrs[SHOWN]["HER-C ↓"][0]  # shown; the value the browser sorts by is none
+    assert ">n/a<" in cell and 'title="no item with the right category &lt;b&gt;"' in cell
+    assert pd.isna(table["HER-C ↓"].iloc[0]) and table["HER-C ↓"].iloc[1] == 0.0
+    assert table.attrs[SHOWN]["HER-C ↓"][1] == "0.0" and list(table.columns)[0] == "Model"
+    plain, plain_types = metric_table(varm_rows[:3], "varm", "en")
+    assert plain_types[list(plain.columns).index("HER-C ↓")] == "number"  # no n/a: numbers sort as numbers

@@ -117,7 +117,7 @@ def _cold_results() -> dict[str, dict]:
 
 
 def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined():
-    from space.ui.tables import display_frame, rows_frame
+    from space.ui.tables import SHOWN, dataframe_value, display_frame, rows_frame
     from worker.leaderboard import Entry, build_rows
     from worker.records import new_record
 
@@ -130,12 +130,18 @@ def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined()
     frame = rows_frame(build_rows(entries, "f1", lambda a, b: True))
     table, types = display_frame(frame, "cold", ["precision", "recall", "f1"])
     kinds = dict(zip(table.columns, types, strict=True))
-    cells = dict(zip(frame["model_name"], table["Precision ↑"], strict=True))
+    # What a cell shows (the n/a with its reason) and what the browser sorts it by (no number).
+    cells = dict(zip(frame["model_name"], table.attrs[SHOWN]["Precision ↑"], strict=True))
+    values = dict(zip(frame["model_name"], table["Precision ↑"], strict=True))
     assert kinds["Precision ↑"] == "markdown" and cells["majority"].endswith(">n/a</span>")
     assert 'title="TP + FP = 0: no positive predictions; 0 by the protocol&#x27;s zero-division rule"' in (
         cells["majority"])
-    assert cells["lexicon"] == str(round(frame.loc[frame["model_name"] == "lexicon", "precision"].iloc[0]
-                                         * 100, 1))
+    lexicon = round(frame.loc[frame["model_name"] == "lexicon", "precision"].iloc[0] * 100, 1)
+    assert cells["lexicon"] == str(lexicon) and values["lexicon"] == lexicon
+    sent = dataframe_value(table)
+    column = sent["headers"].index("Precision ↑")
+    assert [row[column] for row in sent["data"]] == [None if v == "majority" else values[v] for v in values]
+    assert [row[column] for row in sent["metadata"]["display_value"]] == list(cells.values())
     # Recall of the majority baseline is a real 0 (it found none of the positive items): a number column
     assert kinds["Recall ↑"] == kinds["F1 ↑"] == "number" and 0.0 in table["Recall ↑"].tolist()
 

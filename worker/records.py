@@ -10,6 +10,7 @@ import unicodedata
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
+from scoring import tracks
 from scoring.problems import Problem
 
 # Paths and the validated parts they are built from live in the store layout; re-exported for the callers
@@ -54,8 +55,8 @@ PUBLIC_FIELDS = (
     "verified",
     "created_at",
 )
-MODEL_TYPES = ("open", "closed", "")
-SETTINGS = ("zero-shot", "taxonomy", "fine-tuned", "")
+MODEL_TYPES = (*tracks.MODEL_TYPES, "")  # empty: not given
+SETTINGS = (*tracks.SETTINGS, "")
 METADATA_LIMITS = {
     "model_name": 100,
     "organisation": 200,

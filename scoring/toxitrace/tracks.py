@@ -23,6 +23,7 @@ from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resampl
 from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
 from ..problems import InputError
 from ..report import Report
+from ..tracks import PRIMARY_METRICS, TRACK_TITLES
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics, undefined_binary
 from .explanations import derive_spans, explanation_result
@@ -81,8 +82,10 @@ class ToxiTraceTrack:
             return [str(int(label)) for label in preds.labels]
         keys = [f"{int(label)}|{sorted(row)}" for label, row in zip(preds.labels, spans, strict=True)]
         if preds.char_scores is not None:
-            keys = [f"{key}|{hashlib.sha256(s.tobytes()).hexdigest()[:16]}"
-                    for key, s in zip(keys, preds.char_scores, strict=True)]
+            keys = [
+                f"{key}|{hashlib.sha256(s.tobytes()).hexdigest()[:16]}"
+                for key, s in zip(keys, preds.char_scores, strict=True)
+            ]
         return keys
 
     @property
@@ -121,8 +124,15 @@ class ToxiTraceTrack:
 
     # --- scoring -----------------------------------------------------------------------------------
 
-    def score(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0,
-              disclose: bool = True) -> dict:
+    def score(
+        self,
+        refs: ToxiReferences,
+        data: bytes,
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        disclose: bool = True,
+    ) -> dict:
         """The full result dict; InputError when the predictions are invalid. `disclose` (the published
         form): small and label-pure breakdown cells are withheld; False gives every cell's raw values.
 
@@ -165,13 +175,26 @@ class ToxiTraceTrack:
         }
         if preds.char_scores is not None:
             result["explanations"], explanation_ci = explanation_result(
-                pred, preds.char_scores, preds.probs, self._predicted_spans(preds),
-                "given" if preds.spans is not None else "derived", refs.spans, idx)
+                pred,
+                preds.char_scores,
+                preds.probs,
+                self._predicted_spans(preds),
+                "given" if preds.spans is not None else "derived",
+                refs.spans,
+                idx,
+            )
             ci.update(explanation_ci)
         return result
 
-    def paired_compare(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
-                       metrics: Sequence[str] | None = None) -> dict:
+    def paired_compare(
+        self,
+        a: dict[str, list],
+        b: dict[str, list],
+        *,
+        bootstrap: int,
+        seed: int,
+        metrics: Sequence[str] | None = None,
+    ) -> dict:
         """Paired bootstrap of a - b on the headline metrics, both resampled with the same rows.
 
         `metrics` (default: all headline metrics) restricts the comparison to those names, which must be
@@ -249,8 +272,9 @@ def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -
     return out
 
 
-def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
-                disclose: bool = True) -> dict[str, dict[str, dict]]:
+def _breakdowns(
+    refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray, disclose: bool = True
+) -> dict[str, dict[str, dict]]:
     """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld, undefined}}}``;
     multi-valued fields (target_groups) count a row in every group it lists. Small and label-pure cells are
     withheld (``scoring.disclosure``)."""
@@ -269,8 +293,12 @@ def _breakdowns(refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray,
 
 
 def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
-    return {"rows": len(gold), **binary_metrics(gold, pred), "withheld": None,
-            "undefined": undefined_binary(gold, pred)}
+    return {
+        "rows": len(gold),
+        **binary_metrics(gold, pred),
+        "withheld": None,
+        "undefined": undefined_binary(gold, pred),
+    }
 
 
 def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict:
@@ -286,22 +314,22 @@ def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -
 
 COLD = ToxiTraceTrack(
     name="cold",
-    title="COLD",
-    primary_metric="f1",
+    title=TRACK_TITLES["cold"],
+    primary_metric=PRIMARY_METRICS["cold"],
     headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
     spans=False,
 )
 TOXICN = ToxiTraceTrack(
     name="toxicn",
-    title="ToxiCN",
-    primary_metric="f1",
+    title=TRACK_TITLES["toxicn"],
+    primary_metric=PRIMARY_METRICS["toxicn"],
     headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
     spans=False,
 )
 CNTP = ToxiTraceTrack(
     name="cntp",
-    title="CNTP",
-    primary_metric="spans.overlap_f1",
+    title=TRACK_TITLES["cntp"],
+    primary_metric=PRIMARY_METRICS["cntp"],
     headline_metrics=(
         "spans.overlap_f1",
         "spans.overlap_recall",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from scoring.tracks import TRACK_TITLES
 from space.uploads import delete_cache
 from worker.service import Service
 
@@ -26,7 +27,8 @@ from .pages.explorer import ExplorerPage
 from .pages.maintainers import MaintainersPage
 from .pages.submission import SubmissionPage
 from .pages.submit import SubmitPage
-from .tables import TRACK_TITLES, TRACKS, View
+from .tables import TRACKS, View
+from .upload import CSS as UPLOAD_CSS
 
 CSS = """
 #board table td, #board table th { font-variant-numeric: tabular-nums; }
@@ -66,7 +68,7 @@ CSS = """
     max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
 }
-"""
+""" + UPLOAD_CSS
 
 
 @dataclass
@@ -143,7 +145,18 @@ class App:
         }
 
     def follow_submission(
-        self, sid, token, track, q, types, settings, baselines, sort, columns, page, lang="zh",
+        self,
+        sid,
+        token,
+        track,
+        q,
+        types,
+        settings,
+        baselines,
+        sort,
+        columns,
+        page,
+        lang="zh",
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
         """After opening a submission by id: the one track selector, its per-track controls and the board
@@ -249,9 +262,12 @@ def build_app(
         track.input(app.switch_track, [track, lang], switched, api_name="switch_track").then(
             board.render_board, view_inputs, board.outputs, api_name="leaderboard_after_switch"
         ).then(
-            analysis.analysis, [track, analysis.systems], analysis.outputs, api_name="analysis_after_switch"
+            analysis.analysis,
+            [track, analysis.systems, lang],
+            analysis.outputs,
+            api_name="analysis_after_switch",
         )
-        analysis.wire(analysis_tab, track)
+        analysis.wire(analysis_tab, track, lang)
         submit.wire(demo, track, lang, maint_tab)
         # A submission opened by id moves the one track selector (and the board) to its track.
         for opened in submission.wire(submit.token, lang):
@@ -262,7 +278,7 @@ def build_app(
                 api_name=False,
             )
         explorer.wire(track, lang)
-        compare.wire(track)
+        compare.wire(track, lang)
         lang.input(
             app.language, lang, [tagline, about.about, explorer.help, compare.help], api_name="language"
         )
@@ -272,16 +288,24 @@ def build_app(
         lang.change(texts.updates, lang, texts.components, api_name=False, show_progress="hidden").then(
             board.render_board, view_inputs, board.outputs, api_name=False
         ).then(
-            app.view_choices, [track, board.sort, board.columns, lang], [board.sort, board.columns],
+            app.view_choices,
+            [track, board.sort, board.columns, lang],
+            [board.sort, board.columns],
             api_name=False,
         ).then(
-            submission.show_submission, [submission.id, submit.token, lang], submission.outputs,
+            submission.show_submission,
+            [submission.id, submit.token, lang],
+            submission.outputs,
             api_name=False,
         ).then(submit.sign_in, [submit.token, lang], [submit.who, maint_tab], api_name=False).then(
             submit.quota_text, [track, submit.token, lang], submit.quota, api_name=False
-        ).then(submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False)
-        about.wire(track)
-        maintainers.wire(track, submit.token)
+        ).then(submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False).then(
+            analysis.analysis, [track, analysis.systems, lang], analysis.outputs, api_name=False
+        ).then(compare.relabel, [compare.shown, lang], compare.outputs, api_name=False).then(
+            explorer.relabel, [track, explorer.upload, lang], explorer.outputs, api_name=False
+        )
+        about.wire(track, lang)
+        maintainers.wire(track, submit.token, lang)
 
     ctx.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     return app

@@ -57,11 +57,11 @@ class Context:
         """The signed-in identity looking at a submission (None: anonymous), for hidden submissions."""
         return self.identity(token, profile).name if (token or profile) else None
 
-    def maintainer(self, token: str | None, profile: object | None) -> str:
-        """The maintainer's name, or a refusal for anyone else."""
+    def maintainer(self, token: str | None, profile: object | None, lang: str = "zh") -> str:
+        """The maintainer's name, or a refusal (in `lang`) for anyone else."""
         who = self.identity(token, profile)
         if who.name is None or not who.maintainer:
-            raise refused(t("maint_only", "en") + " " + t("maint_only", "zh"))
+            raise refused(t("maint_only", lang))
         return who.name
 
     def checked_upload(self, path: str | None) -> Path | None:

@@ -13,21 +13,23 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from scoring.metrics_spec import VARM_FIELDS
 from scoring.protocol import FIELDS, parse_output
 from scoring.toxitrace.explanations import derive_spans
 from scoring.toxitrace.masking import top_positions
 from scoring.tracks import get_track
 
+from .i18n import t
 from .safe import h
 
-FIELD_LABELS = {
-    "target": "目标对象 target",
-    "target_type": "对象类型 type",
-    "target_explicitness": "显隐性 explicitness",
-    "stance": "立场 stance",
-    "label": "标签 label",
-    "category": "类别 category",
-}
+FIELD_LABELS = {key: (zh, en) for key, en, zh in VARM_FIELDS}  # (Chinese, English), as `i18n.TEXT`
+
+
+def field_label(field: str, lang: str = "zh") -> str:
+    zh, en = FIELD_LABELS.get(field, (field, field))
+    return en if lang == "en" else zh
+
+
 MAX_ITEMS_SHOWN = 500
 
 
@@ -247,23 +249,22 @@ def filter_items(
     return out
 
 
-def items_table(items: Sequence[dict], limit: int = MAX_ITEMS_SHOWN) -> pd.DataFrame:
+def items_table(items: Sequence[dict], limit: int = MAX_ITEMS_SHOWN, lang: str = "zh") -> pd.DataFrame:
     """One line per item: number, id, text excerpt, wrong fields, format issues (plain text cells)."""
+    columns = ["#", "ID", t("ex_text", lang), t("ex_wrong_fields", lang), t("h_format_issues", lang)]
     rows = []
     for it in items[:limit]:
         text = it["text"]
         rows.append(
-            {
-                "#": it["n"],
-                "ID": it["id"],
-                "Text 文本": text if len(text) <= 60 else text[:60] + "…",
-                "Wrong fields 错误字段": ", ".join(it["wrong"]) or "✓",
-                "Format issues 格式问题": ", ".join(it["issues"]),
-            }
+            [
+                it["n"],
+                it["id"],
+                text if len(text) <= 60 else text[:60] + "…",
+                ", ".join(field_label(f, lang) for f in it["wrong"]) or "✓",
+                ", ".join(it["issues"]),
+            ]
         )
-    return pd.DataFrame(
-        rows, columns=["#", "ID", "Text 文本", "Wrong fields 错误字段", "Format issues 格式问题"]
-    )
+    return pd.DataFrame(rows, columns=columns)
 
 
 def highlight(text: str, needle: str, css: str = "varm-target") -> str:
@@ -314,10 +315,10 @@ def highlight_attributions(text: str, scores: Sequence[float], gold: Sequence[tu
     return "".join(out)
 
 
-def item_html(item: dict | None) -> str:
+def item_html(item: dict | None, lang: str = "zh") -> str:
     """Detail view of one item: the text with the gold target highlighted, and gold vs parsed fields."""
     if not item:
-        return "<p>选择一条查看详情 · Pick an item to see its details.</p>"
+        return f"<p>{t('ex_pick', lang)}</p>"
     if "gold_spans" in item:
         body = highlight_spans(item["text"], item["gold_spans"], item["pred_spans"])
         verdict = "✓" if not item["wrong"] else "✗"
@@ -325,35 +326,34 @@ def item_html(item: dict | None) -> str:
         if item.get("char_scores") is not None:
             heat = highlight_attributions(item["text"], item["char_scores"], item["gold_spans"])
             attributions = (
-                f"<p class='explorer-text explorer-attr'>{heat}</p><p><small>attribution 归因: darker = "
-                "higher char_scores; outlined = top 20 % (removed at k = 20); underline = gold span"
+                f"<p class='explorer-text explorer-attr'>{heat}</p><p><small>{t('ex_attribution', lang)}"
                 "</small></p>"
             )
         return (
             f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code></p>"
             f"<p class='explorer-text'>{body}</p>{attributions}"
-            f"<p>gold 金标 label = {h(item['gold']['label'])} · predicted 预测 = {h(item['pred']['label'])} "
-            f"{verdict}</p><p><small>underline = gold span 金标片段 · highlight = predicted span 预测片段"
-            "</small></p></div>"
+            f"<p>{t('ex_gold_label', lang)} = {h(item['gold']['label'])} · "
+            f"{t('ex_predicted', lang)} = {h(item['pred']['label'])} "
+            f"{verdict}</p><p><small>{t('ex_span_legend', lang)}</small></p></div>"
         )
     rows = []
     for f in FIELDS:
         wrong = f in item["wrong"]
         extra = f" (F1 {item['target_f1']:.2f})" if f == "target" else ""
         rows.append(
-            f"<tr class='{'wrong' if wrong else 'right'}'><td>{h(FIELD_LABELS[f])}</td>"
+            f"<tr class='{'wrong' if wrong else 'right'}'><td>{h(field_label(f, lang))}</td>"
             f"<td>{h(item['gold'][f])}</td><td>{h(item['pred'][f])}{h(extra)}</td>"
             f"<td>{'✗' if wrong else '✓'}</td></tr>"
         )
-    issues = ", ".join(item["issues"]) or "none 无"
+    issues = ", ".join(item["issues"]) or t("none", lang)
     return (
         f"<div class='explorer-item'><p><b>#{item['n']}</b> <code>{h(item['id'])}</code> · "
-        f"{'valid 有效' if item['valid'] else 'INVALID 无效 — every field counts as wrong'}</p>"
+        f"{t('ex_valid' if item['valid'] else 'ex_invalid', lang)}</p>"
         f"<p class='explorer-text'>{highlight(item['text'], item['gold']['target'])}</p>"
-        "<table class='explorer-fields'><tr><th>Field 字段</th><th>Gold 金标</th>"
-        "<th>Parsed 解析</th><th></th></tr>" + "".join(rows) + "</table>"
-        f"<p><b>Format issues 格式问题</b>: {h(issues)}</p>"
-        f"<details><summary>Raw output 原始输出</summary><pre>{h(item['raw'])}</pre></details></div>"
+        f"<table class='explorer-fields'><tr><th>{t('fig_field', lang)}</th><th>{t('ex_gold', lang)}</th>"
+        f"<th>{t('ex_parsed', lang)}</th><th></th></tr>" + "".join(rows) + "</table>"
+        f"<p><b>{t('h_format_issues', lang)}</b>: {h(issues)}</p>"
+        f"<details><summary>{t('ex_raw', lang)}</summary><pre>{h(item['raw'])}</pre></details></div>"
     )
 
 
@@ -376,16 +376,17 @@ def looks_like_test_file(predictions: bytes, test_inputs: Sequence[dict], dev_ro
     return on_test > 0 and on_test > on_dev
 
 
-def summary_markdown(exp: Exploration) -> str:
+def summary_markdown(exp: Exploration, lang: str = "zh") -> str:
     """Dev-split aggregates of the explored items (plain numbers, no user text)."""
     s = exp.summary
     if not s.get("rows"):
-        return "**No items matched the dev split 没有与开发集匹配的条目。**"
+        return f"**{t('ex_no_items', lang)}**"
+    items = f"**{t('ex_dev_items', lang)}**: {s['rows']}"
     if exp.track == "varm":
-        acc = " · ".join(f"{f} {s['field_accuracy'][f] * 100:.1f}" for f in FIELDS)
+        acc = " · ".join(f"{field_label(f, lang)} {s['field_accuracy'][f] * 100:.1f}" for f in FIELDS)
         return (
-            f"**Dev items 开发集条目**: {s['rows']} · **JREM**: {s['jrem'] * 100:.1f} · "
-            f"**Parse success 解析成功率**: {s['parse_success'] * 100:.1f}\n\n"
-            f"Field accuracy 字段准确率 (%): {acc}"
+            f"{items} · **JREM**: {s['jrem'] * 100:.1f} · "
+            f"**{t('h_parse_success', lang)}**: {s['parse_success'] * 100:.1f}\n\n"
+            f"{t('fig_field_accuracy', lang)} (%): {acc}"
         )
-    return f"**Dev items 开发集条目**: {s['rows']} · **Accuracy 准确率**: {(s['accuracy'] or 0) * 100:.1f}"
+    return f"{items} · **{t('fig_accuracy', lang)}**: {(s['accuracy'] or 0) * 100:.1f}"

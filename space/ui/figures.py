@@ -2,11 +2,16 @@
 
 Nothing here sees per-item outcomes on the hidden test. System names are user text and plotly renders a
 subset of HTML in labels and hovers, so every name passes through `html.escape` before it reaches a figure.
+
+Every builder takes the page's `lang`: titles, axis titles, legends and hovers are in that one language. A
+metric's name and its "↑"/"↓" come from `scoring/metrics_spec.py`; a metric the scorer names undefined (0/0,
+published as 0: a row's `undefined.<metric>`) is drawn as no bar or point, "n/a" and the reason on hover.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 import unicodedata
 from collections.abc import Sequence
@@ -14,16 +19,12 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .tables import better_side, metric_header
+from scoring.metrics_spec import VARM_FIELDS, MetricSpec, metric_spec
 
-VARM_FIELDS = (
-    ("target", "Target 对象"),
-    ("target_type", "Type 类型"),
-    ("target_explicitness", "Explicitness 显隐性"),
-    ("stance", "Stance 立场"),
-    ("label", "Label 标签"),
-    ("category", "Category 类别"),
-)
+from .i18n import t
+from .tables import better_side, undefined_reason
+
+NA = "n/a"
 MAX_SYSTEMS = 10  # the Analysis tab charts at most this many systems (each layout below is sized for it)
 LABEL_CHARS = 16  # columns of a system name on an axis or in a legend ("…" after); hovers show it all
 MODEBAR_PX = 30  # plotly's toolbar sits in this strip above the title (on a phone it is always shown)
@@ -32,6 +33,9 @@ _MODEBAR_REMOVE = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"
 
 
 TITLE_LINE_PX = 22  # one line of a 15 px title
+# Columns of a title line ("…" counts one, a Chinese character two): a figure is 324 px wide on a 390 px
+# phone and a 15 px title gets about 300 px of it (measured in Chromium: 6-8 px a Latin letter, 15 a Chinese).
+TITLE_COLUMNS = 38
 
 
 def _finish(
@@ -41,13 +45,15 @@ def _finish(
     left below the toolbar's strip, the legend below everything in the figure's own coordinates, margins
     that grow to fit tick labels, axis titles and legend (plotly's automargin).
 
-    Titles carry their own line breaks (plotly does not wrap); a note the chart set as subtitle (why cells
+    Plotly does not wrap titles: a line longer than TITLE_COLUMNS is broken here (a title sticking out of a
+    phone's figure is cut off); a note the chart set as subtitle (why cells
     are n/a) becomes smaller lines under it. The title's room is fixed here rather than left to automargin:
     plotly places a multi-line title by its first line, and automargin then cut that line off.
 
     `systems_legend`: the legend names systems (cut to LABEL_CHARS), so entries of one fixed width line up
     in columns (two on a phone); other legends keep entries as wide as their text."""
     note = fig.layout.title.subtitle.text
+    title = "<br>".join(_wrap(line, TITLE_COLUMNS) for line in title.split("<br>"))
     text = title + (f"<br><sub>{note}</sub>" if note else "")
     lines = text.count("<br>") + 1
     # Measured in Chromium: a one-line title's top sits 3 px above `pad.t`, a longer one's 15 px.
@@ -55,14 +61,29 @@ def _finish(
     fig.update_layout(
         template="plotly_white",
         title={
-            "text": text, "x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "container",
-            "yanchor": "top", "pad": {"l": 12, "t": pad_top}, "automargin": False, "font": {"size": 15},
+            "text": text,
+            "x": 0,
+            "xref": "container",
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"l": 12, "t": pad_top},
+            "automargin": False,
+            "font": {"size": 15},
             "subtitle": {"text": ""},
         },
         margin={"l": 12, "r": 20, "t": MODEBAR_PX + lines * TITLE_LINE_PX + 14, "b": 12, "autoexpand": True},
         legend={
-            "orientation": "h", "x": 0, "xanchor": "left", "xref": "container", "y": 0, "yanchor": "bottom",
-            "yref": "container", "font": {"size": 12}, "entrywidthmode": "pixels",
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "yref": "container",
+            "font": {"size": 12},
+            "entrywidthmode": "pixels",
             "entrywidth": 110 if systems_legend else 0,
         },
         modebar={"remove": _MODEBAR_REMOVE},
@@ -88,8 +109,63 @@ def _pct(value: object) -> float | None:
     return None if v is None else v * 100
 
 
+def _axis(spec: MetricSpec, lang: str) -> str:
+    """A metric axis title: its name, unit and direction ("JREM (%) ↑", "HER-C (%) ↓")."""
+    return f"{spec.name(lang)} ({spec.unit}) {spec.arrow}".rstrip()
+
+
+def _titled(name: str, arrow: str) -> str:
+    """An axis title that is not one metric's ("Error rate (%) ↓")."""
+    return f"{name} (%) {arrow}".rstrip()
+
+
+def _metric(rows: Sequence[dict], key: str) -> tuple[list[float | None], list[str]]:
+    """One metric of each row in percent (None where undefined or missing) and its hover text: the value,
+    or "n/a" with the scorer's reason why it is not a measurement."""
+    values, shown = [], []
+    for r in rows:
+        reason = undefined_reason(r, key)
+        v = None if reason else _pct(r.get(key))
+        values.append(v)
+        shown.append(f"{NA} ({html.escape(reason)})" if reason else NA if v is None else f"{v:.1f}%")
+    return values, shown
+
+
+def _field_names(lang: str) -> list[str]:
+    return [en if lang == "en" else zh for _, en, zh in VARM_FIELDS]
+
+
 def _columns(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+_TOKEN = re.compile(r"&#?\w+;|.", re.S)  # an HTML entity shows as one character: never split it
+
+
+def _width(token: str) -> int:
+    return 1 if len(token) > 1 else _columns(token)
+
+
+def _wrap(line: str, n: int) -> str:
+    """An escaped text line (no tags) broken with "<br>" into lines of at most `n` columns: at the last space
+    in the second half of a line, else between any two characters (Chinese has no spaces)."""
+    tokens, out = _TOKEN.findall(line), []
+    while sum(map(_width, tokens)) > n:
+        used, fit, space = 0, 0, 0
+        for i, tok in enumerate(tokens):
+            used += _width(tok)
+            if used > n:
+                break
+            fit = i + 1
+            if tok == " ":
+                space = i
+        if space > fit // 2:
+            out.append("".join(tokens[:space]))
+            tokens = tokens[space + 1 :]
+        else:
+            out.append("".join(tokens[:fit]))
+            tokens = tokens[fit:]
+    return "<br>".join([*out, "".join(tokens)])
 
 
 def _cut(text: str, n: int = LABEL_CHARS) -> str:
@@ -111,8 +187,10 @@ def system_labels(rows: Sequence[dict], n: int = 200) -> list[str]:
     and "◆" marks a baseline; both survive the cut. Cut before escaping, so no entity is split."""
     names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
     if n < 60:  # a cut label: "◆" already says baseline, so the prefix would only eat the name's room
-        names = [name.removeprefix("baseline: ") if r.get("is_baseline") else name
-                 for name, r in zip(names, rows, strict=True)]
+        names = [
+            name.removeprefix("baseline: ") if r.get("is_baseline") else name
+            for name, r in zip(names, rows, strict=True)
+        ]
     marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
     cut = [_cut(name, n - len(mark)) for name, mark in zip(names, marks, strict=True)]
     out = []
@@ -128,7 +206,8 @@ def short_labels(rows: Sequence[dict]) -> list[str]:
     return system_labels(rows, LABEL_CHARS)
 
 
-def empty_figure(title: str, message: str = "No data 暂无数据") -> go.Figure:
+def empty_figure(title: str, message: str | None = None, lang: str = "zh") -> go.Figure:
+    message = t("no_data", lang) if message is None else message
     fig = go.Figure()
     fig.add_annotation(text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     fig.update_xaxes(visible=False)
@@ -140,7 +219,9 @@ def _system_axis(labels: Sequence[str]) -> dict:
     """A category axis of systems by position (two cut names may coincide; positions never do), first
     system at the top."""
     return {
-        "tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels),
+        "tickmode": "array",
+        "tickvals": list(range(len(labels))),
+        "ticktext": list(labels),
         "autorange": "reversed",
     }
 
@@ -150,129 +231,163 @@ def _bar_height(n_systems: int, bars_per_system: int = 1) -> int:
     return 170 + n_systems * max(26, 11 * bars_per_system)
 
 
-def _tick(label: str) -> str:
-    """A bilingual category label on two lines ("Target<br>对象"), so six fit side by side on a phone."""
-    return label.replace(" ", "<br>", 1)
-
-
-def field_error_bars(rows: Sequence[dict]) -> go.Figure:
-    """Per-field error rate (1 − field accuracy) for each selected VARM system: where records go wrong."""
-    title = "Per-field error rate (1 − accuracy)<br>各字段错误率"
+def field_error_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
+    """Per-field error rate (1 − field accuracy) for each selected VARM system: where records go wrong.
+    Horizontal bars, a group per field and a bar per system (named in the legend): field names read along
+    the y axis, where under upright bars they were tilted into each other on a phone."""
+    title = t("fig_field_errors", lang)
     if not rows:
-        return empty_figure(title)
+        return empty_figure(title, lang=lang)
     fig = go.Figure()
-    fields = [_tick(label) for _, label in VARM_FIELDS]
+    fields = _field_names(lang)
+    wrong = t("fig_wrong", lang)
+    # An error rate is better low: the opposite direction of the field accuracy it is computed from.
+    arrow = {"↑": "↓", "↓": "↑"}.get(metric_spec("varm", "field_accuracy.target").arrow, "")
     for short, full, r in zip(short_labels(rows), system_labels(rows), rows, strict=True):
-        acc = [_num(r.get(f"field_accuracy.{f}")) for f, _ in VARM_FIELDS]
+        acc = [_num(r.get(f"field_accuracy.{f}")) for f, _, _ in VARM_FIELDS]
         err = [None if a is None else (1 - a) * 100 for a in acc]
         fig.add_trace(
             go.Bar(
                 name=short,
-                x=fields,
-                y=err,
-                hovertemplate=full + "<br>%{x}: %{y:.1f}% wrong<extra></extra>",
+                orientation="h",
+                y=fields,
+                x=err,
+                hovertemplate=full + "<br>%{y}: %{x:.1f}% " + wrong + "<extra></extra>",
             )
         )
-    fig.update_layout(barmode="group", xaxis_title="Field 字段", yaxis_title="Wrong 错误率 (%)")
-    return _finish(fig, title, height=540, systems_legend=True)
+    fig.update_layout(
+        barmode="group",
+        yaxis={"autorange": "reversed"},  # the fields in record order, top down; systems in legend order
+        yaxis_title=t("fig_field", lang),
+        xaxis_title=_titled(t("fig_error_rate", lang), arrow),
+    )
+    height = _bar_height(len(fields), len(rows)) + 12 * len(rows)  # + the legend: a line a system on a phone
+    return _finish(fig, title, height=height, systems_legend=True)
 
 
-def label_vs_jrem(rows: Sequence[dict]) -> go.Figure:
+def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     """Label Macro-F1 vs JREM with the diagonal: the vertical distance is the hidden-record-error gap.
     One trace per system (colour and symbol, named in the legend): labels written next to the points pile
-    up once a few systems score alike."""
-    title = "Label Macro-F1 vs JREM<br>标签分数 vs 整条记录"
+    up once a few systems score alike. A system with either metric undefined has no point."""
+    title = t("fig_label_vs_jrem", lang)
     if not rows:
-        return empty_figure(title)
+        return empty_figure(title, lang=lang)
+    xs, ys = metric_spec("varm", "macro_f1.label"), metric_spec("varm", "jrem")
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
             x=[0, 100],
             y=[0, 100],
             mode="lines",
-            name="JREM = Label F1",
+            # Short: the legend's columns are sized for cut system names ("JREM = Label Macro-F1" in
+            # Chinese ran into the next entry); the subtitle says what the diagonal means.
+            name=t("fig_diagonal", lang),
             line={"dash": "dash", "color": "#999"},
             hoverinfo="skip",
         )
     )
-    for i, (short, full, r) in enumerate(zip(short_labels(rows), system_labels(rows), rows, strict=True)):
-        x, y = _pct(r.get("macro_f1.label")), _pct(r.get("jrem"))
-        gap = None if x is None or y is None else x - y
+    x_values, x_shown = _metric(rows, xs.key)
+    y_values, y_shown = _metric(rows, ys.key)
+    points = zip(short_labels(rows), system_labels(rows), x_values, y_values, x_shown, y_shown, strict=True)
+    for i, (short, full, x, y, x_text, y_text) in enumerate(points):
+        gap = NA if x is None or y is None else f"{x - y:.1f}"
         fig.add_trace(
             go.Scatter(
                 x=[x],
                 y=[y],
                 mode="markers",
                 name=short,
-                customdata=[[gap]],
+                customdata=[[x_text, y_text, gap]],
                 marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
-                hovertemplate=full + "<br>Label Macro-F1 %{x:.1f}<br>JREM %{y:.1f}"
-                "<br>gap 差距 %{customdata[0]:.1f}<extra></extra>",
+                hovertemplate=f"{full}<br>{html.escape(xs.name(lang))} %{{customdata[0]}}"
+                f"<br>{html.escape(ys.name(lang))} %{{customdata[1]}}"
+                f"<br>{t('fig_gap', lang)} %{{customdata[2]}}<extra></extra>",
             )
         )
-    fig.update_layout(xaxis_title="Label Macro-F1 (%)", yaxis_title="JREM (%)")
-    fig.update_layout(title_subtitle_text="below the diagonal = record errors a label score hides")
+    fig.update_layout(xaxis_title=_axis(xs, lang), yaxis_title=_axis(ys, lang))
+    fig.update_layout(title_subtitle_text=t("fig_diagonal_note", lang))
     # Both axes start a little below 0, so the two "0" tick labels do not meet in the corner.
     fig.update_xaxes(range=[-5, 102])
     fig.update_yaxes(range=[-5, 102])
     return _finish(fig, title, height=540, systems_legend=True)
 
 
-_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "cross", "star", "hexagon",
-            "pentagon")
+_SYMBOLS = (
+    "circle",
+    "square",
+    "diamond",
+    "triangle-up",
+    "x",
+    "triangle-down",
+    "cross",
+    "star",
+    "hexagon",
+    "pentagon",
+)
 
 
-def her_bars(rows: Sequence[dict]) -> go.Figure:
+def her_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     """HER-C and HER-L per system: of the items with the right category/label, how many records are wrong.
-    Horizontal bars: system names read along the axis, never rotated into the legend."""
-    title = "Hidden error rates HER-C / HER-L<br>隐藏错误率 (↓ better)"
+    Horizontal bars: system names read along the axis, never rotated into the legend. Undefined (no item
+    with the right category/label): no bar, "n/a" and the reason on hover."""
+    title = t("fig_her", lang)
     if not rows:
-        return empty_figure(title)
+        return empty_figure(title, lang=lang)
     full = system_labels(rows)
     fig = go.Figure()
-    for key, name in (
-        ("her_c", "HER-C (category right, record wrong)"),
-        ("her_l", "HER-L (label right, record wrong)"),
-    ):
+    specs = [metric_spec("varm", key) for key in ("her_c", "her_l")]
+    for spec in specs:
+        name = f"{spec.en} ({t('fig_' + spec.key, lang)})"
+        values, shown = _metric(rows, spec.key)
         fig.add_trace(
             go.Bar(
                 name=name,
                 orientation="h",
                 y=list(range(len(rows))),
-                x=[_pct(r.get(key)) for r in rows],
-                customdata=full,
-                hovertemplate="%{customdata}<br>" + name + ": %{x:.1f}%<extra></extra>",
+                x=values,
+                customdata=list(zip(full, shown, strict=True)),
+                hovertemplate="%{customdata[0]}<br>" + name + ": %{customdata[1]}<extra></extra>",
             )
         )
-    fig.update_layout(barmode="group", yaxis=_system_axis(short_labels(rows)), xaxis_title="Rate 比例 (%)",
-                      yaxis_title="System 系统")
+    arrow = specs[0].arrow if len({s.arrow for s in specs}) == 1 else ""
+    fig.update_layout(
+        barmode="group",
+        yaxis=_system_axis(short_labels(rows)),
+        xaxis_title=_titled(t("fig_rate", lang), arrow),
+        yaxis_title=t("fig_system", lang),
+    )
     return _finish(fig, title, height=_bar_height(len(rows), 2))
 
 
-def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
+def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None], lang: str = "zh") -> go.Figure:
     """System × cue subset: harmful JREM, non-harmful JREM and their gap (lexical-cue sensitivity). The three
     panels are stacked, so a phone still has room for four readable cells per row."""
-    title = "Cue subsets: harmful vs non-harmful JREM<br>线索子集：有害 vs 无害 JREM 及差距"
+    title = t("fig_cue", lang)
     subsets = sorted({name for res in results if res for name in (res.get("subsets") or {})})
     if not rows or not subsets:
-        return empty_figure(title, "No subset results 暂无子集结果")
+        return empty_figure(title, t("fig_no_subsets", lang), lang)
     full = system_labels(rows)
+    arrow = metric_spec("varm", "jrem").arrow
     panels = (
-        ("jrem_harmful", "Harmful 有害"),
-        ("jrem_non_harmful", "Non-harmful 无害"),
-        ("jrem_gap", "Gap 差距"),
+        ("jrem_harmful", f"{t('h_jrem_harmful', lang)} {arrow}"),
+        ("jrem_non_harmful", f"{t('h_jrem_non_harmful', lang)} {arrow}"),
+        ("jrem_gap", t("h_gap", lang)),  # a gap has no better side: 0 is even-handed
     )
     fig = make_subplots(
         rows=3, cols=1, subplot_titles=[p[1] for p in panels], shared_xaxes=True, vertical_spacing=0.09
     )
     reasons: set[str] = set()
+    subset_word = t("fig_subset", lang)
     for row, (key, name) in enumerate(panels, start=1):
         z = []
         for res in results:
             subs = (res or {}).get("subsets") or {}
             z.append([_pct((subs.get(s) or {}).get(key)) for s in subsets])
-            reasons |= {str(subs[s]["withheld"]) for s in subsets
-                        if (subs.get(s) or {}).get(key) is None and (subs.get(s) or {}).get("withheld")}
+            reasons |= {
+                str(subs[s]["withheld"])
+                for s in subsets
+                if (subs.get(s) or {}).get(key) is None and (subs.get(s) or {}).get("withheld")
+            }
         fig.add_trace(
             go.Heatmap(
                 z=z,
@@ -280,11 +395,15 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figu
                 y=list(range(len(rows))),
                 customdata=[[f] * len(subsets) for f in full],
                 coloraxis="coloraxis2" if key == "jrem_gap" else "coloraxis",
-                text=[["n/a" if v is None else f"{v:.1f}" for v in line] for line in z],
+                text=[[NA if v is None else f"{v:.1f}" for v in line] for line in z],
                 texttemplate="%{text}",
                 textfont={"size": 11},
                 name=name,
-                hovertemplate="%{customdata}<br>subset %{x}<br>" + name + " JREM: %{text}<extra></extra>",
+                hovertemplate="%{customdata}<br>"
+                + subset_word
+                + " %{x}<br>"
+                + name
+                + ": %{text}<extra></extra>",
             ),
             row=row,
             col=1,
@@ -293,21 +412,21 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figu
         coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 100, "showscale": False},
         coloraxis2={"colorscale": "RdBu", "cmid": 0, "showscale": False},
     )
-    fig.update_xaxes(title_text="Subset 子集", row=3)
+    fig.update_xaxes(title_text=subset_word, row=3)
     fig.update_xaxes(tickfont={"size": 11}, side="bottom")
-    fig.update_yaxes(_system_axis(short_labels(rows)), title_text="System 系统")
+    fig.update_yaxes(_system_axis(short_labels(rows)), title_text=t("fig_system", lang))
     _note_withheld(fig, reasons)  # empty cells: n/a, with the reason
     return _finish(fig, title, height=260 + 3 * 22 * len(rows))
 
 
-def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> go.Figure:
+def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None], lang: str = "zh") -> go.Figure:
     """Stacked format-issue counts per system (how many outputs break each rule of the strict parser)."""
-    title = "Format issues (outputs per issue)<br>格式问题（每类问题的输出条数）"
+    title = t("fig_format", lang)
     counts = [((res or {}).get("format_issues") or {}) for res in results]
     known = sorted({i for c in counts for i in c})
     issues = [i for i in known if any(_num(c.get(i)) for c in counts)]
     if not rows or not known:
-        return empty_figure(title, "No format report 暂无格式统计")
+        return empty_figure(title, t("fig_no_format", lang), lang)
     full = system_labels(rows)
     positions = list(range(len(rows)))
     fig = go.Figure()
@@ -326,31 +445,40 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None]) -> g
         # Keep the axes (and the systems) so "no issues at all" reads as a result, not as a missing chart.
         fig.add_trace(
             go.Bar(
-                name="none 无",
+                name=t("none", lang),
                 orientation="h",
                 y=positions,
                 x=[0] * len(rows),
                 customdata=full,
-                hovertemplate="%{customdata}: no format issues<extra></extra>",
+                hovertemplate="%{customdata}: " + t("fig_no_format_issues", lang) + "<extra></extra>",
             )
         )
         # Said under the title: an annotation on the plot ran over the system names on a phone.
-        fig.update_layout(title_subtitle_text="No format issues: every output parses 所有输出均符合格式")
-    fig.update_layout(barmode="stack", yaxis=_system_axis(short_labels(rows)), xaxis_title="Outputs 输出条数",
-                      yaxis_title="System 系统")
+        fig.update_layout(title_subtitle_text=t("fig_no_format_issues", lang))
+    fig.update_layout(
+        barmode="stack",
+        yaxis=_system_axis(short_labels(rows)),
+        xaxis_title=t("fig_outputs", lang),
+        yaxis_title=t("fig_system", lang),
+    )
     return _finish(fig, title, height=_bar_height(len(rows)) + 20 * len(issues))
 
 
-def metric_bars(rows: Sequence[dict], metrics: Sequence[tuple[str, str]], title: str) -> go.Figure:
-    """Grouped horizontal bars of the given (key, header) metrics per system, the 95% CI as error bars."""
+def metric_bars(
+    rows: Sequence[dict], track: str, keys: Sequence[str], title: str, lang: str = "zh"
+) -> go.Figure:
+    """Grouped horizontal bars of the track's metrics `keys` per system, the 95% CI as error bars; an
+    undefined metric has no bar ("n/a" and the reason on hover)."""
     if not rows:
-        return empty_figure(title)
+        return empty_figure(title, lang=lang)
     full = system_labels(rows)
+    specs = [metric_spec(track, key) for key in keys]
     fig = go.Figure()
-    for key, header in metrics:
-        x = [_pct(r.get(key)) for r in rows]
-        hi = [_pct(r.get(f"ci.{key}.high")) for r in rows]
-        lo = [_pct(r.get(f"ci.{key}.low")) for r in rows]
+    for spec in specs:
+        header = html.escape(spec.header(lang))
+        x, shown = _metric(rows, spec.key)
+        hi = [None if v is None else _pct(r.get(f"ci.{spec.key}.high")) for v, r in zip(x, rows, strict=True)]
+        lo = [None if v is None else _pct(r.get(f"ci.{spec.key}.low")) for v, r in zip(x, rows, strict=True)]
         fig.add_trace(
             go.Bar(
                 name=header,
@@ -358,13 +486,18 @@ def metric_bars(rows: Sequence[dict], metrics: Sequence[tuple[str, str]], title:
                 y=list(range(len(rows))),
                 x=x,
                 error_x=_ci_bars(x, lo, hi) if any(v is not None for v in hi) else None,
-                customdata=full,
-                hovertemplate="%{customdata}<br>" + header + ": %{x:.1f}%<extra></extra>",
+                customdata=list(zip(full, shown, strict=True)),
+                hovertemplate="%{customdata[0]}<br>" + header + ": %{customdata[1]}<extra></extra>",
             )
         )
-    fig.update_layout(barmode="group", yaxis=_system_axis(short_labels(rows)), xaxis_title="Score 分数 (%)",
-                      yaxis_title="System 系统")
-    return _finish(fig, title, height=_bar_height(len(rows), len(metrics)) + 20 * (len(metrics) // 3))
+    arrow = specs[0].arrow if specs and len({s.arrow for s in specs}) == 1 else ""
+    fig.update_layout(
+        barmode="group",
+        yaxis=_system_axis(short_labels(rows)),
+        xaxis_title=_titled(t("fig_score", lang), arrow),
+        yaxis_title=t("fig_system", lang),
+    )
+    return _finish(fig, title, height=_bar_height(len(rows), len(specs)) + 20 * (len(specs) // 3))
 
 
 def _ci_bars(values: Sequence[float | None], lo: Sequence[float | None], hi: Sequence[float | None]) -> dict:
@@ -380,29 +513,45 @@ def _ci_bars(values: Sequence[float | None], lo: Sequence[float | None], hi: Seq
 
 
 def breakdown_bars(
-    rows: Sequence[dict], results: Sequence[dict | None], field: str, metric: str = "f1"
+    rows: Sequence[dict],
+    results: Sequence[dict | None],
+    field: str,
+    metric: str = "f1",
+    lang: str = "zh",
+    track: str = "cold",
 ) -> go.Figure:
     """ToxiTrace breakdown (COLD topic / fine label, ToxiCN expression / target): `metric` per value.
 
     A field whose cells all withhold `metric` (a group defined by the gold label publishes accuracy only)
-    is drawn with accuracy; withheld cells have no bar and say so ("n/a" on hover, the reason below)."""
+    is drawn with accuracy; withheld cells and undefined ones (0/0: the cell's `undefined`) have no bar and
+    say so ("n/a" on hover, the reason below or beside it)."""
     values = sorted({v for res in results if res for v in ((res.get("breakdowns") or {}).get(field) or {})})
     cells = [((res or {}).get("breakdowns") or {}).get(field) or {} for res in results]
-    if metric != "accuracy" and values and all(
-        (part.get(v) or {}).get(metric) is None for part in cells for v in values
+    if (
+        metric != "accuracy"
+        and values
+        and all((part.get(v) or {}).get(metric) is None for part in cells for v in values)
     ):
         metric = "accuracy"
-    title = f"Breakdown by {html.escape(field)}<br>分项：{metric}"
+    spec = metric_spec(track, metric)
+    title = t("fig_breakdown", lang, field=html.escape(field), metric=html.escape(spec.name(lang)))
     if not rows or not values:
-        return empty_figure(title, "No breakdown 暂无分项")
+        return empty_figure(title, t("fig_no_breakdown", lang), lang)
     fig = go.Figure()
     reasons: set[str] = set()
     for short, full, part in zip(short_labels(rows), system_labels(rows), cells, strict=True):
-        y = [_pct((part.get(v) or {}).get(metric)) for v in values]
+        y, shown = [], []
+        for v in values:
+            cell = part.get(v) or {}
+            undefined = str((cell.get("undefined") or {}).get(metric) or "")
+            value = None if undefined else _pct(cell.get(metric))
+            y.append(value)
+            shown.append(
+                f"{NA} ({html.escape(undefined)})" if undefined else NA if value is None else f"{value:.1f}%"
+            )
+            if value is None and cell.get("withheld"):
+                reasons.add(str(cell["withheld"]))
         n = [(part.get(v) or {}).get("rows") for v in values]
-        shown = ["n/a" if value is None else f"{value:.1f}%" for value in y]
-        reasons |= {str((part.get(v) or {}).get("withheld")) for v, value in zip(values, y, strict=True)
-                    if value is None and (part.get(v) or {}).get("withheld")}
         fig.add_trace(
             go.Bar(
                 name=short,
@@ -412,7 +561,7 @@ def breakdown_bars(
                 hovertemplate=full + "<br>%{x}: %{customdata[1]} (n=%{customdata[0]})<extra></extra>",
             )
         )
-    fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=f"{metric} (%)")
+    fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=_axis(spec, lang))
     _note_withheld(fig, reasons)
     return _finish(fig, title, height=540, systems_legend=True)
 
@@ -429,80 +578,121 @@ def breakdown_fields(results: Sequence[dict | None]) -> list[str]:
     return sorted({f for res in results if res for f in (res.get("breakdowns") or {})})
 
 
-def submission_field_bars(result: dict) -> go.Figure:
-    """One VARM submission: field accuracy bars with CIs when the result has them."""
+def submission_field_bars(result: dict, lang: str = "zh") -> go.Figure:
+    """One VARM submission: field accuracy bars with CIs when the result has them; horizontal, so the field
+    names read along the y axis on a phone too."""
     metrics = result.get("metrics") or {}
     acc = metrics.get("field_accuracy") or {}
     ci = result.get("ci") or {}
-    title = "Field accuracy 字段准确率"
+    title = t("fig_field_accuracy", lang)
     if not acc:
-        return empty_figure(title)
-    shown = [(f, label) for f, label in VARM_FIELDS if f in acc]
-    y = [_pct(acc[f]) for f, _ in shown]
+        return empty_figure(title, lang=lang)
+    shown = [(f, en if lang == "en" else zh) for f, en, zh in VARM_FIELDS if f in acc]
+    x = [_pct(acc[f]) for f, _ in shown]
     cis = [ci.get(f"field_accuracy.{f}") or [None, None] for f, _ in shown]
     err = None
     if any(c[0] is not None for c in cis):
-        err = _ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis])
-    fig = go.Figure(go.Bar(x=[_tick(label) for _, label in shown], y=y, error_y=err,
-                           hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))
-    fig.update_layout(xaxis_title="Field 字段", yaxis_title="Accuracy 准确率 (%)")
+        err = _ci_bars(x, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis])
+    fig = go.Figure(
+        go.Bar(
+            orientation="h",
+            y=[label for _, label in shown],
+            x=x,
+            error_x=err,
+            hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
+        )
+    )
+    arrow = metric_spec("varm", "field_accuracy.target").arrow
+    fig.update_layout(
+        yaxis={"autorange": "reversed"},
+        yaxis_title=t("fig_field", lang),
+        xaxis_title=_titled(t("fig_accuracy", lang), arrow),
+    )
     return _finish(fig, title)
 
 
 COMPARE_COLOURS = {"A": "#2a9d8f", "B": "#e76f51", "": "#bbbbbb"}  # A better, B better, not significant
+VERDICTS = {"A": "a_better", "B": "b_better", "": "not_significant"}  # i18n keys
 
 
-def compare_bars(comparison: dict, label_a: str, label_b: str, track: str = "varm") -> go.Figure:
+def compare_bars(
+    comparison: dict,
+    label_a: str,
+    label_b: str,
+    track: str = "varm",
+    lang: str = "zh",
+    undefined: dict[str, str] | None = None,
+) -> go.Figure:
     """Paired-bootstrap differences (A − B) per headline metric with their 95% CI. A bar is green when A
     is significantly better, orange when B is: better by the metric's direction (a lower HER-C is better),
-    not by the sign of the difference; grey when the difference is not significant."""
-    title = (f"{html.escape(_cut(label_a, 40))} − {html.escape(_cut(label_b, 40))}"
-             "<br>paired bootstrap 配对自助法, 95% CI")
+    not by the sign of the difference; grey when the difference is not significant. `undefined`: metric ->
+    reason for the metrics undefined on either side (0/0): no bar, "n/a" and the reason on hover."""
+    undefined = undefined or {}
+    title = f"{html.escape(_cut(label_a, 40))} − {html.escape(_cut(label_b, 40))}<br>{t('fig_paired', lang)}"
     metrics = [(k, v) for k, v in (comparison or {}).items() if isinstance(v, dict) and "diff" in v]
     if not metrics:
-        return empty_figure(title)
-    x = [html.escape(metric_header(track, k)) for k, _ in metrics]
-    y = [_pct(v.get("diff")) for _, v in metrics]
-    cis = [v.get("ci") or [None, None] for _, v in metrics]
-    sides = [better_side(k, _num(v.get("diff")), bool(v.get("significant"))) for k, v in metrics]
+        return empty_figure(title, lang=lang)
+    x = [html.escape(metric_spec(track, k).header(lang)) for k, _ in metrics]
+    y = [None if k in undefined else _pct(v.get("diff")) for k, v in metrics]
+    cis = [[None, None] if k in undefined else v.get("ci") or [None, None] for k, v in metrics]
+    sides = [
+        "" if k in undefined else better_side(k, _num(v.get("diff")), bool(v.get("significant")), track)
+        for k, v in metrics
+    ]
     colors = [COMPARE_COLOURS[side] for side in sides]
-    better = [{"A": "A better 更好", "B": "B better 更好", "": "not significant 不显著"}[s] for s in sides]
+    points = t("fig_points", lang)
+    shown = [
+        f"{NA} ({html.escape(undefined[k])})"
+        if k in undefined
+        else f"{value:+.1f} {points} ({t(VERDICTS[side], lang)})"
+        if value is not None
+        else NA
+        for (k, _), value, side in zip(metrics, y, sides, strict=True)
+    ]
     fig = go.Figure(
         go.Bar(
-            x=x, y=y, error_y=_ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis]),
-            marker_color=colors, customdata=better,
-            hovertemplate="%{x}: %{y:+.2f} points (%{customdata})<extra></extra>",
+            x=x,
+            y=y,
+            error_y=_ci_bars(y, [_pct(c[0]) for c in cis], [_pct(c[1]) for c in cis]),
+            marker_color=colors,
+            customdata=shown,
+            hovertemplate="%{x}: %{customdata}<extra></extra>",
         )
     )
-    fig.update_layout(xaxis_title="Metric 指标", yaxis_title="Difference 差值 (points)")
+    fig.update_layout(xaxis_title=t("fig_metric", lang), yaxis_title=t("fig_difference", lang))
     return _finish(fig, title)
 
 
-def comprehensiveness_vs_f1(rows: Sequence[dict]) -> go.Figure:
+def comprehensiveness_vs_f1(rows: Sequence[dict], lang: str = "zh", track: str = "cold") -> go.Figure:
     """Does a better classifier explain itself better? Comprehensiveness (spec §3) against F1, one point per
     system that submitted explanations (one trace each, named in the legend), with the comprehensiveness
-    CI as a vertical error bar."""
-    title = "Explanations: comprehensiveness vs F1<br>解释忠实度与F1"
-    shown = [r for r in rows if _num(r.get("explanations.comprehensiveness")) is not None]
+    CI as a vertical error bar. A system whose F1 is undefined has no point."""
+    title = t("fig_expl", lang)
+    comp, f1 = metric_spec(track, "explanations.comprehensiveness"), metric_spec(track, "f1")
+    shown = [r for r in rows if _num(r.get(comp.key)) is not None and not undefined_reason(r, comp.key)]
     if not shown:
-        return empty_figure(title, "No system with explanations 暂无提交解释的系统")
+        return empty_figure(title, t("fig_no_expl", lang), lang)
     fig = go.Figure()
+    x_values, x_text = _metric(shown, f1.key)
     for i, (short, full, r) in enumerate(zip(short_labels(shown), system_labels(shown), shown, strict=True)):
-        y = [_pct(r.get("explanations.comprehensiveness"))]
-        hi = [_pct(r.get("ci.explanations.comprehensiveness.high"))]
-        lo = [_pct(r.get("ci.explanations.comprehensiveness.low"))]
+        y = [_pct(r.get(comp.key))]
+        hi = [_pct(r.get(f"ci.{comp.key}.high"))]
+        lo = [_pct(r.get(f"ci.{comp.key}.low"))]
         fig.add_trace(
             go.Scatter(
-                x=[_pct(r.get("f1"))],
+                x=[x_values[i]],
                 y=y,
                 mode="markers",
                 name=short,
+                customdata=[x_text[i]],
                 marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
                 error_y=_ci_bars(y, lo, hi),
-                hovertemplate=full + "<br>F1 %{x:.1f}%<br>comprehensiveness %{y:.1f} points<extra></extra>",
+                hovertemplate=f"{full}<br>{html.escape(f1.name(lang))} %{{customdata}}"
+                f"<br>{html.escape(comp.name(lang))} %{{y:.1f}} {t('fig_prob_points', lang)}<extra></extra>",
             )
         )
-    fig.update_layout(xaxis_title="F1 (%)", yaxis_title="Comprehensiveness 全面性<br>(probability points)")
+    y_title = f"{comp.name(lang)}<br>({t('fig_prob_points', lang)}) {comp.arrow}"
+    fig.update_layout(xaxis_title=_axis(f1, lang), yaxis_title=y_title)
     # Tick labels stand off the axes, so the first of x and the first of y do not meet in the corner.
     fig.update_xaxes(ticklabelstandoff=6)
     fig.update_yaxes(ticklabelstandoff=6)

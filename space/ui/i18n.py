@@ -52,6 +52,7 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "systems": ("选择系统（默认：前 5 名 + 基线）", "Systems (default: top 5 + baselines)"),
     "upload": ("预测文件（JSONL）", "Predictions file (JSONL)"),
+    "upload_prompt": ("将文件拖放到此处，或点击上传", "Drop the file here, or click to upload"),
     "model_name": ("模型名称（必填）", "Model name (required)"),
     "organisation": ("机构", "Organisation"),
     "paper_url": ("论文链接", "Paper URL"),
@@ -249,6 +250,163 @@ TEXT: dict[str, tuple[str, str]] = {
     "get_files": ("获取公开文件（测试输入、开发集）", "Get public files (test inputs, dev split)"),
     "files": ("文件", "Files"),
     "maint_only": ("仅维护者可见。", "Maintainers only."),
+    # Charts (space/ui/figures.py): one language per chart, axis titles with the metric's direction.
+    "no_data": ("暂无数据", "No data"),
+    "fig_system": ("系统", "System"),
+    "fig_field": ("字段", "Field"),
+    "fig_field_errors": ("各字段错误率（1 − 准确率）", "Per-field error rate (1 − accuracy)"),
+    "fig_error_rate": ("错误率", "Error rate"),
+    "fig_wrong": ("错误", "wrong"),
+    "fig_label_vs_jrem": ("标签 Macro-F1 与 JREM", "Label Macro-F1 vs JREM"),
+    "fig_diagonal": ("对角线（y = x）", "diagonal (y = x)"),
+    "fig_diagonal_note": (
+        "对角线以下 = 标签分数掩盖的记录错误",
+        "below the diagonal = record errors a label score hides",
+    ),
+    "fig_gap": ("差距", "gap"),
+    "fig_her": ("隐藏错误率 HER-C / HER-L", "Hidden error rates HER-C / HER-L"),
+    "fig_her_c": ("类别对、记录错", "category right, record wrong"),
+    "fig_her_l": ("标签对、记录错", "label right, record wrong"),
+    "fig_rate": ("比例", "Rate"),
+    "fig_cue": ("线索子集：有害与无害 JREM 及差距", "Cue subsets: harmful vs non-harmful JREM and gap"),
+    "fig_no_subsets": ("暂无子集结果", "No subset results"),
+    "fig_subset": ("子集", "Subset"),
+    "fig_format": ("格式问题（每类问题的输出条数）", "Format issues (outputs per issue)"),
+    "fig_no_format": ("暂无格式统计", "No format report"),
+    "fig_no_format_issues": ("没有格式问题：所有输出均可解析", "No format issues: every output parses"),
+    "fig_outputs": ("输出条数", "Outputs"),
+    "fig_score": ("分数", "Score"),
+    "fig_classification": ("{track}：分类指标（95% CI）", "{track}: classification (95% CI)"),
+    "fig_spans": ("{track}：有害片段（95% CI）", "{track}: toxic spans (95% CI)"),
+    "fig_breakdown": ("按 {field} 分项：{metric}", "Breakdown by {field}: {metric}"),
+    "fig_no_breakdown": ("暂无分项", "No breakdown"),
+    "fig_field_accuracy": ("字段准确率", "Field accuracy"),
+    "fig_accuracy": ("准确率", "Accuracy"),
+    "fig_paired": ("配对自助法，95% CI", "paired bootstrap, 95% CI"),
+    "fig_metric": ("指标", "Metric"),
+    "fig_difference": ("差值（百分点）", "Difference (points)"),
+    "fig_points": ("个百分点", "points"),
+    "a_better": ("A 更好", "A better"),
+    "b_better": ("B 更好", "B better"),
+    "not_significant": ("不显著", "not significant"),
+    "fig_expl": ("解释：全面性与 F1", "Explanations: comprehensiveness vs F1"),
+    "fig_no_expl": ("暂无提交解释的系统", "No system with explanations"),
+    "fig_prob_points": ("概率百分点", "probability points"),
+    "this_submission": ("本提交", "this submission"),
+    # The Analysis tab's subtitle, by track (space/ui/pages/analysis.py).
+    "intro_varm": (
+        "系统究竟错在哪里：高标签分数可能掩盖错误的对象、立场和类别。",
+        "Where systems really fail: a high label score can hide wrong targets, stances and categories.",
+    ),
+    "intro_toxitrace": (
+        "系统究竟错在哪里：按测试集分组（话题、目标群体、表达方式）的准确率和 F1 显示检测器漏掉了谁。",
+        "Where systems really fail: accuracy and F1 per group of the test set (topic, target group, "
+        "expression) show whom a detector misses.",
+    ),
+    "intro_cntp": (
+        "系统究竟错在哪里：标签正确但有害片段错误仍然是错的；片段重合度会显示出来。",
+        "Where systems really fail: a right label with the wrong toxic span is still wrong; the span "
+        "overlap scores show it.",
+    ),
+    # Compare (space/ui/pages/compare.py).
+    "system_a": ("系统 A", "System A"),
+    "system_b": ("系统 B", "System B"),
+    "compare_btn": ("对比", "Compare"),
+    "paired_bootstrap": ("配对自助法", "Paired bootstrap"),
+    "field_deltas": ("各字段差值", "Per-field deltas"),
+    "col_a": ("A (%)", "A (%)"),
+    "col_b": ("B (%)", "B (%)"),
+    "col_diff": ("A − B（百分点）", "A − B (points)"),
+    "h_significant": ("显著", "Significant"),
+    "h_better": ("更好", "Better"),
+    "h_field_metric": ("字段 / 指标", "Field / metric"),
+    "yes": ("是", "yes"),
+    "no": ("否", "no"),
+    "pick_two": ("请选择两个不同的系统。", "Pick two different systems."),
+    "both_on_board": (
+        "两个系统都必须在该赛道排行榜上。",
+        "Both systems must be on this track's leaderboard.",
+    ),
+    "compare_failed": ("对比失败", "Comparison failed"),
+    # Maintainers (space/ui/pages/maintainers.py).
+    "maint_intro": (
+        "所有操作均复核身份并记入审计日志。",
+        "Every action re-checks your identity and is audit-logged.",
+    ),
+    "dry_run": ("试运行", "dry run"),
+    "rescore": ("重新评分", "Re-score"),
+    "latest_report": ("最新差异报告", "Latest diff report"),
+    "rescore_diff": ("重新评分差异", "Re-score diff"),
+    "action": ("操作", "Action"),
+    "reason_required": ("理由（必填）", "Reason (required)"),
+    "apply": ("执行", "Apply"),
+    "held_intro": (
+        "**待审**：与已有提交几乎相同的文件（它们会泄露隐藏标签）；可在上方按编号放行或驳回。",
+        "**Held for review**: near-copies of an earlier submission (they would reveal hidden labels); "
+        "release or reject one above by its id.",
+    ),
+    "held_btn": ("待审提交", "Held submissions"),
+    "held": ("待审", "Held"),
+    "act_hide": ("隐藏", "hide"),
+    "act_unhide": ("取消隐藏", "unhide"),
+    "act_flag": ("仅标记（审计）", "flag only (audit)"),
+    "act_verify": ("标记已验证", "mark verified"),
+    "act_unverify": ("取消已验证", "unmark verified"),
+    "act_baseline": ("标记基线", "mark baseline"),
+    "act_unbaseline": ("取消基线", "unmark baseline"),
+    "act_release": ("放行待审提交", "release held near-copy"),
+    "act_reject": ("驳回待审提交", "reject held near-copy"),
+    "h_submission": ("提交", "Submission"),
+    "h_old": ("旧 (%)", "Old (%)"),
+    "h_new": ("新 (%)", "New (%)"),
+    "h_change": ("变化（百分点）", "Change (points)"),
+    "h_rows_differing": ("差异行数", "Rows differing"),
+    "h_near_copy_of": ("相近的提交", "Near copy of"),
+    "no_report": ("暂无重新评分报告。", "No re-score report yet."),
+    "unreadable_report": ("无法读取的报告", "Unreadable report"),
+    "by": ("执行者", "by"),
+    "started": ("已开始", "Started"),
+    "skipped_current": ("跳过（已是最新）", "skipped (already current)"),
+    "need_reason": ("请填写理由（写入审计日志）。", "A reason is required (it goes to the audit log)."),
+    "quarantined": (
+        "**隔离的记录**（{n} 条；流水线会跳过，见 `python -m worker quarantine`）：",
+        "**Quarantined records** ({n}; skipped by the pipeline, `python -m worker quarantine`):",
+    ),
+    "and_more": ("……另有 {n} 条", "… and {n} more"),
+    # The dev explorer (space/ui/explorer.py, space/ui/pages/explorer.py).
+    "ex_text": ("文本", "Text"),
+    "ex_wrong_fields": ("错误字段", "Wrong fields"),
+    "ex_pick": ("选择一条查看详情。", "Pick an item to see its details."),
+    "ex_attribution": (
+        "归因：颜色越深 = char_scores 越高；加框 = 前 20 %（k = 20 时被遮盖）；下划线 = 金标片段",
+        "attribution: darker = higher char_scores; outlined = top 20 % (removed at k = 20); "
+        "underline = gold span",
+    ),
+    "ex_gold_label": ("金标标签", "gold label"),
+    "ex_predicted": ("预测", "predicted"),
+    "ex_span_legend": (
+        "下划线 = 金标片段 · 高亮 = 预测片段",
+        "underline = gold span · highlight = predicted span",
+    ),
+    "ex_valid": ("有效", "valid"),
+    "ex_invalid": ("无效：所有字段记为错误", "INVALID: every field counts as wrong"),
+    "ex_gold": ("金标", "Gold"),
+    "ex_parsed": ("解析", "Parsed"),
+    "ex_raw": ("原始输出", "Raw output"),
+    "ex_no_items": ("没有与开发集匹配的条目。", "No items matched the dev split."),
+    "ex_dev_items": ("开发集条目", "Dev items"),
+    "ex_report": ("开发集验证", "Validation vs dev"),
+    "ex_field_wrong": ("错误字段", "Field wrong"),
+    "ex_gold_stance": ("金标立场", "Gold stance"),
+    "ex_gold_category": ("金标类别", "Gold category"),
+    "ex_subset": ("子集 / 分项", "Subset / breakdown"),
+    "ex_errors_only": ("仅错误", "Errors only"),
+    "ex_items": ("条目", "Items"),
+    "ex_item_no": ("条目编号", "Item #"),
+    "any": ("任意", "any"),
+    "need_dev_file": ("请先上传开发集预测。", "Please upload dev predictions first."),
+    "no_dev_split": ("{track} 没有公开开发集。", "No public dev split for {track}."),
+    "no_public_files": ("该赛道尚无公开文件。", "No public files for this track yet."),
     "lang": ("语言", "Language"),
 }
 
@@ -287,8 +445,11 @@ class Localised:
         text, so a layout can write `label=both("search")` and still follow the toggle."""
         keys = {both(key): key for key in TEXT}
         for block in getattr(blocks, "blocks", {}).values():
-            props = {prop: keys[value] for prop in ("label", "value", "placeholder", "info")
-                     if isinstance(value := getattr(block, prop, None), str) and value in keys}
+            props = {
+                prop: keys[value]
+                for prop in ("label", "value", "placeholder", "info")
+                if isinstance(value := getattr(block, prop, None), str) and value in keys
+            }
             if props:
                 self(block, **props)
 
@@ -354,36 +515,58 @@ whether an output is valid; every field of an invalid output counts as wrong.
 toxic-span extraction (overlap F1).
 """
 
-FORMATS_MD = """
-### 文件格式 · File formats
-**VARM 预测 · predictions** (`{"id", "output"}`，`text` 可代替 `id` · `text` may replace `id`):
-```json
+_VARM_EXAMPLE = """```json
 {"id": "varm-test-0001",
  "output": "分析：……针对[T:外地人]这一[TY:群体对象]，[TT:明示]……[S:攻击或认同]……[L:有害]……[C:地域族群攻击]。"}
-```
-**ToxiTrace 预测 · predictions** (`{"id", "label"}`，CNTP 可加 `spans` · CNTP may add `spans`):
-```json
+```"""
+_TOXITRACE_EXAMPLE = """```json
 {"id": "cold-test-0001", "label": 1}
 {"id": "cntp-test-0001", "label": 1, "spans": [[3, 7]]}
-```
-**公开测试输入 · public test inputs**: `{"id", "text"}` per line.
-
-### 结果格式 · Result schema
-`scorer_version, track, rows, metrics{…}, ci{path: [low, high]}, bootstrap{resamples, seed, level},
-provenance{scorer_version, references_sha256, predictions_sha256}`; VARM adds `format_issues` and
-`subsets`, ToxiTrace adds `breakdowns`. The leaderboard rows flatten `metrics` by dotted path.
-
-### 引用 · Citation
-```bibtex
+```"""
+_SCHEMA = """`scorer_version, track, rows, metrics{…}, ci{path: [low, high]},
+bootstrap{resamples, seed, level}, provenance{scorer_version, references_sha256, predictions_sha256}`"""
+_BIBTEX = """```bibtex
 @misc{varm-leaderboard,
   title  = {Verifiable Chinese Abusive-Speech Moderation Leaderboard (VARM-Bench, ToxiTrace)},
   note   = {Public leaderboard},
   year   = {2026}
 }
-```
+```"""
+
+# The examples in code blocks are the protocol's own (VARM outputs are Chinese in either language).
+FORMATS_ZH = f"""
+### 文件格式
+**VARM 预测**（`{{"id", "output"}}`，`text` 可代替 `id`）：
+{_VARM_EXAMPLE}
+**ToxiTrace 预测**（`{{"id", "label"}}`，CNTP 可加 `spans`）：
+{_TOXITRACE_EXAMPLE}
+**公开测试输入**：每行一个 `{{"id", "text"}}`。
+
+### 结果格式
+{_SCHEMA}；VARM 另有 `format_issues` 和 `subsets`，ToxiTrace 另有 `breakdowns`。
+排行榜的行按点分路径展开 `metrics`。
+
+### 引用
+{_BIBTEX}
+"""
+
+FORMATS_EN = f"""
+### File formats
+**VARM predictions** (`{{"id", "output"}}`; `text` may replace `id`):
+{_VARM_EXAMPLE}
+**ToxiTrace predictions** (`{{"id", "label"}}`; CNTP may add `spans`):
+{_TOXITRACE_EXAMPLE}
+**Public test inputs**: `{{"id", "text"}}` per line.
+
+### Result schema
+{_SCHEMA}; VARM adds `format_issues` and `subsets`, ToxiTrace adds `breakdowns`. The leaderboard rows
+flatten `metrics` by dotted path.
+
+### Citation
+{_BIBTEX}
 """
 
 
 def about(lang: str) -> str:
-    """The About tab's protocol text in `lang` (file formats are bilingual)."""
-    return (ABOUT_EN if lang == "en" else ABOUT_ZH) + FORMATS_MD
+    """The About tab's protocol text and file formats in `lang`."""
+    return ABOUT_EN + FORMATS_EN if lang == "en" else ABOUT_ZH + FORMATS_ZH

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 import pandas as pd
 
 from scoring.metrics_spec import metric_spec
+from scoring.tracks import TRACK_TITLES
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import METRICS, PRIMARY, TRACK_TITLES, metric_header, na_cell, pct, rank_label
+from .tables import METRICS, PRIMARY, metric_header, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -126,11 +127,17 @@ def subsets_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     """VARM cue subsets: rows, JREM (harmful / non-harmful / gap), HER-C, HER-L, parse success; a value
     the scorer withholds (small or label-defined group) shows as n/a, with the reason in the last column."""
     keys = ("jrem", "jrem_harmful", "jrem_non_harmful", "jrem_gap", "her_c", "her_l", "parse_success")
-    names = {"jrem_harmful": f"{t('h_jrem_harmful', lang)} ↑",
-             "jrem_non_harmful": f"{t('h_jrem_non_harmful', lang)} ↑",
-             "jrem_gap": f"{t('h_gap', lang)} (pp)"}
-    cols = [t("h_subset", lang), t("h_rows", lang), *(names.get(k) or metric_header("varm", k) for k in keys),
-            t(WITHHELD_COLUMN, lang)]
+    names = {
+        "jrem_harmful": f"{t('h_jrem_harmful', lang)} ↑",
+        "jrem_non_harmful": f"{t('h_jrem_non_harmful', lang)} ↑",
+        "jrem_gap": f"{t('h_gap', lang)} (pp)",
+    }
+    cols = [
+        t("h_subset", lang),
+        t("h_rows", lang),
+        *(names.get(k) or metric_header("varm", k) for k in keys),
+        t(WITHHELD_COLUMN, lang),
+    ]
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
@@ -142,8 +149,11 @@ def breakdowns_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     """ToxiTrace breakdowns; withheld cells (under 30 rows, or P/R/F1 of a label-defined group) and undefined
     ones (0/0, published as 0) show n/a with the reason."""
     keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
-    cols = [*columns(("h_breakdown", "h_breakdown_value", "h_rows"), lang),
-            *(metric_header("cold", k) for k in keys), t(WITHHELD_COLUMN, lang)]
+    cols = [
+        *columns(("h_breakdown", "h_breakdown_value", "h_rows"), lang),
+        *(metric_header("cold", k) for k in keys),
+        t(WITHHELD_COLUMN, lang),
+    ]
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
@@ -222,7 +232,7 @@ def output_format_markdown(record: dict, lang: str = "zh") -> str:
 
 
 def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
-    cols = columns(("h_version", "col_scorer_version", "References sha256", "h_scored_at"), lang)
+    cols = columns(("h_version", "col_scorer_version", "references_sha", "h_scored_at"), lang)
     out = [
         [v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
         for v in record.get("versions") or []
@@ -231,8 +241,10 @@ def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
 
 
 def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
-    out = [[status_name(str(h.get("status")), lang), h.get("at"), h.get("note") or ""]
-           for h in record.get("history") or []]
+    out = [
+        [status_name(str(h.get("status")), lang), h.get("at"), h.get("note") or ""]
+        for h in record.get("history") or []
+    ]
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))
 
 
@@ -256,14 +268,22 @@ def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:
 
     lines = [
         f"## {md(meta.get('model_name') or t('unnamed', lang))} {' · '.join(badges)}",
-        " · ".join((field("track", md(TRACK_TITLES.get(track, track))),
-                    field("status", code(status_name(str(rec.get("status")), lang))),
-                    field("col_submission_id", code(rec.get("submission_id"))))),
+        " · ".join(
+            (
+                field("track", md(TRACK_TITLES.get(track, track))),
+                field("status", code(status_name(str(rec.get("status")), lang))),
+                field("col_submission_id", code(rec.get("submission_id"))),
+            )
+        ),
         *([rank] if rank else []),
-        " · ".join((field("col_organisation", md(meta.get("organisation") or "—")),
-                    field("col_model_type", md(meta.get("model_type") or "—")),
-                    field("col_setting", md(meta.get("setting") or "—")),
-                    field("submitter", md(rec.get("submitter") or "—")))),
+        " · ".join(
+            (
+                field("col_organisation", md(meta.get("organisation") or "—")),
+                field("col_model_type", md(vocabulary("type_", meta.get("model_type"), lang))),
+                field("col_setting", md(vocabulary("set_", meta.get("setting"), lang))),
+                field("submitter", md(rec.get("submitter") or "—")),
+            )
+        ),
     ]
     links = [
         md_link(t(label, lang), str(meta[key]))
@@ -277,6 +297,14 @@ def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:
     if rec.get("error"):
         lines.append(field("error", md(rec["error"], 1000)))
     return "\n\n".join(lines)
+
+
+def vocabulary(prefix: str, value: object, lang: str) -> str:
+    """A metadata value of a fixed vocabulary (model type, setting) in `lang`; "—" when not given."""
+    if not value:
+        return "—"
+    text = t(f"{prefix}{value}", lang)
+    return str(value) if text == f"{prefix}{value}" else text
 
 
 def provenance_markdown(sub: dict | None, lang: str = "zh") -> str:

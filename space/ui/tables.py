@@ -5,6 +5,8 @@ renders them as Markdown or HTML); the model name and the paper/code links are "
 text is escaped (`safe.md`) and whose only links are ones we build (the submission page, http(s) URLs).
 A metric column is "number", or "markdown" when a row on the page has that metric undefined (0/0): its
 "n/a" then carries the scorer's reason (never user text, escaped anyway) as hover text (`metric_cells`).
+Either way the browser sorts a metric column by its numbers: an n/a cell holds no value (None) and shows
+its text through the Dataframe's per-cell display value (`dataframe_value`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,26 +23,31 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from scoring.metrics_spec import MetricSpec, metric_spec, metric_specs
-from scoring.tracks import TRACK_NAMES
+from scoring.tracks import MODEL_TYPES, PRIMARY_METRICS, SETTINGS, TRACK_NAMES
 
 from .i18n import t
 from .safe import md, md_link
 
 TRACKS = TRACK_NAMES
-TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
-PRIMARY = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
+PRIMARY = PRIMARY_METRICS
 # Every metric of a track in board order, and the ones shown by default (scoring/metrics_spec.py).
 METRICS: dict[str, tuple[MetricSpec, ...]] = {track: metric_specs(track) for track in TRACKS}
 DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     track: tuple(m.key for m in specs if m.default) for track, specs in METRICS.items()
 }
 # Text columns by row key (their headers are i18n texts `col_<key>`). Rank and Model are always shown.
-TEXT_COLUMNS = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version",
-                "submission_id")
+TEXT_COLUMNS = (
+    "organisation",
+    "model_type",
+    "setting",
+    "mark",
+    "links",
+    "date",
+    "scorer_version",
+    "submission_id",
+)
 DEFAULT_TEXT = ("organisation", "model_type", "setting", "mark", "links", "date", "scorer_version")
 MARKDOWN_TEXT = ("links",)  # text columns built as Markdown (escaped; links checked)
-MODEL_TYPES = ("open", "closed")
-SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 PAGE_SIZE = 100
 RAW_TEXT_FIELDS = (
     "submission_id",
@@ -80,12 +88,6 @@ def _spec(key: str, track: str | None) -> MetricSpec:
     if track is None:
         track = next((t for t in TRACKS if any(m.key == key for m in METRICS[t])), "varm")
     return metric_spec(track, key)
-
-
-def better_arrow(key: str, track: str | None = None) -> str:
-    """ "↑ better 越高越好" / "↓ better 越低越好" ("" for a descriptive metric)."""
-    spec = _spec(key, track)
-    return f"{spec.direction('en')} {spec.direction('zh')[2:]}".strip()
 
 
 def better_side(key: str, diff: float | None, significant: bool, track: str | None = None) -> str:
@@ -132,8 +134,8 @@ class View:
     columns: tuple[str, ...] = ()  # empty: the track's defaults
     page: int = 1
 
-    def to_query(self, submission: str | None = None) -> str:
-        """A query string ("?track=varm&q=...") that reopens this view; defaults are left out."""
+    def to_query(self, submission: str | None = None, lang: str = "zh") -> str:
+        """A query string ("?track=varm&q=...") that reopens this view in `lang`; defaults are left out."""
         params: list[tuple[str, str]] = [("track", self.track)]
         if self.q:
             params.append(("q", self.q))
@@ -151,6 +153,8 @@ class View:
             params.append(("page", str(self.page)))
         if submission:
             params.append(("submission", submission))
+        if lang == "en":  # Chinese is the default
+            params.append(("lang", "en"))
         return "?" + urlencode(params)
 
     @classmethod
@@ -266,16 +270,43 @@ def na_cell(reason: str) -> str:
     return f'<span class="undefined-metric" title="{html.escape(reason, quote=True)}">n/a</span>'
 
 
-def metric_cells(values: Sequence[float | None], reasons: Sequence[str]) -> tuple[list, str]:
-    """One metric column and its datatype: numbers ("number", so the browser sorts them as numbers), or,
-    when any value is undefined, "markdown" text where each undefined one is `na_cell`."""
+SHOWN = "shown"  # DataFrame.attrs key: {column: the text each cell shows} where it is not the value
+
+
+def metric_cells(
+    values: Sequence[float | None], reasons: Sequence[str]
+) -> tuple[list, str, list[str] | None]:
+    """One metric column: the values the browser sorts by, the datatype, and the texts shown. Numbers alone
+    are a "number" column shown as they are (texts None). When any value is undefined, that value is None
+    (the browser's sort puts it below every number, never between two) and the column is "markdown" so
+    its text, `na_cell`, keeps the reason on hover; the numbers show as text."""
     if not any(reasons):
-        return list(values), "number"
-    cells = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in zip(values, reasons, strict=True)]
-    return cells, "markdown"
+        return list(values), "number", None
+    pairs = list(zip(values, reasons, strict=True))
+    texts = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in pairs]
+    return [None if r else v for v, r in pairs], "markdown", texts
+
+
+def dataframe_value(table: pd.DataFrame) -> dict:
+    """`table` as a gr.Dataframe value: its values (NaN as None), and, where `table.attrs[SHOWN]` says a
+    column shows other text than its values, that text as the cells' display value. Sorting in the browser
+    uses the values, the cells show the display value."""
+    shown: dict[str, list[str]] = table.attrs.get(SHOWN) or {}
+
+    def plain(v: object) -> object:
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    data = [[plain(v) for v in row] for row in table.itertuples(index=False, name=None)]
+    columns = list(table.columns)
+    display = [[shown[c][i] if c in shown else None for c in columns] for i in range(len(data))]
+    metadata = {"display_value": display, "styling": None} if shown and data else None
+    return {"headers": columns, "data": data, "metadata": metadata}
 
 
 def ci_label(row: dict | pd.Series, key: str) -> str:
+    """ "[low, high]" in percent; "" without an interval, or for an undefined metric (no measurement)."""
+    if undefined_reason(row, key):
+        return ""
     lo, hi = pct(row.get(f"ci.{key}.low")), pct(row.get(f"ci.{key}.high"))
     return "" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
 
@@ -289,18 +320,33 @@ def mark(row: dict | pd.Series, lang: str = "zh") -> str:
     return " ".join(marks)
 
 
-def model_cell(row: dict | pd.Series) -> str:
-    """The model name (escaped) as a link to its submission page; relative, so it works inside the Space's
-    iframe too. Ids are 16 hex characters (worker.records); anything else gets no link."""
-    name = md(row.get("model_name", "") or "(unnamed)")
-    sid = str(row.get("submission_id", ""))
-    return f"[{name}](?submission={sid})" if re.fullmatch(r"[0-9a-f]{16}", sid) else name
+def page_link(submission_id: str, track: str = "", lang: str = "zh") -> str:
+    """The relative link to a submission page that keeps the viewer's track and language ("?submission=…
+    &track=cold&lang=en"); relative, so it works inside the Space's iframe too. "" for anything that is not
+    an id (16 hex characters, worker.records): user text never becomes a link."""
+    if not re.fullmatch(r"[0-9a-f]{16}", submission_id):
+        return ""
+    params = [("submission", submission_id)]
+    if track in TRACKS:
+        params.append(("track", track))
+    if lang == "en":
+        params.append(("lang", "en"))
+    return "?" + urlencode(params)
+
+
+def model_cell(row: dict | pd.Series, track: str = "", lang: str = "zh") -> str:
+    """The model name (escaped) as a link to its submission page (`page_link`)."""
+    name = md(row.get("model_name", "") or t("unnamed", lang))
+    link = page_link(str(row.get("submission_id", "")), track, lang)
+    return f"[{name}]({link})" if link else name
 
 
 def links_cell(row: dict | pd.Series, lang: str = "zh") -> str:
     """Paper and code links a submitter gave (http(s) only; anything else is not linked)."""
-    given = ((t(label, lang), row.get(key)) for key, label in (("paper_url", "link_paper"),
-                                                               ("code_url", "link_code")))
+    given = (
+        (t(label, lang), row.get(key))
+        for key, label in (("paper_url", "link_paper"), ("code_url", "link_code"))
+    )
     return " · ".join(md_link(label, url) for label, url in given if isinstance(url, str) and url)
 
 
@@ -327,20 +373,23 @@ def display_frame(
     rank, model = header("rank", lang), header("model", lang)
     headers: list[str] = [rank, model]
     types: list[str] = ["str", "markdown"]
+    shown: dict[str, list[str]] = {}
     records = [r for _, r in page_rows.iterrows()]
     data: dict[str, list] = {
         rank: [
             rank_label(lo, hi) for lo, hi in zip(page_rows["rank_low"], page_rows["rank_high"], strict=True)
         ],
-        model: [model_cell(r) for r in records],
+        model: [model_cell(r, track, lang) for r in records],
     }
 
-    def add(header: str, kind: str, values: list) -> None:
-        if records and all(v is None or v == "" for v in values):
+    def add(header: str, kind: str, values: list, texts: list[str] | None = None) -> None:
+        if records and all(v is None or v == "" for v in values) and not texts:
             return  # empty on this page: collapse it
         headers.append(header)
         types.append(kind)
         data[header] = values
+        if texts is not None:
+            shown[header] = texts
 
     def add_text() -> None:
         for key in TEXT_COLUMNS:  # in TEXT_COLUMNS order
@@ -353,13 +402,16 @@ def display_frame(
     for m in METRICS[track]:
         if m.key not in chosen:
             continue
-        cells, kind = metric_cells([metric_value(m, r) for r in records],
-                                   [undefined_reason(r, m.key) for r in records])
-        add(m.header(), kind, cells)  # empty (explanations): collapses
+        cells, kind, texts = metric_cells(
+            [metric_value(m, r) for r in records], [undefined_reason(r, m.key) for r in records]
+        )
+        add(m.header(), kind, cells, texts)  # empty (explanations): collapses
         if m.ci and m.header() in data:
             add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
     add_text()
-    return pd.DataFrame(data, columns=headers), types
+    table = pd.DataFrame(data, columns=headers)
+    table.attrs[SHOWN] = shown
+    return table, types
 
 
 def page_slice(df: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> tuple[pd.DataFrame, int, int, int]:
@@ -453,17 +505,25 @@ def system_choices(df: pd.DataFrame, limit: int = 500) -> list[tuple[str, str]]:
     return out
 
 
-def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> pd.DataFrame:
-    """Analysis metric table for selected systems: every metric (percent) plus its CI when present."""
-    out = []
-    for r in rows:
-        rec: dict[str, object] = {header("model", lang): str(r.get("model_name", ""))}
-        for m in METRICS[track]:
-            rec[m.header()] = metric_value(m, r)
-            if m.ci:
-                rec[f"{m.en} 95% CI"] = ci_label(r, m.key)
-        out.append(rec)
-    table = pd.DataFrame(out)
-    unused = [c for m in METRICS[track] if is_explanation(m.key) and m.header() in table
-              and table[m.header()].isna().all() for c in (m.header(), f"{m.en} 95% CI") if c in table]
-    return table.drop(columns=unused)
+def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd.DataFrame, list[str]]:
+    """Analysis metric table for selected systems and its column datatypes: every metric (percent) plus its
+    CI when present; an undefined metric (0/0) is "n/a" with the reason on hover, as on the board."""
+    rows = list(rows)
+    data: dict[str, list] = {header("model", lang): [str(r.get("model_name", "")) for r in rows]}
+    types = ["str"]
+    shown: dict[str, list[str]] = {}
+    for m in METRICS[track]:
+        values = [metric_value(m, r) for r in rows]
+        if is_explanation(m.key) and all(v is None for v in values):
+            continue  # no selected system has explanations: no column
+        cells, kind, texts = metric_cells(values, [undefined_reason(r, m.key) for r in rows])
+        data[m.header()] = cells
+        types.append(kind)
+        if texts is not None:
+            shown[m.header()] = texts
+        if m.ci:
+            data[f"{m.en} 95% CI"] = [ci_label(r, m.key) for r in rows]
+            types.append("str")
+    table = pd.DataFrame(data)
+    table.attrs[SHOWN] = shown
+    return table, types

@@ -8,7 +8,7 @@ from space.uploads import output_dir
 
 from .. import i18n
 from ..context import Context, refused
-from ..i18n import both
+from ..i18n import both, t
 from .explorer import dev_file
 
 
@@ -22,11 +22,11 @@ class AboutPage:
             file_count="multiple", interactive=False, label=both("files"), visible=False, elem_id="dl-files"
         )
 
-    def wire(self, track: gr.Radio) -> None:
+    def wire(self, track: gr.Radio, lang: gr.Radio) -> None:
         """`track` is the shell's one track selector."""
-        self.run_btn.click(self.downloads, track, self.files, api_name="downloads")
+        self.run_btn.click(self.downloads, [track, lang], self.files, api_name="downloads")
 
-    def downloads(self, track: str) -> gr.File:
+    def downloads(self, track: str, lang: str = "zh") -> gr.File:
         """Public test inputs and dev split of a track, as files."""
         out = output_dir()
         files = []
@@ -39,5 +39,5 @@ class AboutPage:
                 p.write_bytes(data)
                 files.append(str(p))
         if not files:
-            raise refused("No public files for this track yet. 该赛道尚无公开文件。")
+            raise refused(t("no_public_files", lang))
         return gr.File(value=files, visible=True)

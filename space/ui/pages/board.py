@@ -13,6 +13,7 @@ from ..tables import (
     TRACKS,
     View,
     column_choices,
+    dataframe_value,
     default_columns,
     display_frame,
     filter_rows,
@@ -182,16 +183,22 @@ class BoardPage:
             caption = t("no_rows", lang)
         else:
             caption = t("rows_shown", lang, a=first, b=last, n=len(df))
-        caption += " · " + t("board_notes", lang, at=md(board.meta.get("generated_at") or "—"),
-                             scorer=md(board.meta.get("scorer_version") or "—"))
+        caption += " · " + t(
+            "board_notes",
+            lang,
+            at=md(board.meta.get("generated_at") or "—"),
+            scorer=md(board.meta.get("scorer_version") or "—"),
+        )
         banner = reference_banner(self.ctx, view.track, lang)
         if banner:
             caption = f"{banner}\n\n{caption}"
         view = View(**{**view.__dict__, "page": page_no})
         return {
-            self.table: gr.Dataframe(value=table, datatype=types_, headers=list(table.columns)),
+            self.table: gr.Dataframe(
+                value=dataframe_value(table), datatype=types_, headers=list(table.columns)
+            ),
             self.caption: caption,
-            self.link: link_markdown(view.to_query(), lang),
+            self.link: link_markdown(view.to_query(lang=lang), lang),
             self.page: page_no,
             self.head_state: board.head,
         }

@@ -9,29 +9,46 @@ from scoring.protocol import FIELDS
 
 from .. import figures
 from ..context import Context, refused
-from ..safe import md
+from ..i18n import both, t
 from ..tables import (
     METRICS,
     better_side,
-    metric_cells,
     metric_header,
+    model_cell,
+    na_cell,
     pct,
     system_choices,
     top_systems,
     undefined_reason,
 )
 
+TABLE_COLUMNS = ("h_metric", "col_a", "col_b", "col_diff", "h_ci", "h_significant", "h_better")
+DELTA_COLUMNS = ("h_field_metric", "col_a", "col_b", "col_diff")
 
-def with_undefined(table: pd.DataFrame, keys: list[str], rows: dict[str, dict]) -> gr.Dataframe:
-    """`table` (one line per metric key) as a Dataframe whose system columns (`rows`: column -> board row)
-    show "n/a" with the reason on hover where that system's metric is undefined (0/0)."""
-    types = ["str"] * len(table.columns)
-    for column, row in rows.items():
-        cells, kind = metric_cells(table[column].tolist(), [undefined_reason(row, k) for k in keys])
-        if kind == "markdown":
-            table[column] = cells
-            types[table.columns.get_loc(column)] = kind
-    return gr.Dataframe(value=table, datatype=types)
+
+def either_undefined(ra: dict, rb: dict, key: str) -> str:
+    """Why metric `key` cannot be compared ("" when it can): either system's value is undefined (0/0)."""
+    reasons = [f"{side}: {r}" for side, row in (("A", ra), ("B", rb)) if (r := undefined_reason(row, key))]
+    return " · ".join(reasons)
+
+
+def value_cell(row: dict, key: str) -> float | str | None:
+    """One system's value in percent (2 decimals), or "n/a" with the reason on hover (undefined, 0/0)."""
+    reason = undefined_reason(row, key)
+    return na_cell(reason) if reason else pct(row.get(key), 2)
+
+
+def linked(row: dict, track: str, lang: str) -> str:
+    """A system's name (escaped) linking to its submission page in the viewer's track and language."""
+    return model_cell(row, track, lang)
+
+
+def frame(rows: list[list], keys: tuple[str, ...], lang: str) -> gr.Dataframe:
+    """A Dataframe whose cells may be "n/a" spans: Markdown columns, the rest as plain text."""
+    columns = [t(k, lang) for k in keys]
+    table = pd.DataFrame(rows, columns=columns)
+    types = ["str" if i == 0 else "markdown" for i in range(len(columns))]
+    return gr.Dataframe(value=table.astype(object).where(table.notna(), ""), datatype=types, headers=columns)
 
 
 class ComparePage:
@@ -39,23 +56,35 @@ class ComparePage:
         self.ctx = ctx
         self.help = ctx.texts(gr.Markdown(), value="compare_help")
         with gr.Row():
-            self.a = gr.Dropdown([], allow_custom_value=True, label="System A 系统 A", elem_id="cmp-a")
-            self.b = gr.Dropdown([], allow_custom_value=True, label="System B 系统 B", elem_id="cmp-b")
-            self.run_btn = gr.Button("Compare 对比", variant="primary", scale=0, elem_id="cmp-run")
+            self.a = gr.Dropdown([], allow_custom_value=True, label=both("system_a"), elem_id="cmp-a")
+            self.b = gr.Dropdown([], allow_custom_value=True, label=both("system_b"), elem_id="cmp-b")
+            self.run_btn = gr.Button(both("compare_btn"), variant="primary", scale=0, elem_id="cmp-run")
         self.title = gr.Markdown(elem_id="cmp-title")
-        self.table = gr.Dataframe(interactive=False, label="Paired bootstrap 配对自助法", elem_id="cmp-table")
+        self.table = gr.Dataframe(interactive=False, label=both("paired_bootstrap"), elem_id="cmp-table")
         self.plot = gr.Plot(elem_id="cmp-plot", show_label=False)
-        self.deltas = gr.Dataframe(
-            interactive=False, label="Per-field deltas 各字段差值", elem_id="cmp-deltas"
+        self.deltas = gr.Dataframe(interactive=False, label=both("field_deltas"), elem_id="cmp-deltas")
+        # The last comparison shown (track, ids, the Service's answer), so the language toggle can render it
+        # again without asking the workers for another paired bootstrap.
+        self.shown = gr.State(None)
+
+    @property
+    def outputs(self) -> list:
+        return [self.title, self.table, self.plot, self.deltas]
+
+    def wire(self, track: gr.Radio, lang: gr.Radio) -> None:
+        self.run_btn.click(
+            self.compare, [track, self.a, self.b, lang], [*self.outputs, self.shown], api_name="compare"
         )
 
-    def wire(self, track: gr.Radio) -> None:
-        self.run_btn.click(
-            self.compare,
-            [track, self.a, self.b],
-            [self.title, self.table, self.plot, self.deltas],
-            api_name="compare",
-        )
+    def relabel(self, shown: dict | None, lang: str) -> dict:
+        """The comparison on screen again, in `lang` (nothing when none is shown)."""
+        if not shown:
+            return {self.title: gr.skip()}
+        board = self.ctx.cache.board(shown["track"])
+        ra, rb = board.row(shown["a"]), board.row(shown["b"])
+        if ra is None or rb is None:  # a system left the board since: keep what is shown
+            return {self.title: gr.skip()}
+        return self.render(shown["track"], ra, rb, shown["comparison"], lang)
 
     def pickers(self, track: str) -> dict:
         """The two pickers of a track: its systems, the top two preselected."""
@@ -66,72 +95,65 @@ class ComparePage:
             self.b: gr.Dropdown(choices=choices, value=top[1] if len(top) > 1 else None),
         }
 
-    def compare(self, track: str, a: str, b: str) -> dict:
-        """Paired-bootstrap differences for the headline metrics, plus per-field deltas from the board."""
+    def compare(self, track: str, a: str, b: str, lang: str = "zh") -> dict:
+        """Paired-bootstrap differences for the headline metrics, plus per-field deltas from the board. A
+        metric undefined (0/0) on either side has no difference: n/a, the reason on hover."""
         if not a or not b or a == b:
-            raise refused("Pick two different systems. 请选择两个不同的系统。")
+            raise refused(t("pick_two", lang))
         board = self.ctx.cache.board(track)
         ra, rb = board.row(a), board.row(b)
         if ra is None or rb is None:
             # Only published, visible systems can be compared (no probing of hidden or pending ones).
-            raise refused(
-                "Both systems must be on this track's leaderboard. 两个系统都必须在该赛道排行榜上。"
-            )
-        name_a, name_b = str(ra.get("model_name", a)), str(rb.get("model_name", b))
+            raise refused(t("both_on_board", lang))
         try:
             comp = self.ctx.service.compare(a, b)
         except Exception as exc:
-            raise refused(f"Comparison failed 对比失败: {exc}") from exc
-        rows, compared = [], []
+            raise refused(f"{t('compare_failed', lang)}: {exc}") from exc
+        shown = {"track": track, "a": a, "b": b, "comparison": comp}
+        return {**self.render(track, ra, rb, comp, lang), self.shown: shown}
+
+    def render(self, track: str, ra: dict, rb: dict, comp: dict, lang: str) -> dict:
+        """Title, paired-bootstrap table, chart and per-field deltas of two board rows, in `lang`."""
+        name_a, name_b = str(ra.get("model_name", "A")), str(rb.get("model_name", "B"))
+        rows, undefined = [], {}
         for metric, v in (comp or {}).items():
             if not isinstance(v, dict) or "diff" not in v:
                 continue
-            compared.append(metric)
+            header = metric_header(track, metric)
+            reason = either_undefined(ra, rb, metric)
+            if reason:
+                undefined[metric] = reason
+                rows.append(
+                    [header, value_cell(ra, metric), value_cell(rb, metric), na_cell(reason), "", "n/a", "—"]
+                )
+                continue
             ci = v.get("ci") or [None, None]
             side = better_side(metric, v.get("diff"), bool(v.get("significant")), track)
             rows.append(
                 [
-                    metric_header(track, metric),
+                    header,
                     pct(v.get("a"), 2),
                     pct(v.get("b"), 2),
                     pct(v.get("diff"), 2),
                     "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
-                    "yes 是" if v.get("significant") else "no 否",
+                    t("yes" if v.get("significant") else "no", lang),
                     {"A": "A", "B": "B", "": "—"}[side],
                 ]
             )
-        table = pd.DataFrame(
-            rows,
-            columns=[
-                "Metric 指标",
-                "A (%)",
-                "B (%)",
-                "A − B (points 百分点)",
-                "95% CI",
-                "Significant 显著",
-                "Better 更好",
-            ],
-        )
         keys = (
             [f"field_accuracy.{f}" for f in FIELDS]
             if track == "varm"
             else [m.key for m in METRICS[track] if m.percent]
         )
-        deltas = pd.DataFrame(
-            [
-                [
-                    metric_header(track, k),
-                    pct(ra.get(k), 2),
-                    pct(rb.get(k), 2),
-                    None if ra.get(k) is None or rb.get(k) is None else pct(ra[k] - rb[k], 2),
-                ]
-                for k in keys
-            ],
-            columns=["Field / metric 字段/指标", "A (%)", "B (%)", "A − B (points 百分点)"],
-        )
+        deltas = []
+        for k in keys:
+            reason = either_undefined(ra, rb, k)
+            both_given = ra.get(k) is not None and rb.get(k) is not None
+            diff = na_cell(reason) if reason else pct(ra[k] - rb[k], 2) if both_given else None
+            deltas.append([metric_header(track, k), value_cell(ra, k), value_cell(rb, k), diff])
         return {
-            self.title: f"A = {md(name_a)} · B = {md(name_b)}",
-            self.table: with_undefined(table, compared, {"A (%)": ra, "B (%)": rb}),
-            self.plot: figures.compare_bars(comp, name_a, name_b, track),
-            self.deltas: with_undefined(deltas, keys, {"A (%)": ra, "B (%)": rb}),
+            self.title: f"A = {linked(ra, track, lang)} · B = {linked(rb, track, lang)}",
+            self.table: frame(rows, TABLE_COLUMNS, lang),
+            self.plot: figures.compare_bars(comp, name_a, name_b, track, lang, undefined),
+            self.deltas: frame(deltas, DELTA_COLUMNS, lang),
         }

@@ -11,21 +11,22 @@ import pandas as pd
 from worker.service import RescoreReport
 
 from ..context import Context, refused
-from ..i18n import both
+from ..i18n import both, t
 from ..safe import code, md
 from ..tables import DEFAULT_METRICS, metric_header, pct
 
-MODERATION = [
-    ("hide 隐藏", "hide"),
-    ("unhide 取消隐藏", "unhide"),
-    ("flag only 仅标记（审计）", "flag"),
-    ("mark verified 标记已验证", "verify"),
-    ("unmark verified", "unverify"),
-    ("mark baseline 标记基线", "baseline"),
-    ("unmark baseline", "unbaseline"),
-    ("release held near-copy 放行待审提交", "release"),
-    ("reject held near-copy 驳回待审提交", "reject"),
-]
+# (i18n key of the label, action)
+MODERATION = (
+    ("act_hide", "hide"),
+    ("act_unhide", "unhide"),
+    ("act_flag", "flag"),
+    ("act_verify", "verify"),
+    ("act_unverify", "unverify"),
+    ("act_baseline", "baseline"),
+    ("act_unbaseline", "unbaseline"),
+    ("act_release", "release"),
+    ("act_reject", "reject"),
+)
 FLAGS: dict[str, dict[str, bool]] = {
     "hide": {"hidden": True},
     "unhide": {"hidden": False},
@@ -35,38 +36,31 @@ FLAGS: dict[str, dict[str, bool]] = {
     "unbaseline": {"is_baseline": False},
     "flag": {},
 }
-DIFF_COLUMNS = [
-    "Submission 提交",
-    "Model 模型",
-    "Metric 指标",
-    "Old 旧 (%)",
-    "New 新 (%)",
-    "Change 变化 (points)",
-    "Rank 名次",
-]
-HELD_COLUMNS = [
-    "submission_id",
+DIFF_COLUMNS = ("h_submission", "col_model", "h_metric", "h_old", "h_new", "h_change", "col_rank")
+HELD_COLUMNS = (
+    "col_submission_id",
     "submitter",
-    "model_name",
-    "created_at",
-    "rows differing 差异行数",
-    "near copy of 相近的提交",
-]
+    "col_model",
+    "h_submitted_at",
+    "h_rows_differing",
+    "h_near_copy_of",
+)
 
 
-def quarantine_markdown(items: list[dict]) -> str:
+def moderation_choices(lang: str) -> list[tuple[str, str]]:
+    return [(t(key, lang), action) for key, action in MODERATION]
+
+
+def quarantine_markdown(items: list[dict], lang: str = "zh") -> str:
     """The maintainer report's list of unreadable submission records ("" when there are none)."""
     if not items:
         return ""
     lines = [f"- {code(i['path'])}: {md(i['problem'])}" for i in items[:50]]
-    more = f"\n- … and {len(items) - 50} more" if len(items) > 50 else ""
-    return (
-        f"\n\n**Quarantined records 隔离的记录** ({len(items)}; skipped by the pipeline, "
-        "`python -m worker quarantine`):\n" + "\n".join(lines) + more
-    )
+    more = "\n- " + t("and_more", lang, n=len(items) - 50) if len(items) > 50 else ""
+    return f"\n\n{t('quarantined', lang, n=len(items))}\n" + "\n".join(lines) + more
 
 
-def diff_rows(data: dict, track: str) -> list[list]:
+def diff_rows(data: dict, track: str, lang: str = "zh") -> list[list]:
     """Rows of a re-score report: one per (submission, headline metric), deltas in points."""
     rows: list[list] = []
     for sub in data.get("submissions") or []:
@@ -75,7 +69,7 @@ def diff_rows(data: dict, track: str) -> list[list]:
         old, new = sub.get("old") or {}, sub.get("new") or {}
         rank = f"{sub.get('old_rank', '?')} → {sub.get('new_rank', '?')}"
         if sub.get("skipped") or sub.get("error"):
-            note = f"error: {sub['error']}" if sub.get("error") else "skipped (already current) 已是最新"
+            note = f"{t('error', lang)}: {sub['error']}" if sub.get("error") else t("skipped_current", lang)
             rows.append([sub.get("submission_id"), sub.get("model_name"), note, None, None, None, rank])
             continue
         for metric in [m for m in DEFAULT_METRICS.get(track, ()) if m in old or m in new]:
@@ -95,90 +89,102 @@ def diff_rows(data: dict, track: str) -> list[list]:
     return rows
 
 
-def report_view(report: RescoreReport | None, track: str) -> tuple[str, pd.DataFrame]:
+def report_view(report: RescoreReport | None, track: str, lang: str = "zh") -> tuple[str, pd.DataFrame]:
     """A re-score report as (summary, table)."""
-    empty = pd.DataFrame(columns=DIFF_COLUMNS)
+    columns = [t(k, lang) for k in DIFF_COLUMNS]
+    empty = pd.DataFrame(columns=columns)
     if report is None:
-        return "No re-score report yet. 暂无重新评分报告。", empty
+        return t("no_report", lang), empty
     if report.data is None:
-        return f"Unreadable report {md(report.path)}", empty
+        return f"{t('unreadable_report', lang)} {md(report.path)}", empty
     summary = report.data.get("summary") or {}
-    kind = "dry run 试运行" if report.dry_run else "published 已发布"
+    kind = t("dry_run" if report.dry_run else "st_published", lang)
     head = (
-        f"**{md(report.run)}** · {kind} · by {md(report.data.get('actor') or '—')} · scorer "
-        f"{md(report.data.get('scorer_version') or '—')} · "
+        f"**{md(report.run)}** · {kind} · {t('by', lang)} {md(report.data.get('actor') or '—')} · "
+        f"{t('col_scorer_version', lang)} {md(report.data.get('scorer_version') or '—')} · "
         + " · ".join(f"{md(k)}: {md(v)}" for k, v in summary.items())
     )
-    return head, pd.DataFrame(diff_rows(report.data, track), columns=DIFF_COLUMNS)
+    return head, pd.DataFrame(diff_rows(report.data, track, lang), columns=columns)
 
 
 class MaintainersPage:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        gr.Markdown(
-            "Every action re-checks your identity and is audit-logged. 所有操作均复核身份并记入审计日志。"
-        )
+        ctx.texts(gr.Markdown(), value="maint_intro")
         with gr.Row():
-            self.dry = gr.Checkbox(value=True, label="Dry run 试运行", elem_id="m-dry")
-            self.rescore_btn = gr.Button("Re-score 重新评分", elem_id="m-rescore")
-            self.report_btn = gr.Button("Latest diff report 最新差异报告", elem_id="m-report")
+            self.dry = gr.Checkbox(value=True, label=both("dry_run"), elem_id="m-dry")
+            self.rescore_btn = gr.Button(both("rescore"), elem_id="m-rescore")
+            self.report_btn = gr.Button(both("latest_report"), elem_id="m-report")
         self.out = gr.Markdown(elem_id="m-out")
-        self.diff = gr.Dataframe(interactive=False, label="Re-score diff 差异", elem_id="m-diff")
+        self.diff = gr.Dataframe(interactive=False, label=both("rescore_diff"), elem_id="m-diff")
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), elem_id="m-id")
-            self.action = gr.Dropdown(MODERATION, value="hide", label="Action 操作", elem_id="m-action")
-            self.reason = gr.Textbox(label="Reason 理由 (required)", elem_id="m-reason")
-            self.apply_btn = gr.Button("Apply 执行", variant="stop", elem_id="m-apply")
+            self.action = ctx.texts(
+                gr.Dropdown(moderation_choices("zh"), value="hide", label=both("action"), elem_id="m-action"),
+                choices=moderation_choices,
+            )
+            self.reason = gr.Textbox(label=both("reason_required"), elem_id="m-reason")
+            self.apply_btn = gr.Button(both("apply"), variant="stop", elem_id="m-apply")
         self.moderated = gr.Markdown(elem_id="m-mod-out")
-        gr.Markdown(
-            "**Held for review 待审**: near-copies of an earlier submission (they would reveal "
-            "hidden labels); release or reject one above by its id. "
-            "与已有提交几乎相同的文件，需审核。"
-        )
+        ctx.texts(gr.Markdown(), value="held_intro")
         with gr.Row():
-            self.held_btn = gr.Button("Held submissions 待审提交", elem_id="m-held-btn")
-        self.held_table = gr.Dataframe(interactive=False, label="Held 待审", elem_id="m-held")
+            self.held_btn = gr.Button(both("held_btn"), elem_id="m-held-btn")
+        self.held_table = gr.Dataframe(interactive=False, label=both("held"), elem_id="m-held")
 
-    def wire(self, track: gr.Radio, token: gr.Textbox) -> None:
+    def wire(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> None:
         """`track` is the shell's one track selector."""
         report = [self.out, self.diff]
-        self.rescore_btn.click(self.rescore, [track, self.dry, token], report, api_name="maint_rescore")
-        self.report_btn.click(self.maint_report, [track, token], report, api_name="maint_report")
+        self.rescore_btn.click(self.rescore, [track, self.dry, token, lang], report, api_name="maint_rescore")
+        self.report_btn.click(self.maint_report, [track, token, lang], report, api_name="maint_report")
         self.apply_btn.click(
             self.moderate,
-            [self.id, self.action, self.reason, token],
+            [self.id, self.action, self.reason, token, lang],
             self.moderated,
             api_name="maint_moderate",
         )
-        self.held_btn.click(self.held, [track, token], self.held_table, api_name="maint_held")
+        self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
 
     def rescore(
-        self, track: str, dry_run: bool, token: str | None, profile: gr.OAuthProfile | None = None
+        self,
+        track: str,
+        dry_run: bool,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
     ) -> dict:
-        actor = self.ctx.maintainer(token, profile)
+        actor = self.ctx.maintainer(token, profile, lang)
         out = self.ctx.service.rescore(track, dry_run=bool(dry_run), actor=actor)
         # The re-score runs on a worker; its report appears when it is done ("Latest diff report" reloads).
-        summary, table = report_view(self.ctx.service.latest_rescore_report(track), track)
-        started = f"Started 已开始: {code(out.get('task_id', ''))} · dry run 试运行: {bool(dry_run)}"
-        return {self.out: f"{started}\n\nLatest report 最新报告: {summary}", self.diff: table}
+        summary, table = report_view(self.ctx.service.latest_rescore_report(track), track, lang)
+        task = code(out.get("task_id", ""))
+        started = f"{t('started', lang)}: {task} · {t('dry_run', lang)}: {bool(dry_run)}"
+        return {self.out: f"{started}\n\n{t('latest_report', lang)}: {summary}", self.diff: table}
 
-    def maint_report(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None) -> dict:
+    def maint_report(
+        self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> dict:
         """The latest diff report (dry-run reports are private: maintainers only), and the track's
         quarantined (unreadable, skipped) submission records."""
-        self.ctx.maintainer(token, profile)
-        summary, table = report_view(self.ctx.service.latest_rescore_report(track), track)
+        self.ctx.maintainer(token, profile, lang)
+        summary, table = report_view(self.ctx.service.latest_rescore_report(track), track, lang)
         return {
-            self.out: summary + quarantine_markdown(self.ctx.service.quarantined(track)),
+            self.out: summary + quarantine_markdown(self.ctx.service.quarantined(track), lang),
             self.diff: table,
         }
 
     def moderate(
-        self, sid: str, action: str, reason: str, token: str | None, profile: gr.OAuthProfile | None = None
+        self,
+        sid: str,
+        action: str,
+        reason: str,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
     ) -> str:
-        actor = self.ctx.maintainer(token, profile)
+        actor = self.ctx.maintainer(token, profile, lang)
         sid, reason = (sid or "").strip(), (reason or "").strip()
         if not reason:
-            raise refused("A reason is required (it goes to the audit log). 请填写理由（写入审计日志）。")
+            raise refused(t("need_reason", lang))
         service = self.ctx.service
         try:
             if action == "release":
@@ -193,9 +199,11 @@ class MaintainersPage:
             raise refused(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
 
-    def held(self, track: str, token: str | None, profile: gr.OAuthProfile | None = None) -> pd.DataFrame:
+    def held(
+        self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> pd.DataFrame:
         """Near-copies held for review on `track` (maintainers: it names the earlier submission)."""
-        self.ctx.maintainer(token, profile)
+        self.ctx.maintainer(token, profile, lang)
         rows = self.ctx.service.held(track)
         return pd.DataFrame(
             [
@@ -209,5 +217,5 @@ class MaintainersPage:
                 ]
                 for r in rows
             ],
-            columns=HELD_COLUMNS,
+            columns=[t(k, lang) for k in HELD_COLUMNS],
         )

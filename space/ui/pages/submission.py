@@ -10,10 +10,10 @@ from .. import figures
 from .. import submission as render
 from ..context import Context
 from ..i18n import both, t
-from ..tables import METRICS, TRACKS
+from ..tables import METRICS, TRACKS, UNDEFINED
 
 
-def _row_of(result: dict | None) -> dict:
+def _row_of(result: dict | None, lang: str = "zh") -> dict:
     """A leaderboard-row-shaped dict (flattened metrics, ci.<k>.low/high) from one scorer result."""
     if not result:
         return {}
@@ -21,7 +21,9 @@ def _row_of(result: dict | None) -> dict:
     for k, v in (result.get("ci") or {}).items():
         if isinstance(v, list) and len(v) == 2:
             row[f"ci.{k}.low"], row[f"ci.{k}.high"] = v
-    row["model_name"] = "this submission"
+    for k, reason in (result.get("undefined") or {}).items():
+        row[f"{UNDEFINED}{k}"] = str(reason)
+    row["model_name"] = t("this_submission", lang)
     return row
 
 
@@ -33,12 +35,11 @@ class SubmissionPage:
             self.open_btn = gr.Button(both("open"), scale=0, elem_id="page-open")
         self.header = gr.Markdown(elem_id="page-header")
         self.status = gr.Markdown(elem_id="page-status")
-        self.metrics = gr.Dataframe(interactive=False, label=both("metrics_pct"), elem_id="page-metrics",
-                                    datatype=render.METRIC_TYPES)
-        self.plot = gr.Plot(elem_id="page-plot", show_label=False)
-        self.subsets = gr.Dataframe(
-            interactive=False, label=both("subsets_label"), elem_id="page-subsets"
+        self.metrics = gr.Dataframe(
+            interactive=False, label=both("metrics_pct"), elem_id="page-metrics", datatype=render.METRIC_TYPES
         )
+        self.plot = gr.Plot(elem_id="page-plot", show_label=False)
+        self.subsets = gr.Dataframe(interactive=False, label=both("subsets_label"), elem_id="page-subsets")
         self.format = gr.Dataframe(
             interactive=False, wrap=True, label=both("format_report"), elem_id="page-format"
         )
@@ -50,9 +51,7 @@ class SubmissionPage:
             elem_id="page-output-format",
         )
         self.provenance = gr.Markdown(elem_id="page-provenance")
-        self.versions = gr.Dataframe(
-            interactive=False, label=both("versions"), elem_id="page-versions"
-        )
+        self.versions = gr.Dataframe(interactive=False, label=both("versions"), elem_id="page-versions")
         self.history = gr.Dataframe(interactive=False, label=both("history"), elem_id="page-history")
         self.bibtex = gr.Code(language=None, label="BibTeX", elem_id="page-bibtex")
 
@@ -99,12 +98,14 @@ class SubmissionPage:
         track = str(rec.get("track", "varm"))
         result = render.result_of(sub)
         fig = (
-            figures.submission_field_bars(result)
+            figures.submission_field_bars(result, lang)
             if track == "varm" and result
             else figures.metric_bars(
-                [_row_of(result)] if result else [],
-                [(m.key, m.header()) for m in METRICS.get(track, ())][:6],
+                [_row_of(result, lang)] if result else [],
+                track if track in TRACKS else "cold",
+                [m.key for m in METRICS.get(track, ())][:6],
                 t("metrics_ci", lang),
+                lang,
             )
         )
         rank = ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from scoring.tracks import TRACK_TITLES
 from worker.own import OwnSubmission
 from worker.quotas import QuotaExceeded
 from worker.records import is_submission_id
@@ -15,7 +16,8 @@ from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame, report_markdown
 from ..safe import code, is_http_url, md
-from ..tables import TRACK_TITLES, metric_header, pct, setting_choices, type_choices
+from ..tables import metric_header, page_link, pct, setting_choices, type_choices
+from ..upload import drop_zone
 
 MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
 
@@ -41,7 +43,7 @@ def own_row(sub: OwnSubmission, lang: str) -> list:
         primary,
         "—" if sub.format_issues is None else str(sub.format_issues),
         sub.created_at[:16].replace("T", " "),
-        f"[{sub.submission_id}]({sub.link})",
+        f"[{sub.submission_id}]({page_link(sub.submission_id, sub.track, lang) or sub.link})",
     ]
 
 
@@ -63,12 +65,7 @@ class SubmitPage:
         self.who = gr.Markdown(elem_id="who")
         with gr.Row():
             with gr.Column(scale=1):
-                self.upload = gr.File(
-                    label=both("upload"),
-                    file_types=[".jsonl", ".json", ".txt"],
-                    type="filepath",
-                    elem_id="upload",
-                )
+                self.upload = drop_zone(ctx.texts, "upload", "upload")
                 self.quota = gr.Markdown(elem_id="quota")
                 self.private = gr.Checkbox(
                     value=False, label=both("private"), info=both("private_info"), elem_id="private"
@@ -168,7 +165,10 @@ class SubmitPage:
             api_name="poll_status",
             show_progress="hidden",
         ).then(
-            self.my_submissions_when_done, [self.sub_id, *mine_in], mine_out, api_name=False,
+            self.my_submissions_when_done,
+            [self.sub_id, *mine_in],
+            mine_out,
+            api_name=False,
             show_progress="hidden",
         )
         self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions")
@@ -316,7 +316,7 @@ class SubmitPage:
             self.sub_id: sid,
             self.status: submission.status_line(status, lang),
             self.status_timer: gr.Timer(active=out.get("status") not in submission.TERMINAL),
-            self.link: f"[{t('open_submission', lang)} ↗](?submission={sid})",
+            self.link: f"[{t('open_submission', lang)} ↗]({page_link(sid, track, lang)})",
             self.quota: quota,
         }
 
@@ -336,7 +336,10 @@ class SubmitPage:
         }
 
     def my_submissions(
-        self, token: str | None, lang: str = "zh", picked: str | None = None,
+        self,
+        token: str | None,
+        lang: str = "zh",
+        picked: str | None = None,
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
         """The signed-in submitter's own submissions (status, primary score, format report, page link) and
@@ -359,7 +362,11 @@ class SubmitPage:
         }
 
     def my_submissions_when_done(
-        self, sid: str, token: str | None, lang: str = "zh", picked: str | None = None,
+        self,
+        sid: str,
+        token: str | None,
+        lang: str = "zh",
+        picked: str | None = None,
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
         """After a status tick: "My submissions" again once the new submission reached its final state
