@@ -8,7 +8,9 @@ paired-bootstrap tie groups). Then, per new submission (a record + its scored ve
 
 - publish time with the same Publisher (warm) and with a new Publisher (a worker after a restart: cold);
 - store operations by kind during the publish (reads, lists, heads, commits: on the Hub each is a request)
-  and bytes committed, and how much the store folder grew;
+  and bytes committed (as measured, and "cycled": with the open board segment counted at its mean size
+  over a whole cycle of 1..SEGMENT_ROWS rows, so the figure does not depend on where N falls in a
+  segment; the amortised figure uses it), and how much the store folder grew;
 - `GET /api/v1/leaderboard?track=varm` through the web app (in-process, warm): latency, body bytes as sent
   (gzip when the server compresses) and raw;
 and the log-log slope of each figure against N (0: flat; 1: grows like N).
@@ -245,6 +247,30 @@ def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: P
     }
 
 
+def segment_cycle(store) -> float | None:
+    """Mean bytes of the open segment over a whole cycle of it: the live board's
+    first segment (full at these N) re-encoded with its first 1, 2, ..., all rows. A publish rewrites the
+    open segment, whose size runs through that cycle as N grows: the bytes figure counts this mean instead
+    of where N happens to fall in it. None for a checkout without a live board."""
+    try:
+        from worker import live_board
+    except ImportError:
+        return None
+    data = store.read("results", f"{TRACK}/board/rows/00000.json")
+    rows = live_board.decode_segment(data) if data else []
+    if len(rows) < live_board.SEGMENT_ROWS:
+        return None
+    return statistics.fmean(len(live_board.encode_segment(rows[:k])) for k in range(1, len(rows) + 1))
+
+
+def cycled(figures: dict, cycle: float | None) -> float:
+    """Bytes a publish committed (`one_more`'s figures), the open segment counted at its cycle mean."""
+    if cycle is None:
+        return figures["committed"]
+    segments = sum(v for k, v in figures["by_file"].items() if "/board/rows/" in k)
+    return figures["committed"] - segments + cycle
+
+
 def exported(figures: dict) -> int:
     """Bytes of the complete exports that a publish (`one_more`'s figures) committed."""
     return sum(v for k, v in figures["by_file"].items() if k.endswith(EXPORT_FILES))
@@ -362,6 +388,7 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             except TypeError:  # an older checkout (--root): every publish rebuilt them
                 full = warm[-1]
             export = exported(full)
+            cycle = segment_cycle(store)
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
@@ -372,12 +399,13 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 "cold_requests": sum(cold["ops"].values()),
                 "commits": warm[-1]["commits"],
                 "committed": statistics.median(w["committed"] for w in warm),
+                "cycled": statistics.median(cycled(w, cycle) for w in warm),
                 "by_file": warm[-1]["by_file"],
                 "export": export,
                 # Amortised: this publish, plus the exports' bytes shared by the submissions between two
                 # exports (a tenth of the rows change between them at a sustained rate; at a slower rate
                 # the exports are rebuilt at most every EXPORT_EVERY_SECONDS however many submissions).
-                "amortised": statistics.median(w["committed"] for w in warm)
+                "amortised": statistics.median(cycled(w, cycle) for w in warm)
                 + (0 if exported(warm[-1]) else export / max(1, math.ceil(n / 10))),
             }
             if hub is None:
@@ -388,7 +416,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         what = "store ops" if hub is None else "Hub requests"
         line = (f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
                 f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
-                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB (amortised incl. exports "
+                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
+                f"({r['cycled'] / 1e6:.3f} MB with the open segment at its cycle mean; that amortised incl. "
+                f"exports "
                 f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)")
         if hub is None:
             line += (f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
@@ -411,7 +441,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             flush=True,
         )
     print("log-log slope against N (0 = flat, 1 = linear):")
-    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "amortised", "export",
+    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "cycled", "amortised",
+            "export",
             "grew", "api_warm_s", "api_sent")
     for key in keys:
         have = [n for n in sorted(results) if key in results[n]]

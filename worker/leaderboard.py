@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -46,10 +46,10 @@ class Entry:
     version: dict
     result: dict | None
     columns: dict | None = None
+    key: tuple[str, int] = field(init=False)  # (id, version), read thousands of times per board
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return self.record["submission_id"], self.version["version"]
+    def __post_init__(self) -> None:
+        self.key = self.record["submission_id"], self.version["version"]
 
     def metric_columns(self) -> dict[str, float | str | None]:
         """The row's metric, explanation, CI and `undefined.<metric>` columns (from the result the first

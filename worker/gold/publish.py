@@ -140,6 +140,9 @@ class Publisher:
         # board's are the same, found here without the bounded cache's bookkeeping
         self._verdicts: dict[str, dict] = {}
         self._contents: dict[str, tuple[dict, dict]] = {}  # track -> (last board built, {id: row content})
+        # track -> ((re-score stamp, published runs), {id: (summary, its entry or, if hidden, the summary)})
+        # of the last listing: a summary the index still holds (the same dict) gives the same answer
+        self._listed: dict[str, tuple[tuple, dict]] = {}
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head.
@@ -149,33 +152,51 @@ class Publisher:
         so a publish reads the staged results of new entries only."""
         entries, hidden = [], []
         results_head = self.store.head(RESULTS)
-        published = published_runs(self.store, track, results_head)
+        context = (rescore_stamp, published_runs(self.store, track, results_head))
         on_board = self._board_columns(track, results_head)
+        last_context, last = self._listed.get(track, (None, {}))
+        last = last if last_context == context else {}
+        listed = {}
         for record in self._records(track):
-            version = version_for(record, rescore_stamp, published)
-            if version is None or record["status"] in FINAL_BAD:
+            hit = last.get(record["submission_id"])
+            # the index's summary of a record is another dict once the record changed
+            entry = hit[1] if hit is not None and hit[0] is record else self._entry(track, record, *context,
+                                                                                    on_board)
+            if entry is None:
                 continue
-            if record.get("hidden"):
+            listed[record["submission_id"]] = (record, entry)
+            if entry is record:
                 hidden.append(record)
-                continue
-            columns = on_board.get((record["submission_id"], version["version"]))
-            if columns is not None:
-                entries.append(Entry(record, version, None, columns))
-                continue
-            try:
-                result = self.result(track, record["submission_id"], version["version"])
-            except ValueError:  # a corrupt staged result: leave this one off, publish the others
-                result = None
-            if result is None:
-                log.warning(
-                    "not publishing %s/%s v%s: its staged result is missing or unreadable",
-                    track,
-                    record["submission_id"],
-                    version["version"],
-                )
-                continue
-            entries.append(Entry(record, version, result))
+            else:
+                entries.append(entry)
+        self._listed[track] = (context, listed)
         return entries, hidden
+
+    def _entry(
+        self, track: str, record: dict, rescore_stamp: str | None, published: frozenset[str], on_board: dict
+    ) -> Entry | dict | None:
+        """The entry of a record; the record itself when it is hidden; None when it is not on the board."""
+        version = version_for(record, rescore_stamp, published)
+        if version is None or record["status"] in FINAL_BAD:
+            return None
+        if record.get("hidden"):
+            return record
+        columns = on_board.get((record["submission_id"], version["version"]))
+        if columns is not None:
+            return Entry(record, version, None, columns)
+        try:
+            result = self.result(track, record["submission_id"], version["version"])
+        except ValueError:  # a corrupt staged result: leave this one off, publish the others
+            result = None
+        if result is None:
+            log.warning(
+                "not publishing %s/%s v%s: its staged result is missing or unreadable",
+                track,
+                record["submission_id"],
+                version["version"],
+            )
+            return None
+        return Entry(record, version, result)
 
     def _records(self, track: str) -> list[dict]:
         """Summaries of the track's records (oldest first), from the index at the submissions head; every
