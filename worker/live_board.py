@@ -211,8 +211,8 @@ def read(
     """(board, rank table) of `track` at `revision`: assembled from the live board, or leaderboard.json
     for a store published before the live board existed (rank table None); (None, None) when neither.
     `cache` (updated in place) keeps what was read: segments by path and stamp, and the last board per
-    track by the stamp of its rank table, so a rank table seen before costs one read and no assembling.
-    Treat the board as read-only: a cached one is shared."""
+    track by the stamp of its rank table (with its rows' `contents`, the segments' dicts), so a rank table
+    seen before costs one read and no assembling. Treat the board as read-only: a cached one is shared."""
     revision = revision or store.head(RESULTS)
     raw = store.read(RESULTS, layout.board_rank(track), revision)
     if raw is None:
