@@ -8,7 +8,10 @@ paired-bootstrap tie groups). Then, per new submission (a record + its scored ve
 
 - publish time with the same Publisher (warm) and with a new Publisher (a worker after a restart: cold);
 - store operations by kind during the publish (reads, lists, heads, commits: on the Hub each is a request)
-  and bytes committed, and how much the store folder grew;
+  and bytes committed (as measured, and "cycled": with the open board segment counted at its mean size
+  over a whole cycle of 1..SEGMENT_ROWS rows and the changelog at its mean over a cycle of its head, so
+  the figure does not depend on where N falls in those cycles; the amortised figure uses it), and how
+  much the store folder grew;
 - `GET /api/v1/leaderboard?track=varm` through the web app (in-process, warm): latency, body bytes as sent
   (gzip when the server compresses) and raw;
 and the log-log slope of each figure against N (0: flat; 1: grows like N).
@@ -245,6 +248,51 @@ def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: P
     }
 
 
+def segment_cycle(store) -> float | None:
+    """Mean bytes of the open segment over a whole cycle of it: the live board's first segment (full at
+    these N) re-encoded with its first 1, 2, ..., all rows. A publish rewrites the open segment, whose size
+    runs through that cycle as N grows: the bytes figure counts this mean instead of where N happens to
+    fall in it. None for a checkout without a live board."""
+    try:
+        from worker import live_board
+    except ImportError:
+        return None
+    data = store.read("results", f"{TRACK}/board/rows/00000.json")
+    rows = live_board.decode_segment(data) if data else []
+    if len(rows) < live_board.SEGMENT_ROWS:
+        return None
+    return statistics.fmean(len(live_board.encode_segment(rows[:k])) for k in range(1, len(rows) + 1))
+
+
+def changelog_cycle(store) -> float | None:
+    """Mean bytes of the changelog a publish commits over a whole cycle of its head: the head of j lines
+    (j = 1..K, until it is CHANGELOG_HEAD_BYTES long) then, at the seal, a part of K lines and a head of
+    one; lines as long as the last one (one added id). The bench's stores start with one line naming every
+    initial entry (24 kB at N = 1,000), which a steady state does not have."""
+    try:
+        from worker.gold.publish import CHANGELOG_HEAD_BYTES
+    except ImportError:
+        return None
+    lines = (store.read("results", "changelog.jsonl") or b"").splitlines(keepends=True)
+    if not lines:
+        return None
+    size = len(lines[-1])
+    k = math.ceil(CHANGELOG_HEAD_BYTES / size)
+    return size * ((k + 1) / 2 + 1)
+
+
+def cycled(figures: dict, cycles: tuple[float | None, float | None]) -> float:
+    """Bytes a publish committed (`one_more`'s figures) with the two files whose size runs through a cycle
+    as publishes go by counted at their cycle means: the open board segment, the changelog (head, part)."""
+    committed = figures["committed"]
+    segment, changelog = cycles
+    if segment is not None:
+        committed += segment - sum(v for k, v in figures["by_file"].items() if "/board/rows/" in k)
+    if changelog is not None:
+        committed += changelog - sum(v for k, v in figures["by_file"].items() if k.startswith("changelog"))
+    return committed
+
+
 def exported(figures: dict) -> int:
     """Bytes of the complete exports that a publish (`one_more`'s figures) committed."""
     return sum(v for k, v in figures["by_file"].items() if k.endswith(EXPORT_FILES))
@@ -362,6 +410,7 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             except TypeError:  # an older checkout (--root): every publish rebuilt them
                 full = warm[-1]
             export = exported(full)
+            cycle = segment_cycle(store), changelog_cycle(store)
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
@@ -372,12 +421,13 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 "cold_requests": sum(cold["ops"].values()),
                 "commits": warm[-1]["commits"],
                 "committed": statistics.median(w["committed"] for w in warm),
+                "cycled": statistics.median(cycled(w, cycle) for w in warm),
                 "by_file": warm[-1]["by_file"],
                 "export": export,
                 # Amortised: this publish, plus the exports' bytes shared by the submissions between two
                 # exports (a tenth of the rows change between them at a sustained rate; at a slower rate
                 # the exports are rebuilt at most every EXPORT_EVERY_SECONDS however many submissions).
-                "amortised": statistics.median(w["committed"] for w in warm)
+                "amortised": statistics.median(cycled(w, cycle) for w in warm)
                 + (0 if exported(warm[-1]) else export / max(1, math.ceil(n / 10))),
             }
             if hub is None:
@@ -388,7 +438,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         what = "store ops" if hub is None else "Hub requests"
         line = (f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
                 f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
-                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB (amortised incl. exports "
+                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
+                f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
+                f"amortised incl. exports "
                 f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)")
         if hub is None:
             line += (f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
@@ -411,7 +463,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             flush=True,
         )
     print("log-log slope against N (0 = flat, 1 = linear):")
-    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "amortised", "export",
+    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "cycled", "amortised",
+            "export",
             "grew", "api_warm_s", "api_sent")
     for key in keys:
         have = [n for n in sorted(results) if key in results[n]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -46,10 +46,10 @@ class Entry:
     version: dict
     result: dict | None
     columns: dict | None = None
+    key: tuple[str, int] = field(init=False)  # (id, version), read thousands of times per board
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return self.record["submission_id"], self.version["version"]
+    def __post_init__(self) -> None:
+        self.key = self.record["submission_id"], self.version["version"]
 
     def metric_columns(self) -> dict[str, float | str | None]:
         """The row's metric, explanation, CI and `undefined.<metric>` columns (from the result the first
@@ -103,18 +103,18 @@ def metric(result: dict, path: str) -> float | None:
     return _finite(node)
 
 
-def sort_entries(entries: list[Entry], primary: str) -> list[Entry]:
+def sort_key(entry: Entry, primary: str) -> tuple:
     """Best primary metric first; earlier submissions win exact ties (then id, for determinism)."""
+    value = entry.metric_columns().get(primary)
+    return (
+        -(value if value is not None else -math.inf),
+        entry.record["created_at"],
+        entry.record["submission_id"],
+    )
 
-    def key(e: Entry):
-        value = e.metric_columns().get(primary)
-        return (
-            -(value if value is not None else -math.inf),
-            e.record["created_at"],
-            e.record["submission_id"],
-        )
 
-    return sorted(entries, key=key)
+def sort_entries(entries: list[Entry], primary: str) -> list[Entry]:
+    return sorted(entries, key=lambda e: sort_key(e, primary))
 
 
 def tie_groups(ordered: list[Entry], below: Callable[[Entry, Entry], bool]) -> list[int]:
@@ -147,41 +147,50 @@ def known_verdicts(rows: list[dict]) -> dict[tuple[tuple[str, int], tuple[str, i
     return verdicts
 
 
+def row_content(entry: Entry) -> dict:
+    """An entry's board row without its rank fields (they depend on the other entries)."""
+    record, version = entry.record, entry.version
+    meta = record["metadata"]
+    return {
+        "submission_id": record["submission_id"],
+        "version": version["version"],
+        "model_name": meta.get("model_name", ""),
+        "organisation": meta.get("organisation", ""),
+        "model_type": meta.get("model_type", ""),
+        "setting": meta.get("setting", ""),
+        "paper_url": meta.get("paper_url", ""),  # checked http(s) URLs (worker.records), or ""
+        "code_url": meta.get("code_url", ""),
+        "submitter": record["submitter"],
+        "is_baseline": bool(record.get("is_baseline")),
+        "verified": bool(record.get("verified")),
+        "created_at": record["created_at"],
+        "scored_at": version["scored_at"],
+        "scorer_version": version["scorer_version"],
+        "references_sha256": version["references_sha256"],
+        "predictions_sha256": record["sha256"],
+        **entry.metric_columns(),
+    }
+
+
+def rank_fields(groups: list[int]) -> list[tuple[int, int, int, int]]:
+    """(rank, rank_low, rank_high, tie_group) of each row in rank order, from its tie group number."""
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for position, group in enumerate(groups, start=1):
+        first.setdefault(group, position)
+        last[group] = position
+    return [(position, first[g], last[g], g) for position, g in enumerate(groups, start=1)]
+
+
+def with_ranks(content: dict, fields: tuple[int, int, int, int]) -> dict:
+    rank, low, high, group = fields
+    return {**content, "rank": rank, "rank_low": low, "rank_high": high, "tie_group": group}
+
+
 def build_rows(entries: list[Entry], primary: str, below: Callable[[Entry, Entry], bool]) -> list[dict]:
     ordered = sort_entries(entries, primary)
-    groups = tie_groups(ordered, below)
-    positions: dict[int, list[int]] = {}
-    for position, group in enumerate(groups, start=1):
-        positions.setdefault(group, []).append(position)
-    rows = []
-    for position, (entry, group) in enumerate(zip(ordered, groups, strict=True), start=1):
-        record, version = entry.record, entry.version
-        meta = record["metadata"]
-        row = {
-            "submission_id": record["submission_id"],
-            "version": version["version"],
-            "model_name": meta.get("model_name", ""),
-            "organisation": meta.get("organisation", ""),
-            "model_type": meta.get("model_type", ""),
-            "setting": meta.get("setting", ""),
-            "paper_url": meta.get("paper_url", ""),  # checked http(s) URLs (worker.records), or ""
-            "code_url": meta.get("code_url", ""),
-            "submitter": record["submitter"],
-            "is_baseline": bool(record.get("is_baseline")),
-            "verified": bool(record.get("verified")),
-            "created_at": record["created_at"],
-            "scored_at": version["scored_at"],
-            "scorer_version": version["scorer_version"],
-            "references_sha256": version["references_sha256"],
-            "predictions_sha256": record["sha256"],
-            "rank": position,
-            "rank_low": positions[group][0],
-            "rank_high": positions[group][-1],
-            "tie_group": group,
-        }
-        row.update(entry.metric_columns())
-        rows.append(row)
-    return rows
+    ranks = rank_fields(tie_groups(ordered, below))
+    return [with_ranks(row_content(e), r) for e, r in zip(ordered, ranks, strict=True)]
 
 
 def columns(rows: list[dict]) -> list[str]:

@@ -96,14 +96,34 @@ def decode_segment(data: bytes) -> list[dict]:
     return rows
 
 
+def contents(rows: list[dict]) -> dict[str, dict]:
+    """{submission id: row without its rank fields} of a board's rows."""
+    return {row["submission_id"]: _content(row) for row in rows}
+
+
+def cached_contents(cache: dict, track: str, board: dict | None) -> dict[str, dict]:
+    """`contents` of `board` as `read` or `remember` kept them in `cache` (the same dicts as its segments,
+    so comparing them with a board built from them is mostly identity checks); derived when not kept."""
+    last = cache.get(("board", track))
+    if last is not None and last[1] is board:
+        return last[3]
+    return contents((board or {}).get("rows") or [])
+
+
 def encode(
-    board: dict, export: dict, table: dict | None = None, known: dict | None = None
+    board: dict,
+    export: dict,
+    table: dict | None = None,
+    known: dict | None = None,
+    row_contents: dict[str, dict] | None = None,
 ) -> dict[str, bytes]:
     """The rank table and the segments of `board` (a board dict as `Publisher.board` builds it). With the
     rank table at the head (`table`) and segments read from it (`known`, as `read` fills it), a segment whose
-    rows are those of the head's is left out (it is not rewritten) and `known` gets the new ones."""
+    rows are those of the head's is left out (it is not rewritten) and `known` gets the new ones.
+    `row_contents`: `contents(board["rows"])` when the caller has them."""
     track, rows = board["track"], board["rows"]
     starts = _group_starts(rows)
+    row_contents = contents(rows) if row_contents is None else row_contents
     slots = sorted(range(len(rows)), key=lambda i: _slot_key(rows[i]))
     place = {row_index: slot for slot, row_index in enumerate(slots)}
     before = (table or {}).get("segments") or []
@@ -111,10 +131,11 @@ def encode(
     files, stamps = {}, []
     for k, start in enumerate(range(0, len(rows), SEGMENT_ROWS)):
         path = layout.board_segment(track, k)
-        content = [_content(rows[i]) for i in slots[start : start + SEGMENT_ROWS]]
+        content = [row_contents[rows[i]["submission_id"]] for i in slots[start : start + SEGMENT_ROWS]]
         hit = known.get(path)
         if k < len(before) and hit is not None and hit[0] == before[k] and hit[1] == content:
             stamps.append(hit[0])
+            known[path] = (hit[0], content)  # the same rows, as the caller's dicts: next time, identity
             continue
         files[path] = encode_segment(content)
         stamps.append(stamp(files[path]))
@@ -165,11 +186,11 @@ def stale_segments(track: str, table: dict | None, rows: int) -> list[str]:
     return [layout.board_segment(track, k) for k in range(count, len((table or {}).get("segments") or []))]
 
 
-def changed_rows(before: list[dict], after: list[dict]) -> int:
-    """Rows added, removed or changed other than in their rank fields."""
-    old = {row["submission_id"]: _content(row) for row in before}
-    new = {row["submission_id"]: _content(row) for row in after}
-    return len(old.keys() ^ new.keys()) + sum(old[k] != new[k] for k in old.keys() & new.keys())
+def changed_rows(before: dict[str, dict], after: dict[str, dict]) -> int:
+    """Rows added, removed or changed other than in their rank fields, from two boards' `contents`."""
+    return len(before.keys() ^ after.keys()) + sum(
+        1 for k, row in after.items() if k in before and before[k] is not row and before[k] != row
+    )
 
 
 def export_due(export: dict | None, changed: int, rows: int, now: datetime, every: float) -> bool:
@@ -190,8 +211,8 @@ def read(
     """(board, rank table) of `track` at `revision`: assembled from the live board, or leaderboard.json
     for a store published before the live board existed (rank table None); (None, None) when neither.
     `cache` (updated in place) keeps what was read: segments by path and stamp, and the last board per
-    track by the stamp of its rank table, so a rank table seen before costs one read and no assembling.
-    Treat the board as read-only: a cached one is shared."""
+    track by the stamp of its rank table (with its rows' `contents`, the segments' dicts), so a rank table
+    seen before costs one read and no assembling. Treat the board as read-only: a cached one is shared."""
     revision = revision or store.head(RESULTS)
     raw = store.read(RESULTS, layout.board_rank(track), revision)
     if raw is None:
@@ -215,13 +236,16 @@ def read(
     for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p >= end]:
         del cache[path]  # a shorter board: forget the rest
     board = assemble(table, segments)
-    cache[("board", track)] = (stamp(raw), board, table)
+    row_contents = {row["submission_id"]: row for segment in segments for row in segment}
+    cache[("board", track)] = (stamp(raw), board, table, row_contents)
     return board, table
 
 
-def remember(cache: dict, track: str, files: dict[str, bytes], board: dict) -> None:
-    """Tell `cache` (as `read` keeps it) that the rank table in `files` (from `encode`) gives `board`: a
-    publisher that committed them reads its own board back without assembling it (unused until a head
-    holds exactly that rank table)."""
+def remember(
+    cache: dict, track: str, files: dict[str, bytes], board: dict, row_contents: dict[str, dict]
+) -> None:
+    """Tell `cache` (as `read` keeps it) that the rank table in `files` (from `encode`) gives `board`, whose
+    rows without rank fields are `row_contents`: a publisher that committed them reads its own board back
+    without assembling it (unused until a head holds exactly that rank table)."""
     raw = files[layout.board_rank(track)]
-    cache[("board", track)] = (stamp(raw), board, orjson.loads(raw))
+    cache[("board", track)] = (stamp(raw), board, orjson.loads(raw), row_contents)

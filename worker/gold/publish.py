@@ -21,7 +21,18 @@ from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker import live_board
 from worker.gold.outcomes import unpack_arrays
-from worker.leaderboard import BASE_COLUMNS, Entry, build_rows, dataset_card, known_verdicts, to_parquet
+from worker.leaderboard import (
+    BASE_COLUMNS,
+    Entry,
+    dataset_card,
+    known_verdicts,
+    rank_fields,
+    row_content,
+    sort_key,
+    tie_groups,
+    to_parquet,
+    with_ranks,
+)
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -123,6 +134,16 @@ class Publisher:
         self._rows: LRUCache[tuple[str, int], object] = LRUCache(maxsize=ROWS_CACHED)
         self._below: LRUCache[tuple, bool] = LRUCache(maxsize=COMPARISONS_CACHED)
         self._recalled: set[str] = set()  # tracks whose published verdicts are in `_below`
+        # track -> {(id, version): (record, row content, sort key, rank fields, row)} of the last board built:
+        # an entry whose record did not change keeps its row content, and its row while its rank does not
+        self._built: dict[str, dict[tuple[str, int], tuple]] = {}
+        # track -> {(leader key, entry key): verdict} that the last board's tie groups used: most of the next
+        # board's are the same, found here without the bounded cache's bookkeeping
+        self._verdicts: dict[str, dict] = {}
+        self._contents: dict[str, tuple[dict, dict]] = {}  # track -> (last board built, {id: row content})
+        # track -> ((re-score stamp, published runs), {id: (summary, its entry or, if hidden, the summary)})
+        # of the last listing: a summary the index still holds (the same dict) gives the same answer
+        self._listed: dict[str, tuple[tuple, dict]] = {}
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head.
@@ -132,33 +153,51 @@ class Publisher:
         so a publish reads the staged results of new entries only."""
         entries, hidden = [], []
         results_head = self.store.head(RESULTS)
-        published = published_runs(self.store, track, results_head)
+        context = (rescore_stamp, published_runs(self.store, track, results_head))
         on_board = self._board_columns(track, results_head)
+        last_context, last = self._listed.get(track, (None, {}))
+        last = last if last_context == context else {}
+        listed = {}
         for record in self._records(track):
-            version = version_for(record, rescore_stamp, published)
-            if version is None or record["status"] in FINAL_BAD:
+            hit = last.get(record["submission_id"])
+            # the index's summary of a record is another dict once the record changed
+            entry = hit[1] if hit is not None and hit[0] is record else self._entry(track, record, *context,
+                                                                                    on_board)
+            if entry is None:
                 continue
-            if record.get("hidden"):
+            listed[record["submission_id"]] = (record, entry)
+            if entry is record:
                 hidden.append(record)
-                continue
-            columns = on_board.get((record["submission_id"], version["version"]))
-            if columns is not None:
-                entries.append(Entry(record, version, None, columns))
-                continue
-            try:
-                result = self.result(track, record["submission_id"], version["version"])
-            except ValueError:  # a corrupt staged result: leave this one off, publish the others
-                result = None
-            if result is None:
-                log.warning(
-                    "not publishing %s/%s v%s: its staged result is missing or unreadable",
-                    track,
-                    record["submission_id"],
-                    version["version"],
-                )
-                continue
-            entries.append(Entry(record, version, result))
+            else:
+                entries.append(entry)
+        self._listed[track] = (context, listed)
         return entries, hidden
+
+    def _entry(
+        self, track: str, record: dict, rescore_stamp: str | None, published: frozenset[str], on_board: dict
+    ) -> Entry | dict | None:
+        """The entry of a record; the record itself when it is hidden; None when it is not on the board."""
+        version = version_for(record, rescore_stamp, published)
+        if version is None or record["status"] in FINAL_BAD:
+            return None
+        if record.get("hidden"):
+            return record
+        columns = on_board.get((record["submission_id"], version["version"]))
+        if columns is not None:
+            return Entry(record, version, None, columns)
+        try:
+            result = self.result(track, record["submission_id"], version["version"])
+        except ValueError:  # a corrupt staged result: leave this one off, publish the others
+            result = None
+        if result is None:
+            log.warning(
+                "not publishing %s/%s v%s: its staged result is missing or unreadable",
+                track,
+                record["submission_id"],
+                version["version"],
+            )
+            return None
+        return Entry(record, version, result)
 
     def _records(self, track: str) -> list[dict]:
         """Summaries of the track's records (oldest first), from the index at the submissions head; every
@@ -245,18 +284,61 @@ class Publisher:
         return recalled
 
     def board(self, track: str, entries: list[Entry]) -> dict:
+        """The board of `entries` (rows as `worker.leaderboard.build_rows` gives them). Built from the last
+        board of this Publisher: rows whose record and rank did not change are reused, and the tie groups
+        look up the verdicts they used first."""
         track_obj = get_track(track)
+        primary = track_obj.primary_metric
         self.recall_verdicts(track)
-        rows = build_rows(entries, track_obj.primary_metric, self.significance(track))
-        return {
+        last = self._built.get(track, {})
+        items = []
+        for e in entries:
+            hit = last.get(e.key)
+            if hit is None or (hit[0] is not e.record and hit[0] != e.record):
+                hit = (e.record, row_content(e), sort_key(e, primary), None, None)
+            items.append((hit, e))
+        items.sort(key=lambda item: item[0][2])
+        ordered = [e for _, e in items]
+        built, rows, contents = {}, [], {}
+        for (hit, e), fields in zip(items, rank_fields(self._tie_groups(track, ordered)), strict=True):
+            row = hit[4] if hit[3] == fields else with_ranks(hit[1], fields)
+            built[e.key] = (hit[0], hit[1], hit[2], fields, row)
+            rows.append(row)
+            contents[e.key[0]] = hit[1]
+        self._built[track] = built
+        board = {
             "track": track,
             "title": track_obj.title,
-            "primary_metric": track_obj.primary_metric,
+            "primary_metric": primary,
             "headline_metrics": list(track_obj.headline_metrics),
             "scorer_version": SCORER_VERSION,
             "generated_at": now_iso(),
             "rows": rows,
         }
+        self._contents[track] = (board, contents)
+        return board
+
+    def _tie_groups(self, track: str, ordered: list[Entry]) -> list[int]:
+        slow = self.significance(track)
+        last = self._verdicts.get(track, {})
+        used: dict = {}
+
+        def below(leader: Entry, entry: Entry) -> bool:
+            key = (leader.key, entry.key)
+            verdict = last.get(key)
+            if verdict is None:
+                verdict = slow(leader, entry)
+            used[key] = verdict
+            return verdict
+
+        groups = tie_groups(ordered, below)
+        self._verdicts[track] = used
+        return groups
+
+    def contents(self, track: str, board: dict) -> dict[str, dict] | None:
+        """{id: row without rank fields} of a board this Publisher built last (None for another board)."""
+        built = self._contents.get(track)
+        return built[1] if built is not None and built[0] is board else None
 
     def publish(
         self,
@@ -289,6 +371,7 @@ class Publisher:
                 note,
                 envelope,
                 segments=self._segments,
+                contents=self.contents(track, board),
                 export_every=self.export_every,
                 export=export or rescore_stamp is not None,
             )
@@ -309,7 +392,7 @@ class Publisher:
             e
             for e in entries
             if e.record["status"] == SCORED
-            or any(v.get("pending_rescore") in done for v in e.record["versions"])
+            or (done and any(v.get("pending_rescore") in done for v in e.record["versions"]))
         ]
         if not waiting:
             return
@@ -356,14 +439,16 @@ def results_change(
     envelope: Callable[[Entry], dict],
     *,
     segments: dict | None = None,
+    contents: dict[str, dict] | None = None,
     export_every: float = live_board.EXPORT_EVERY_SECONDS,
     export: bool = False,
 ) -> tuple[dict[str, bytes], list[str], dict]:
     """The results commit that publishes `board` on top of `head`: (add, delete, summary), where summary
     is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}; `envelope(e)`
     gives the published envelope of an entry that has none yet; `segments`: the live board's segments
-    known to the caller (live_board.read). No operations when the head already shows exactly this board
-    and nothing is due (the summary then lists nothing added)."""
+    known to the caller (live_board.read); `contents`: {id: row without rank fields} of `board`, when the
+    caller has them (else derived from the rows). No operations when the head already shows exactly this
+    board and nothing is due (the summary then lists nothing added)."""
     existing = set(store.list(RESULTS, layout.results_dir(track), head))
     segments = {} if segments is None else segments
     before, table = live_board.read(store, track, head, segments)
@@ -402,7 +487,9 @@ def results_change(
         if after != before_bytes:
             add[path] = after
     previous_export = (table or {}).get("export")
-    changed = (previous_export or {}).get("changed", 0) + live_board.changed_rows(before_rows, board["rows"])
+    contents = contents if contents is not None else live_board.contents(board["rows"])
+    before_contents = live_board.cached_contents(segments, track, before)
+    changed = (previous_export or {}).get("changed", 0) + live_board.changed_rows(before_contents, contents)
     now = parse_iso(board["generated_at"])
     export = (
         export
@@ -417,8 +504,8 @@ def results_change(
         if export
         else {**previous_export, "changed": changed}
     )
-    files = live_board.encode(board, state, table, segments)
-    live_board.remember(segments, track, files, board)
+    files = live_board.encode(board, state, table, segments, contents)
+    live_board.remember(segments, track, files, board, contents)
     add.update(files)
     delete += live_board.stale_segments(track, table, len(board["rows"]))
     if export:
