@@ -261,8 +261,9 @@ def footer_opens_the_api_page(page: Page, lang: str) -> None:
     api = page.locator("[role=dialog].api-docs")
     expect(api).to_be_visible(timeout=TIMEOUT)
     assert "view=api" in page.url
-    api.get_by_role("button").first.click()  # its close button
+    api.locator(".banner-wrap > button").click()  # its close button (not its API recorder's)
     expect(api).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_text("Recording API Calls")).to_have_count(0)
 
 
 def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
