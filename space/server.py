@@ -15,6 +15,7 @@ from scoring.limits import MAX_FILE_BYTES
 from space import uploads
 from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
 from space.auth import Auth, auth_mode
+from space.ui.footer import GRADIO_FOOTER_LINKS
 from worker.celery import make_app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
@@ -120,5 +121,6 @@ def create_app(
             repo_data=REPO_DATA,
             ttl_seconds=config.ui_file_ttl_seconds,
             max_file_size=max_file_bytes,
+            footer_links=GRADIO_FOOTER_LINKS,
         )
     return app

@@ -164,10 +164,18 @@ def blocked_paths(data_dir: Path, repo_data: Path) -> list[str]:
 
 
 def mount(
-    app, blocks, *, data_dir: Path, repo_data: Path, ttl_seconds: int, max_file_size: int = MAX_FILE_BYTES
+    app,
+    blocks,
+    *,
+    data_dir: Path,
+    repo_data: Path,
+    ttl_seconds: int,
+    max_file_size: int = MAX_FILE_BYTES,
+    footer_links: list[str] | None = None,
 ):
     """`gr.mount_gradio_app` at "/" with uploads checked, bounded and kept away from the data folders;
-    files in a private upload folder older than twice the TTL are swept (Gradio's timer takes the rest)."""
+    files in a private upload folder older than twice the TTL are swept (Gradio's timer takes the rest).
+    `footer_links`: Gradio's own footer links (None: Gradio's default)."""
     import gradio as gr
 
     app = gr.mount_gradio_app(
@@ -176,6 +184,7 @@ def mount(
         path="/",
         max_file_size=max_file_size,
         blocked_paths=blocked_paths(data_dir, repo_data),
+        footer_links=footer_links,
     )
     # What launch() sets and mount_gradio_app does not: turns on "only uploaded files" for inputs.
     blocks.has_launched = True

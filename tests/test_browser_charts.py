@@ -1,25 +1,33 @@
-"""Issue 16 item 3: the Analysis charts stay readable with 10 systems, at 1440 x 900 and on a 390 x 844 phone.
+"""Issue 16 item 3: the Analysis and Compare charts stay readable with 10 systems, at 1440 x 900 and on a
+390 x 844 phone, in both languages.
 
-Headless Debian chromium against `build_demo` over the real Service and store; each track's board holds the
-3 demo baselines and 7 systems with long, Chinese, duplicate-looking and hostile names, scored and published
-by the pipeline's own code. All 10 are selected in the Analysis tab through the dropdown, as a reader would.
-Then the box of every chart text (titles, axis titles, tick labels, legend entries, annotations, text on
-points) and of each toolbar is read from the page and checked: no two overlap, no title, legend or toolbar
-sits on a plot area, nothing sticks out of its figure. A deliberately broken figure drawn in the same page
-must fail the same check (positive control). Screenshots: test-output/screenshots/charts-*.png.
+Headless Debian chromium against `build_demo` over the real Service and store, with a real Celery worker
+(Compare's paired bootstrap runs there); each track's board holds the 3 demo baselines and 7 systems with
+long, Chinese, duplicate-looking and hostile names, scored and published by the pipeline's own code. All 10
+are selected in the Analysis tab through the dropdown, as a reader would; Compare compares two systems with
+long names (its title holds both). Then the box of every chart text (titles, axis titles, tick labels,
+legend entries, annotations, text on points) and of each toolbar is read from the page and checked: no two
+overlap, no title, legend or toolbar sits on a plot area, nothing sticks out of its figure. A deliberately
+broken figure drawn in the same page must fail the same check (positive control).
+Screenshots: test-output/screenshots/charts-*.png.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 import pytest
 from playwright.sync_api import Page, expect
 
+from scoring.metrics_spec import metric_spec
 from space.ui.figures import MAX_SYSTEMS
+from tests.conftest_pipeline import WorkerProcess, worker_env
 from tests.conftest_ui import (
     SCREENSHOTS,
     TOKENS,
@@ -27,6 +35,7 @@ from tests.conftest_ui import (
     free_port,
     open_tab,
     publish_demo_board,
+    redis_or_none,
     screen_page,
     shot,
     web_service,
@@ -35,6 +44,7 @@ from tests.conftest_ui import (
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
+CJK = re.compile(r"[\u3400-\u9fff]")
 NAMES = (  # 7 systems + 3 baselines = 10 per track
     "Qwen2.5-72B-Instruct + taxonomy prompt (v3, self-consistency)",
     "超长的中文模型名称：基于大规模预训练的辱骂检测系统第二版",
@@ -107,26 +117,54 @@ def overlaps(boxes: list[dict]) -> list[tuple]:
     return bad
 
 
+TABS = {"en": ("Leaderboard", "Analysis", "Compare"), "zh": ("排行榜", "分析", "对比")}
+
+
+@dataclass
+class Charts:
+    url: str
+    ids: dict[str, list[str]]  # track -> submission ids, the 3 baselines first, then the systems of NAMES
+
+
 @pytest.fixture(scope="module")
-def ten_systems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`build_demo` over the web process's Service; varm and cold boards with exactly 10 systems each."""
+def ten_systems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Charts]:
+    """`build_demo` over the web process's Service and a worker; varm and cold boards with exactly 10
+    systems each."""
     from space.ui import build_demo
     from worker.config import Config
     from worker.store.local import LocalStore
 
     data_dir = tmp_path_factory.mktemp("charts-data")
     (data_dir / "tokens.json").write_text(json.dumps(TOKENS))
+    broker = redis_or_none()
+    prefix = f"charts-{uuid.uuid4().hex[:10]}:" if broker else ""
+    config = Config(data_dir=data_dir, celery_broker_url=broker, celery_key_prefix=prefix)
     store = LocalStore(data_dir)
-    for track in ("varm", "cold"):
-        publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
-    service = web_service(Config(data_dir=data_dir))
-    demo = build_demo(service, auth_mode="token", refresh_seconds=60.0, status_seconds=60.0)
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(),
-                            quiet=True)
+    worker = WorkerProcess(worker_env(config, {"CELERY_KEY_PREFIX": prefix} if prefix else None),
+                           data_dir / "worker.log")
+    demo = None
     try:
-        yield url
+        with ThreadPoolExecutor(1) as pool:
+            started = pool.submit(worker.start, 60)  # boots while the boards are filled
+            try:
+                ids = {track: publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
+                       for track in ("varm", "cold")}
+            finally:
+                started.result()
+        demo = build_demo(web_service(config), auth_mode="token", refresh_seconds=60.0, status_seconds=60.0)
+        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(),
+                                quiet=True)
+        yield Charts(url, ids)
     finally:
-        demo.close()
+        if demo is not None:
+            demo.close()
+        worker.stop()
+        if prefix:
+            import redis
+
+            client = redis.Redis.from_url(broker)
+            if keys := list(client.scan_iter(f"{prefix}*")):
+                client.delete(*keys)
 
 
 def select_all_systems(page: Page) -> None:
@@ -157,10 +195,14 @@ def chart_boxes(page: Page, root: str) -> list[dict]:
     return page.evaluate(CHART_BOXES, root)
 
 
-def open_charts(page: Page, url: str, track: str) -> None:
-    page.goto(f"{url}?track={track}&lang=en")  # the tab names below are the English ones
-    expect(page.get_by_role("tab").first).to_have_text("Leaderboard", timeout=TIMEOUT)  # relabelled
-    open_tab(page, "Analysis")
+def open_page(page: Page, url: str, track: str, lang: str) -> None:
+    page.goto(f"{url}?track={track}&lang={lang}")
+    expect(page.get_by_role("tab").first).to_have_text(TABS[lang][0], timeout=TIMEOUT)  # relabelled
+
+
+def open_charts(page: Page, url: str, track: str, lang: str = "en") -> None:
+    open_page(page, url, track, lang)
+    open_tab(page, TABS[lang][1])
     expect(page.locator("#plot-1 .js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
     select_all_systems(page)
     page.locator("#analyse").click()
@@ -170,15 +212,20 @@ def open_charts(page: Page, url: str, track: str) -> None:
     page.wait_for_timeout(1000)  # plotly's automargin settles in a redraw or two
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("width", list(VIEWPORTS))
 @pytest.mark.parametrize("track", ["varm", "cold"])
-def test_no_chart_text_overlaps_with_ten_systems(ten_systems, chromium, track: str, width: str) -> None:
+def test_no_chart_text_overlaps_with_ten_systems(
+    ten_systems, chromium, track: str, width: str, lang: str
+) -> None:
     context, page, errors = screen_page(chromium, width)
     try:
-        open_charts(page, ten_systems, track)
+        open_charts(page, ten_systems.url, track, lang)
         boxes = chart_boxes(page, "#tab-analysis")
-        shot(page, f"charts-{track}-{width}")
-        (SCREENSHOTS / f"charts-{track}-{width}.json").write_text(json.dumps(boxes))
+        shot(page, f"charts-{track}-{lang}-{width}")
+        (SCREENSHOTS / f"charts-{track}-{lang}-{width}.json").write_text(json.dumps(boxes))
+        titles = " ".join(b["text"] for b in boxes if b["kind"] == "title")
+        assert bool(CJK.search(titles)) == (lang == "zh"), titles  # the charts are in the page's language
         kinds = {b["kind"] for b in boxes}
         assert {"title", "axis-title", "tick", "legend", "modebar", "plot-area"} <= kinds, kinds
         ticks = [b["text"] for b in boxes if b["kind"] == "tick"]
@@ -197,11 +244,54 @@ def test_no_chart_text_overlaps_with_ten_systems(ten_systems, chromium, track: s
         context.close()
 
 
+def pick(page: Page, box: str, sid: str) -> None:
+    """Choose the system `sid` in a Compare picker, typed as a reader would (its short id is unique)."""
+    field = page.locator(f"{box} input")
+    field.click()
+    field.fill("")
+    field.press_sequentially(sid[:8])
+    field.press("ArrowDown")
+    field.press("Enter")
+    field.blur()
+    expect(field).to_have_value(re.compile(re.escape(sid[:8])), timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+def test_the_compare_chart_does_not_overlap(ten_systems, chromium, width: str, lang: str) -> None:
+    """Compare: metric names along the x axis, and a title naming two long-named systems."""
+    context, page, errors = screen_page(chromium, width)
+    try:
+        open_page(page, ten_systems.url, "varm", lang)
+        open_tab(page, TABS[lang][2])
+        ids = ten_systems.ids["varm"]
+        pick(page, "#cmp-a", ids[9])  # NAMES[0], long and English
+        pick(page, "#cmp-b", ids[4])  # NAMES[1], long and Chinese
+        page.locator("#cmp-run").click()
+        expect(page.locator("#cmp-table")).to_contain_text("A (%)", timeout=TIMEOUT)
+        expect(page.locator("#cmp-plot .js-plotly-plot .bars")).to_be_attached(timeout=TIMEOUT)
+        page.wait_for_timeout(1000)  # plotly's automargin settles in a redraw or two
+        boxes = chart_boxes(page, "#cmp-plot")
+        page.locator("#cmp-plot").scroll_into_view_if_needed()
+        shot(page, f"charts-compare-{lang}-{width}")
+        (SCREENSHOTS / f"charts-compare-{lang}-{width}.json").write_text(json.dumps(boxes))
+        kinds = {b["kind"] for b in boxes}
+        assert {"title", "axis-title", "tick", "modebar", "plot-area"} <= kinds, kinds
+        title = " ".join(b["text"] for b in boxes if b["kind"] == "title")
+        assert "Qwen2.5" in title and "超长的中文模型名称" in title, title
+        ticks = [b["text"] for b in boxes if b["kind"] == "tick"]
+        assert metric_spec("varm", "jrem").header(lang) in ticks, ticks  # metric names along the x axis
+        assert overlaps(boxes) == []
+        assert not errors, errors
+    finally:
+        context.close()
+
+
 def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
     """Positive control: the pre-fix layout mistakes, drawn by the same plotly in the same page, are found."""
     page = chromium.new_page(viewport=VIEWPORTS["390"])
     try:
-        open_charts(page, ten_systems, "varm")
+        open_charts(page, ten_systems.url, "varm")
         names = [f"system number {i} with a long name" for i in range(MAX_SYSTEMS)]
         broken = go.Figure(go.Bar(x=names, y=list(range(MAX_SYSTEMS)), name="a legend on the bars"))
         broken.add_trace(go.Scatter(x=names[:3], y=[5, 5, 5], mode="markers+text", text=["pile"] * 3,

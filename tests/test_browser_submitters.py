@@ -31,7 +31,8 @@ ENGLISH_UI = ("Leaderboard", "Search model", "Show baselines", "Sort by", "Rows 
               "Maintainers", "System ", "Score (%)", "Difference", "Paired bootstrap", "Per-field",
               "Dev explorer", "File formats", "Re-score", "Held", "Pick an item",
               "Breakdown by", "classification", "Field wrong", "Errors only", "Drop File Here",
-              "Click to Upload", "Drop the file")
+              "Click to Upload", "Drop the file", "Use via API", "REST API docs", "Display settings",
+              "Built with")
 
 # Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
 # scorer messages, ids) and outside the language picker, whose two options name themselves.
@@ -54,16 +55,18 @@ VISIBLE_TEXT = """(exclude) => {
 # Data, not interface: board cells of user text (model, organisation), the language options, the uploaded
 # file's name, the page's BibTeX, the code examples of the file formats (VARM outputs are Chinese), the
 # system pickers' values (model names). Chart texts are interface (space/ui/figures.py), the system names
-# in them are the seeded baselines' ASCII ones. Gradio's own footer ("Use via API", "Built with Gradio",
-# "Settings") follows the browser's locale, not the app's toggle: Gradio 6.31 has no way to set its text.
+# in them are the seeded baselines' ASCII ones. The footer is interface too: the app hides Gradio's (in the
+# browser's locale) and shows its own (space/ui/footer.py).
 DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
         "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
-        "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td, footer")
+        "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td")
 
 
-# Gradio's own loading note, shown for a moment while an event runs, which (like its footer) follows the
-# browser's locale. Its upload prompt is checked like any text: the app hides it and lays its own over the
-# drop zone (space/ui/upload.py).
+# Gradio's status announcement for screen readers ("加载中" / "Loading", in a 1 px clipped live region) while
+# an event runs. It follows the browser's locale, not the app's toggle: Gradio 6.31 writes its own
+# `common.loading` over any app translation (its core `load_translations`) and offers no per-app locale;
+# hiding it would silence it for screen readers too. Gradio's upload prompt and footer are checked like any
+# text: the app hides them and shows its own (space/ui/upload.py, space/ui/footer.py).
 GRADIO_OWN = {"加载中", "Loading..."}
 
 
@@ -233,6 +236,36 @@ def gradio_prompt_found(page: Page, lang: str) -> list[str]:
         text.evaluate("e => { e.style.visibility = ''; e.style.fontSize = ''; }")
 
 
+FOOTER = {"en": "Use via API · REST API docs · Display settings · Built with Gradio",
+          "zh": "通过 API 使用 · REST API 文档 · 显示设置 · 基于 Gradio 构建"}
+
+
+def gradio_footer_found(page: Page, lang: str) -> list[str]:
+    """Positive control: with the app's hiding undone, the checker finds Gradio's own footer, which is in
+    the browser's locale (zh-CN here), on the English page."""
+    footer = page.locator(".gradio-container > .main > .wrap > footer")
+    expect(footer).to_be_attached()
+    footer.evaluate("e => e.style.setProperty('display', 'flex', 'important')")
+    try:
+        return other_language(page, lang)
+    finally:
+        footer.evaluate("e => e.style.removeProperty('display')")
+
+
+def footer_opens_the_api_page(page: Page, lang: str) -> None:
+    """The footer in `lang`; its API button opens Gradio's API page (and closes it again)."""
+    footer = page.locator("#site-footer")
+    expect(footer).to_have_text(FOOTER[lang], timeout=TIMEOUT)
+    assert footer.get_by_role("link", name=re.compile("REST API")).get_attribute("href") == "docs"
+    footer.get_by_role("button", name=FOOTER[lang].split(" · ")[0]).click()
+    api = page.locator("[role=dialog].api-docs")
+    expect(api).to_be_visible(timeout=TIMEOUT)
+    assert "view=api" in page.url
+    api.locator(".banner-wrap > button").click()  # its close button (not its API recorder's)
+    expect(api).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_text("Recording API Calls")).to_have_count(0)
+
+
 def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
     """On every page in `lang`: no interface text of the other language."""
     for name, en, zh in PAGES:
@@ -259,6 +292,10 @@ def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
         assert found == [], (lang, name, found)
         if name == "submit" and lang == "en":
             assert "将文件拖放到此处" in gradio_prompt_found(page, lang)
+        if name == "board":
+            if lang == "en":
+                assert any(CJK.search(x) for x in gradio_footer_found(page, lang))
+            footer_opens_the_api_page(page, lang)
         shot(page, f"sub-{name}-{lang}-{width}")
 
 

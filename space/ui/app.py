@@ -17,6 +17,8 @@ from worker.service import Service
 
 from . import i18n
 from .context import Context
+from .footer import CSS as FOOTER_CSS
+from .footer import site_footer
 from .i18n import both, t
 from .identity import ui_auth_mode
 from .pages.about import AboutPage
@@ -68,7 +70,7 @@ CSS = """
     max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
 }
-""" + UPLOAD_CSS
+""" + UPLOAD_CSS + FOOTER_CSS
 
 
 @dataclass
@@ -237,6 +239,7 @@ def build_app(
                 about = AboutPage(ctx)
             with gr.Tab(both("tab_maint"), id="maint", visible=False, elem_id="tab-maint") as maint_tab:
                 maintainers = MaintainersPage(ctx)
+        site_footer(ctx.texts)
 
         app = App(
             demo,
