@@ -146,6 +146,7 @@ def test_private_submission_shows_in_my_submissions_not_on_the_board(
         tab(page, "^Submit$")
         page.locator("#my-private input").click()
         page.get_by_role("option", name=re.compile(name)).click()
+        expect(page.locator("#my-private input")).to_have_value(re.compile(name), timeout=TIMEOUT)
         page.locator("#make-public").click()
         message = page.locator("#make-public-msg")
         page.wait_for_function(

@@ -117,3 +117,25 @@ def test_rest_my_submissions_needs_a_token(scored):
     response = client.get("/api/v1/me/submissions")
     assert response.status_code == 401
     assert client.get("/api/v1/me/submissions", headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
+def test_a_my_submissions_refresh_keeps_a_pick_made_while_it_ran(scored):
+    """The list refreshes after status ticks; one that started before the reader picked a private submission
+    (it was sent no pick) must not clear that pick: it sends the choices only (seen as a flaky make-public on
+    a loaded machine). A pick that is no longer private is cleared."""
+    from types import SimpleNamespace
+
+    from space.ui.app import build_app
+
+    service, ids = scored
+    app = build_app(service, auth_mode="open", warm=False)
+    alice = SimpleNamespace(username="alice")
+    dropdown = app.submit.mine_private
+    started_before_the_pick = app.submit.my_submissions(None, "en", None, alice)[dropdown]
+    assert "value" not in started_before_the_pick.constructor_args  # the pick on screen stays
+    assert [sid for _, sid in started_before_the_pick.constructor_args["choices"]] == [ids["private"]]
+    kept = app.submit.my_submissions(None, "en", ids["private"], alice)[dropdown]
+    assert kept.constructor_args["value"] == ids["private"]  # positive control: a current pick is sent back
+    service.make_public(ids["private"], identity="alice")
+    cleared = app.submit.my_submissions(None, "en", ids["private"], alice)[dropdown]
+    assert cleared.constructor_args["value"] is None and cleared.constructor_args["choices"] == []

@@ -354,12 +354,13 @@ class SubmitPage:
             }
         mine = self.ctx.service.my_submissions(who.name)
         private = [(f"{s.model_name} ({s.submission_id})", s.submission_id) for s in mine if s.private]
-        return {
-            self.mine: pd.DataFrame([own_row(s, lang) for s in mine], columns=columns),
-            self.mine_private: gr.Dropdown(
-                choices=private, value=picked if picked in {sid for _, sid in private} else None
-            ),
-        }
+        # Nothing picked when the refresh started: send the choices only, so a pick made while it ran (a late
+        # status tick, on a loaded machine) is not cleared; a pick that is no longer private is cleared.
+        if not picked:
+            pick = gr.Dropdown(choices=private)
+        else:
+            pick = gr.Dropdown(choices=private, value=picked if picked in {sid for _, sid in private} else None)
+        return {self.mine: pd.DataFrame([own_row(s, lang) for s in mine], columns=columns), self.mine_private: pick}
 
     def my_submissions_when_done(
         self,
