@@ -359,8 +359,10 @@ class SubmitPage:
         if not picked:
             pick = gr.Dropdown(choices=private)
         else:
-            pick = gr.Dropdown(choices=private, value=picked if picked in {sid for _, sid in private} else None)
-        return {self.mine: pd.DataFrame([own_row(s, lang) for s in mine], columns=columns), self.mine_private: pick}
+            still_private = picked in {sid for _, sid in private}
+            pick = gr.Dropdown(choices=private, value=picked if still_private else None)
+        rows = pd.DataFrame([own_row(s, lang) for s in mine], columns=columns)
+        return {self.mine: rows, self.mine_private: pick}
 
     def my_submissions_when_done(
         self,
