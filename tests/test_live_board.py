@@ -57,7 +57,8 @@ def read_back(files: dict[str, bytes], track: str) -> dict:
         live_board.decode_segment(files[layout.board_segment(track, k)])
         for k in range(len(table["segments"]))
     ]
-    return live_board.assemble(table, segments)
+    parts = [json.loads(files[layout.board_rank_part(track, s)]) for s in table["ranks"]]
+    return live_board.assemble(table, segments, parts)
 
 
 @pytest.mark.parametrize("track", ["varm", "cntp"])
@@ -70,9 +71,13 @@ def test_the_board_comes_back_exactly_as_leaderboard_json_holds_it(tmp_path, tra
     assert back == want
     assert [list(r) for r in back["rows"]] == [list(r) for r in want["rows"]]  # keys in the same order
     assert codec.pretty(back) == codec.pretty(board)
-    # Bounded pieces: the rank table is a few bytes a row, a segment holds SEGMENT_ROWS rows.
-    assert len(files[layout.board_rank(track)]) < 10 * len(board["rows"]) + 1000
-    assert len(files) == 1 + -(-300 // live_board.SEGMENT_ROWS)
+    # Bounded pieces: the rank table is a stamp per SEGMENT_ROWS and per ~RANK_PART_ROWS rows (under a byte
+    # a row), a segment holds SEGMENT_ROWS rows, a rank part a few bytes for each of its rows.
+    table = json.loads(files[layout.board_rank(track)])
+    assert len(files[layout.board_rank(track)]) < len(board["rows"]) + 1000
+    assert len(table["segments"]) == -(-300 // live_board.SEGMENT_ROWS)
+    assert 2 <= len(table["ranks"]) < 300 // 8  # cut by the ids: several parts, none tiny on average
+    assert len(files) == 1 + len(table["segments"]) + len(table["ranks"])
 
 
 def test_same_board_same_bytes(tmp_path) -> None:
@@ -80,6 +85,27 @@ def test_same_board_same_bytes(tmp_path) -> None:
     b = stand_in_board(tmp_path / "b", "varm", 150, order_seed=7)  # entries listed in another order
     b["generated_at"] = a["generated_at"]
     assert files_of(a) == files_of(b)
+
+
+def test_one_more_entry_rewrites_one_or_two_rank_parts_of_a_long_board(tmp_path) -> None:
+    """The rank order is cut by the rows' ids, so a new entry changes the part it lands in (and a part
+    whose tie groups move), whatever its rank; the other parts keep their names and bytes."""
+    before = stand_in_board(tmp_path / "a", "varm", 1000)
+    after = stand_in_board(tmp_path / "b", "varm", 1001)
+    assert [r["submission_id"] for r in after["rows"]] != [r["submission_id"] for r in before["rows"]][:1000]
+    old_files, known = files_of(before), {}
+    table = json.loads(old_files[layout.board_rank("varm")])
+    live_board.encode(before, table["export"], None, known)  # what a reader of the head keeps
+    new_files = live_board.encode(after, table["export"], table, known)
+    written = [p for p in new_files if p.startswith(layout.board_rank_parts_dir("varm"))]
+    stale = live_board.stale_files("varm", table, new_files)
+    assert 1 <= len(written) <= 3 and len(stale) == len(written)  # a part replaced by one (or split in two)
+    assert sum(len(new_files[p]) for p in written) < 2_000  # vs ~5 kB for the whole order of 1,000 rows
+    assert len(table["ranks"]) > 8  # positive control: a long board has many parts, most untouched
+    kept = {**{p: d for p, d in old_files.items() if p not in stale}, **new_files}
+    assert read_back(kept, "varm") == read_back(files_of(after), "varm")  # the same board as from scratch
+    assert set(json.loads(files_of(after)[layout.board_rank("varm")])["ranks"]) == set(
+        json.loads(new_files[layout.board_rank("varm")])["ranks"])
 
 
 def test_rank_fields_that_build_rows_cannot_give_are_refused(tmp_path) -> None:
@@ -179,7 +205,11 @@ def test_a_publish_rewrites_the_rank_table_and_the_open_segment(
     out = publisher.publish(TRACK, note="one more")
     assert out["rows"] == 8
     board_files = sorted(p for p in counting.committed if "/board/" in p)
-    assert board_files == [layout.board_rank(TRACK), layout.board_segment(TRACK, 3)]
+    parts = [p for p in board_files if p.startswith(layout.board_rank_parts_dir(TRACK))]
+    assert board_files == sorted([layout.board_rank(TRACK), *parts, layout.board_segment(TRACK, 3)])
+    assert len(parts) == 1  # the part the new row landed in (a 7-row board has one or two parts)
+    assert [p for p in counting.deleted if "/board/" in p] != [] and all(  # the part it replaces
+        p.startswith(layout.board_rank_parts_dir(TRACK)) for p in counting.deleted if "/board/" in p)
     assert store.read("results", layout.leaderboard_json(TRACK)) == export_before  # not rebuilt
     assert counting.committed.count(layout.CHANGELOG) == 1 and layout.DATASET_CARD not in counting.committed
     # The live board is current; the rank table says how far the exports lag.
@@ -198,7 +228,8 @@ def test_a_publish_rewrites_the_rank_table_and_the_open_segment(
         layout.board_segment(TRACK, k) for k in range(4)
     ]
     assert layout.leaderboard_json(TRACK) in counting.committed
-    assert counting.deleted and all(ids[0] in p for p in counting.deleted)  # its envelope
+    deleted = [p for p in counting.deleted if not p.startswith(layout.board_rank_parts_dir(TRACK))]
+    assert deleted and all(ids[0] in p for p in deleted)  # its envelope (and the replaced rank parts)
     files = head_files(store)
     assert not [p for p, data in files.items() if ids[0].encode() in data]
     assert (
@@ -254,12 +285,15 @@ def test_a_reader_after_a_publish_reads_the_rank_table_and_the_changed_segment(
     counting = CountingStore(store)
     service = Service(Config(data_dir=tmp_path), counting, RecordingEnqueuer(), head_ttl=0)
     first = service.leaderboard(TRACK)
-    assert Counter(p.split("/")[-2] for p in counting.read_paths) == {"board": 1, "rows": 4}  # cold: all
+    cold = Counter(p.split("/")[-2] for p in counting.read_paths)
+    assert cold["board"] == 1 and cold["rows"] == 4 and cold["ranks"] >= 1 and len(cold) == 3  # all
     add_submission(store, 5, 0.3)
     Publisher(store, export_every=1e9).publish(TRACK)
     counting.read_paths.clear()
     board = service.leaderboard(TRACK)
-    assert counting.read_paths == [layout.board_rank(TRACK), layout.board_segment(TRACK, 3)]
+    parts = [p for p in counting.read_paths if p.startswith(layout.board_rank_parts_dir(TRACK))]
+    assert counting.read_paths == [layout.board_rank(TRACK), layout.board_segment(TRACK, 3), *parts]
+    assert len(parts) == 1  # the part that changed, not the others
     assert len(board["rows"]) == len(first["rows"]) + 1
     assert board == live_board.read(store, TRACK)[0]
 
@@ -300,3 +334,22 @@ def test_generated_at_says_how_old_the_exports_are(tmp_path) -> None:
         "generated_at": export["generated_at"],
         "changed": 0,
     }
+
+
+def test_a_rank_table_written_before_the_rank_parts_reads_and_is_replaced(tmp_path) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 5)
+    board, table = live_board.read(store, TRACK)
+    # As the previous release wrote it: the whole order and the group starts in the rank table.
+    parts = [json.loads(store.read("results", layout.board_rank_part(TRACK, s))) for s in table["ranks"]]
+    order, starts = live_board._whole_order(table, parts)
+    old = {k: v for k, v in table.items() if k != "ranks"} | {"order": order, "groups": starts}
+    store.commit("results", {layout.board_rank(TRACK): codec.compact(old)},
+                 store.list("results", layout.board_rank_parts_dir(TRACK)), "an older rank table")
+    assert live_board.read(store, TRACK) == (board, old)
+    add_submission(store, 7, 0.5)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    after, new = live_board.read(store, TRACK)
+    assert "order" not in new and new["ranks"] and len(after["rows"]) == len(board["rows"]) + 1
+    assert sorted(store.list("results", layout.board_rank_parts_dir(TRACK))) == sorted(
+        layout.board_rank_part(TRACK, s) for s in new["ranks"])

@@ -9,12 +9,19 @@ that file gives them).
   (rare). Columnar compact JSON: `{"columns": [name, ...], "rows": [[value per column], ...]}` plus
   `"absent": [[row, [column, ...]], ...]` for columns a row does not have (e.g. `undefined.<metric>`).
 - `<track>/board/rank.json`: `{"board": {track, title, primary_metric, headline_metrics, scorer_version,
-  generated_at}, "order": [segment row of rank 1, of rank 2, ...], "groups": [first rank of each tie group],
-  "segment_rows": S, "segments": [stamp of each segment's bytes], "export": {"generated_at", "changed"}}`.
-  A row's rank is its place in `order`; its tie_group counts the group starts at or before it; rank_low and
-  rank_high are the first and last rank of its group, as `worker.leaderboard.build_rows` sets them. `export`
-  says when the complete exports (leaderboard.json/.parquet) were last rebuilt and how many rows changed
-  since (`export_due`).
+  generated_at}, "ranks": [stamp of each rank part], "segment_rows": S, "segments": [stamp of each
+  segment's bytes], "export": {"generated_at", "changed"}}`. `export` says when the complete exports
+  (leaderboard.json/.parquet) were last rebuilt and how many rows changed since (`export_due`).
+- `<track>/board/ranks/<stamp>.json`: a part of the rank order, `{"order": [segment row of each rank in the
+  part], "starts": [place in the part of each row that starts a tie group]}`, named by the stamp of its
+  bytes. The order is cut after each row whose id's CRC-32 is a multiple of RANK_PART_ROWS: cut by content,
+  not by position, so a new entry changes the part it lands in (and the parts whose tie groups change) and
+  no other, and the rank table lists a stamp per ~RANK_PART_ROWS rows. A publish thus writes a few hundred
+  bytes of rank order instead of the whole order (5 bytes a row: 15 kB at 3,000 rows).
+  A row's rank is its place in the whole order; its tie_group counts the group starts at or before it;
+  rank_low and rank_high are the first and last rank of its group, as `worker.leaderboard.build_rows` sets
+  them. A rank table written before the rank parts holds the whole order (`"order"`, `"groups"`: first rank
+  of each tie group) instead of `"ranks"`; it is read as it is and replaced at the next publish.
 
 Segments are named by their place and stamped in the rank table, so a reader keeps the ones it has by stamp
 and after a publish reads the rank table and the changed segments only. The files are a function of the
@@ -24,6 +31,7 @@ board alone: the same board gives byte-identical files.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from datetime import datetime
 
 import orjson
@@ -35,6 +43,7 @@ from worker.submissions import read_json
 
 RESULTS = "results"
 SEGMENT_ROWS = 64  # a publish rewrites ~32 rows on average (~40 kB); a cold reader reads N / 64 files
+RANK_PART_ROWS = 64  # mean rows of a rank part (a publish rewrites ~0.3 kB of rank order a part it changes)
 RANK_FIELDS = ("rank", "rank_low", "rank_high", "tie_group")
 EXPORT_EVERY_SECONDS = 600.0
 EXPORT_CHANGED_SHARE = 0.1  # the exports are rebuilt once this share of the rows changed since the last one
@@ -140,10 +149,18 @@ def encode(
         files[path] = encode_segment(content)
         stamps.append(stamp(files[path]))
         known[path] = (stamps[-1], content)
+    ranks = []
+    before_parts = set((table or {}).get("ranks") or [])
+    for part in rank_parts(rows, [place[i] for i in range(len(rows))], starts):
+        data = codec.compact(part)
+        ranks.append(stamp(data))
+        path = layout.board_rank_part(track, ranks[-1])
+        if ranks[-1] not in before_parts:
+            files[path] = data
+        known[path] = (ranks[-1], part)
     table = {
         "board": {k: v for k, v in board.items() if k != "rows"},
-        "order": [place[i] for i in range(len(rows))],
-        "groups": starts,
+        "ranks": ranks,
         "segment_rows": SEGMENT_ROWS,
         "segments": stamps,
         "export": export,
@@ -151,10 +168,50 @@ def encode(
     return {layout.board_rank(track): codec.compact(table), **files}
 
 
-def assemble(table: dict, segments: list[list[dict]]) -> dict:
-    """The board dict (as leaderboard.json holds it) from a rank table and its decoded segments."""
+def _part_ends(rows: list[dict]) -> list[int]:
+    """Where the rank order is cut (the end of each part): after each row whose id's CRC-32 is a multiple
+    of RANK_PART_ROWS, and after the last row."""
+    ends = [
+        i + 1
+        for i, row in enumerate(rows)
+        if zlib.crc32(row["submission_id"].encode()) % RANK_PART_ROWS == 0
+    ]
+    if rows and (not ends or ends[-1] != len(rows)):
+        ends.append(len(rows))
+    return ends
+
+
+def rank_parts(rows: list[dict], order: list[int], starts: list[int]) -> list[dict]:
+    """The rank parts of rows in rank order: `order`, the segment row of each; `starts`, the first rank of
+    each tie group (as `_group_starts` gives them)."""
+    parts, begin, group = [], 0, 0
+    for end in _part_ends(rows):
+        local = []
+        while group < len(starts) and starts[group] <= end:
+            local.append(starts[group] - 1 - begin)
+            group += 1
+        parts.append({"order": order[begin:end], "starts": local})
+        begin = end
+    return parts
+
+
+def _whole_order(table: dict, parts: list[dict] | None) -> tuple[list[int], list[int]]:
+    """(order, first rank of each tie group) of a rank table and its parts (read in table order)."""
+    if parts is None:  # a rank table written before the rank parts
+        return table["order"], table["groups"]
+    order: list[int] = []
+    starts: list[int] = []
+    for part in parts:
+        starts.extend(len(order) + j + 1 for j in part["starts"])
+        order.extend(part["order"])
+    return order, starts
+
+
+def assemble(table: dict, segments: list[list[dict]], parts: list[dict] | None = None) -> dict:
+    """The board dict (as leaderboard.json holds it) from a rank table, its decoded segments and its rank
+    parts (None for a rank table written before the rank parts)."""
     slots = [row for segment in segments for row in segment]
-    order, starts = table["order"], table["groups"]
+    order, starts = _whole_order(table, parts)
     bounds = [*starts, len(order) + 1]
     rows, group = [], 0
     for i, slot in enumerate(order):
@@ -180,10 +237,17 @@ def board_files(board: dict) -> dict[str, bytes]:
     }
 
 
-def stale_segments(track: str, table: dict | None, rows: int) -> list[str]:
-    """Segments of the head's live board (`table`) past the end of a board of `rows` rows."""
-    count = -(-rows // SEGMENT_ROWS)
-    return [layout.board_segment(track, k) for k in range(count, len((table or {}).get("segments") or []))]
+def stale_files(track: str, table: dict | None, files: dict[str, bytes]) -> list[str]:
+    """Files of the head's live board (`table`) that the board in `files` (from `encode`) no longer uses:
+    segments past its end and rank parts it does not list."""
+    new = orjson.loads(files[layout.board_rank(track)])
+    before = table or {}
+    count = len(new["segments"])
+    kept = set(new["ranks"])
+    return [
+        *(layout.board_segment(track, k) for k in range(count, len(before.get("segments") or []))),
+        *(layout.board_rank_part(track, s) for s in before.get("ranks") or [] if s not in kept),
+    ]
 
 
 def changed_rows(before: dict[str, dict], after: dict[str, dict]) -> int:
@@ -235,10 +299,27 @@ def read(
     prefix, end = layout.board_segments_dir(track), layout.board_segment(track, len(segments))
     for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p >= end]:
         del cache[path]  # a shorter board: forget the rest
-    board = assemble(table, segments)
+    parts = None if "ranks" not in table else [_rank_part(store, track, want, revision, cache)
+                                                 for want in table["ranks"]]
+    listed = {layout.board_rank_part(track, want) for want in table.get("ranks") or []}
+    prefix = layout.board_rank_parts_dir(track)
+    for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p not in listed]:
+        del cache[path]  # parts replaced since
+    board = assemble(table, segments, parts)
     row_contents = {row["submission_id"]: row for segment in segments for row in segment}
     cache[("board", track)] = (stamp(raw), board, table, row_contents)
     return board, table
+
+
+def _rank_part(store: Store, track: str, want: str, revision: str, cache: dict) -> dict:
+    path = layout.board_rank_part(track, want)
+    hit = cache.get(path)
+    if hit is None:  # named by its stamp: a part in the cache is that part
+        data = store.read(RESULTS, path, revision)
+        if data is None or stamp(data) != want:
+            raise ValueError(f"{path} at {revision} does not match its rank table")
+        hit = cache[path] = (want, orjson.loads(data))
+    return hit[1]
 
 
 def remember(

@@ -507,7 +507,7 @@ def results_change(
     files = live_board.encode(board, state, table, segments, contents)
     live_board.remember(segments, track, files, board, contents)
     add.update(files)
-    delete += live_board.stale_segments(track, table, len(board["rows"]))
+    delete += live_board.stale_files(track, table, files)
     if export:
         add[layout.leaderboard_json(track)] = codec.pretty(board)
         add[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])

@@ -25,7 +25,9 @@ results (public)
     changelog.jsonl                           the newest lines of the publishing history (one per publish;
                                               at most CHANGELOG_LINES, then sealed into a part)
     changelog/<NNNNN>.jsonl                   sealed parts of the history, oldest first, then changelog.jsonl
-    <track>/board/rank.json                   the live board: meta, rank order, tie groups, segment stamps
+    <track>/board/rank.json                   the live board: meta, stamps of the rank parts and segments
+    <track>/board/ranks/<stamp>.json          a part of the rank order and its tie-group starts, named by
+                                              the stamp of its bytes (cut where the rows' ids say)
     <track>/board/rows/<NNNNN>.json           the live board's rows without their rank fields, SEGMENT_ROWS a
                                               file, in (created_at, id) order (worker/live_board.py)
     <track>/leaderboard.json                  export: the complete board (rank order) as of its generated_at,
@@ -43,6 +45,7 @@ import re
 from scoring.tracks import TRACK_NAMES
 
 _ID = re.compile(r"[0-9a-f]{16}")
+_STAMP = _ID  # a change stamp: the first 16 hex digits of a sha256
 REFERENCE_SET = "reference_set.json"
 CHANGELOG = "changelog.jsonl"
 CHANGELOG_PARTS = "changelog/"
@@ -192,6 +195,17 @@ def board_segments_dir(track: str) -> str:
 
 def board_segment(track: str, number: int) -> str:
     return f"{board_segments_dir(track)}{int(number):05d}.json"
+
+
+def board_rank_parts_dir(track: str) -> str:
+    return f"{check_track(track)}/board/ranks/"
+
+
+def board_rank_part(track: str, part_stamp: str) -> str:
+    """A part of the live board's rank order, named by the stamp of its bytes (16 hex digits)."""
+    if not _STAMP.fullmatch(part_stamp):
+        raise ValueError(f"not a rank part stamp: {part_stamp!r}")
+    return f"{board_rank_parts_dir(track)}{part_stamp}.json"
 
 
 def changelog_part(number: int) -> str:
