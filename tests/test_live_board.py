@@ -166,9 +166,15 @@ class CountingStore:
         self.read_paths: list[str] = []
         self.committed: list[str] = []
         self.deleted: list[str] = []
+        self.listed: list[str] = []
 
     def __getattr__(self, name: str):
         return getattr(self._store, name)
+
+    def list(self, area, prefix="", revision=None):
+        if area == "results":
+            self.listed.append(prefix)
+        return self._store.list(area, prefix, revision)
 
     def read(self, area, path, revision=None):
         if area == "results":
@@ -353,3 +359,45 @@ def test_a_rank_table_written_before_the_rank_parts_reads_and_is_replaced(tmp_pa
     assert "order" not in new and new["ranks"] and len(after["rows"]) == len(board["rows"]) + 1
     assert sorted(store.list("results", layout.board_rank_parts_dir(TRACK))) == sorted(
         layout.board_rank_part(TRACK, s) for s in new["ranks"])
+
+
+def test_a_publish_lists_the_new_entries_folders_not_every_envelope(tmp_path) -> None:
+    """On the Hub a listing costs a request per 1,000 files it covers: a publish looks at the folders of
+    its new entries and of hidden submissions that may still have envelopes, not at every envelope. A
+    hidden submission off the board is looked at once, and again when its record changes."""
+    store = LocalStore(tmp_path)
+    ids = publish_demo_board(store, TRACK, 4)
+    counting = CountingStore(store)
+    publisher = Publisher(counting, export_every=1e9)
+    new = add_submission(store, 1, 0.5)
+    publisher.publish(TRACK)
+    envelopes = [p for p in counting.listed if p.startswith(layout.results_dir(TRACK))]
+    assert envelopes == [layout.published_result_dir(TRACK, new)]
+    assert store.list("results", layout.published_result_dir(TRACK, new))  # it was published
+
+    # A hidden submission's envelope left behind off the board (as an older pipeline could leave one):
+    # the next publish deletes it, the one after does not look again.
+    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
+    service.moderate(ids[3], actor="boss", hidden=True, reason="probe")
+    publisher.publish(TRACK)
+    assert not store.list("results", layout.published_result_dir(TRACK, ids[3]))  # taken off with it
+    add_submission(store, 2, 0.4)
+    publisher.publish(TRACK)  # off the board now: its folder is looked at once more (empty)
+    left = layout.published_result_path(TRACK, ids[3], 1)
+    store.commit("results", {left: b"{}"}, [], "an envelope left behind")
+    counting.listed.clear()
+    third = add_submission(store, 3, 0.45)
+    publisher.publish(TRACK)
+    # The publisher saw its folder empty and its record has not changed since: this publish trusts that
+    # look (the planted file stays: the positive control that the look is skipped) ...
+    assert store.read("results", left) == b"{}"
+    assert [p for p in counting.listed if p.startswith(layout.results_dir(TRACK))] == [
+        layout.published_result_dir(TRACK, third)]
+    # ... a changed record is looked at again, and so is every hidden one by a publisher that restarted.
+    service.moderate(ids[3], actor="boss", hidden=True, reason="probe, again")
+    publisher.publish(TRACK)
+    assert store.read("results", left) is None
+    store.commit("results", {left: b"{}"}, [], "an envelope left behind again")
+    Publisher(store, export_every=1e9).publish(TRACK, export=True)
+    assert store.read("results", left) is None
+    assert not [p for p, data in head_files(store).items() if ids[3].encode() in data]

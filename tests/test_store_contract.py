@@ -55,7 +55,13 @@ def test_list_is_sorted_and_filtered(store: Store) -> None:
     assert store.list("submissions") == ["a/0.json", "a/1.json", "b/2.json", "c.json"]
     assert store.list("submissions", "a/") == ["a/0.json", "a/1.json"]
     assert store.list("submissions", "zzz") == []
+    assert store.list("submissions", "zzz/") == []  # no such folder
     assert store.list("submissions", revision=first) == ["a/1.json", "b/2.json", "c.json"]
+    store.commit("submissions", {"a/deep/x.json": b"x", "ab/y.json": b"y"}, [], "nested")
+    assert store.list("submissions", "a/") == ["a/0.json", "a/1.json", "a/deep/x.json"]  # recursive
+    assert store.list("submissions", "a") == ["a/0.json", "a/1.json", "a/deep/x.json", "ab/y.json"]
+    assert store.list("submissions", "a/deep/x") == ["a/deep/x.json"]  # a name's beginning
+    assert store.list("submissions", "a/1") == ["a/1.json"]
 
 
 def test_multi_file_commit_is_one_revision(store: Store) -> None:
@@ -276,6 +282,20 @@ def test_hub_gives_up_after_bounded_retries(hub_config: Config, tmp_path: Path, 
     assert fakehub.stats()["POST commit"] == 3
     fakehub.reset()
     assert store.head("results") == head
+
+
+def test_hub_list_pages_through_the_prefix_folder_only(hub_store: Store, fakehub) -> None:
+    """A listing costs requests by the size of its folder, not of the repository (the fake Hub pages tree
+    listings by 1,000 entries, as the Hub does): a publish's small listings stay flat as the board grows."""
+    big = {f"big/{i:04d}.json": b"1" for i in range(2100)}
+    hub_store.commit("results", {**big, "small/a.json": b"a", "small/b/c.json": b"c"}, [], "seed")
+    fakehub.reset()
+    assert hub_store.list("results", "small/") == ["small/a.json", "small/b/c.json"]
+    assert fakehub.stats().get("GET tree") == 1
+    fakehub.reset()
+    assert len(hub_store.list("results", "big/")) == 2100  # positive control: a big folder takes pages
+    assert fakehub.stats().get("GET tree") == 3
+    assert len(hub_store.list("results")) == 2102
 
 
 def test_hub_private_repos_need_the_right_token(hub_store: Store, hub_config: Config, tmp_path: Path) -> None:

@@ -140,6 +140,9 @@ class Publisher:
         # track -> {(leader key, entry key): verdict} that the last board's tie groups used: most of the next
         # board's are the same, found here without the bounded cache's bookkeeping
         self._verdicts: dict[str, dict] = {}
+        # (track, id) -> the record's updated_at when its results folder was seen empty: a hidden submission
+        # off the board is looked at once, not at every publish (results_change)
+        self._cleared: dict[tuple[str, str], str] = {}
         self._contents: dict[str, tuple[dict, dict]] = {}  # track -> (last board built, {id: row content})
         # track -> ((re-score stamp, published runs), {id: (summary, its entry or, if hidden, the summary)})
         # of the last listing: a summary the index still holds (the same dict) gives the same answer
@@ -371,6 +374,7 @@ class Publisher:
                 note,
                 envelope,
                 segments=self._segments,
+                cleared=self._cleared,
                 contents=self.contents(track, board),
                 export_every=self.export_every,
                 export=export or rescore_stamp is not None,
@@ -427,6 +431,19 @@ class Publisher:
         commit_with_retry(self.store, AREA, build, f"mark {track} submissions published", attempts=20)
 
 
+FEW_FOLDERS = 8  # up to this many submissions' results folders are listed one by one (a request each)
+
+
+def published_files(store: Store, head: str, track: str, ids: set[str]) -> set[str]:
+    """The published envelopes of the submissions `ids` at `head`: a listing of each one's folder, whose
+    cost does not grow with the board, or of the whole results folder when there are many (a re-score, a
+    first publish, a restarted publisher's look at the hidden ones)."""
+    if len(ids) > FEW_FOLDERS:
+        return set(store.list(RESULTS, layout.results_dir(track), head))
+    folders = [layout.published_result_dir(track, sid) for sid in sorted(ids)]
+    return {p for folder in folders for p in store.list(RESULTS, folder, head)}
+
+
 def results_change(
     store: Store,
     head: str,
@@ -439,6 +456,7 @@ def results_change(
     envelope: Callable[[Entry], dict],
     *,
     segments: dict | None = None,
+    cleared: dict[tuple[str, str], str] | None = None,
     contents: dict[str, dict] | None = None,
     export_every: float = live_board.EXPORT_EVERY_SECONDS,
     export: bool = False,
@@ -446,16 +464,28 @@ def results_change(
     """The results commit that publishes `board` on top of `head`: (add, delete, summary), where summary
     is {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n}; `envelope(e)`
     gives the published envelope of an entry that has none yet; `segments`: the live board's segments
-    known to the caller (live_board.read); `contents`: {id: row without rank fields} of `board`, when the
+    known to the caller (live_board.read); `cleared`: {(track, id): updated_at} of hidden submissions seen
+    without envelopes (updated in place); `contents`: {id: row without rank fields} of `board`, when the
     caller has them (else derived from the rows). No operations when the head already shows exactly this
     board and nothing is due (the summary then lists nothing added)."""
-    existing = set(store.list(RESULTS, layout.results_dir(track), head))
     segments = {} if segments is None else segments
+    cleared = {} if cleared is None else cleared
     before, table = live_board.read(store, track, head, segments)
     before_rows = (before or {}).get("rows") or []
     # A row on the board at the head was published with its envelope in the same commit: only the others
     # can need one (building 3,000 checked paths per publish cost ~25 ms).
     on_board = {(row["submission_id"], row["version"]) for row in before_rows}
+    board_ids = {row["submission_id"] for row in before_rows}
+    # The envelopes to know of: those of new entries, and of hidden submissions that may still have some
+    # (on the board at the head, or not seen without any since their record last changed).
+    unseen = [
+        r for r in hidden
+        if r["submission_id"] in board_ids or cleared.get((track, r["submission_id"])) != r.get("updated_at")
+    ]
+    existing = published_files(
+        store, head, track, {e.key[0] for e in entries if e.key not in on_board} | {
+            r["submission_id"] for r in unseen}
+    )
     add: dict[str, bytes] = {}
     added = []
     for e in entries:
@@ -465,8 +495,13 @@ def results_change(
         if path not in existing:
             add[path] = codec.pretty(envelope(e))
             added.append(f"{e.key[0]}/v{e.key[1]}")
-    hidden_dirs = tuple(layout.published_result_dir(track, r["submission_id"]) for r in hidden)
+    hidden_dirs = tuple(layout.published_result_dir(track, r["submission_id"]) for r in unseen)
     delete = sorted(p for p in existing if p.startswith(hidden_dirs)) if hidden_dirs else []
+    for r in unseen:  # off the board with no envelope left (or none after this commit): not again
+        if r["submission_id"] not in board_ids and not any(
+            p.startswith(layout.published_result_dir(track, r["submission_id"])) for p in delete
+        ):
+            cleared[(track, r["submission_id"])] = r.get("updated_at")
     summary = {
         "added": added,
         "removed": sorted({layout.published_result_id(p) for p in delete}),

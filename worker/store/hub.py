@@ -294,9 +294,23 @@ class HubStore:
         repo = self._repo(area)
         check_prefix(prefix)
         rev = check_revision(revision) if revision is not None else self.revision
-        files = self._call(f"list {area}@{rev}", lambda: self.api.list_repo_files(
-            repo, repo_type="dataset", revision=rev))
-        return sorted(p for p in files if p.startswith(prefix) and _visible(p))
+        # The tree below the prefix's folder only: listing the whole repository (list_repo_files) costs a
+        # page request per 1,000 files of it, so a publish's small listings grew with the board.
+        folder = prefix.rpartition("/")[0]
+
+        def files() -> list[str]:
+            from huggingface_hub import RepoFile
+            from huggingface_hub.errors import RemoteEntryNotFoundError
+
+            try:
+                tree = self.api.list_repo_tree(repo, folder or None, recursive=True, revision=rev,
+                                               repo_type="dataset")
+                return [e.path for e in tree if isinstance(e, RepoFile)]
+            except RemoteEntryNotFoundError:  # no such folder (yet)
+                return []
+
+        return sorted(p for p in self._call(f"list {area}/{prefix}@{rev}", files)
+                      if p.startswith(prefix) and _visible(p))
 
     def commit(
         self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
