@@ -444,6 +444,12 @@ def published_files(store: Store, head: str, track: str, ids: set[str]) -> set[s
     return {p for folder in folders for p in store.list(RESULTS, folder, head)}
 
 
+def _seen_empty(cleared: dict[tuple[str, str], str], track: str, record: dict) -> bool:
+    """Was this hidden record's results folder seen empty since the record last changed?"""
+    key = (track, record["submission_id"])
+    return key in cleared and cleared[key] == record.get("updated_at")
+
+
 def results_change(
     store: Store,
     head: str,
@@ -478,10 +484,7 @@ def results_change(
     board_ids = {row["submission_id"] for row in before_rows}
     # The envelopes to know of: those of new entries, and of hidden submissions that may still have some
     # (on the board at the head, or not seen without any since their record last changed).
-    unseen = [
-        r for r in hidden
-        if r["submission_id"] in board_ids or cleared.get((track, r["submission_id"])) != r.get("updated_at")
-    ]
+    unseen = [r for r in hidden if r["submission_id"] in board_ids or not _seen_empty(cleared, track, r)]
     existing = published_files(
         store, head, track, {e.key[0] for e in entries if e.key not in on_board} | {
             r["submission_id"] for r in unseen}
