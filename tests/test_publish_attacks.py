@@ -114,7 +114,9 @@ def test_a_stale_publisher_puts_a_hidden_submission_back_and_the_next_publish_ta
 
 
 @pytest.mark.parametrize("seed", [5, 11, 23])
-def test_random_moderation_keeps_rank_parts_exact_and_hidden_ones_nowhere(tmp_path, monkeypatch, seed) -> None:
+def test_random_moderation_keeps_rank_parts_exact_and_hidden_ones_nowhere(
+    tmp_path, monkeypatch, seed
+) -> None:
     """Hides, unhides and new entries in a random order, published by two publishers in turn (two worker
     processes, each with its memo) and, now and then, a restarted one. After every publish: the rank parts
     on disk are exactly those listed (none left behind), they hold every row and no more, no hidden
@@ -124,7 +126,8 @@ def test_random_moderation_keeps_rank_parts_exact_and_hidden_ones_nowhere(tmp_pa
     monkeypatch.setattr(live_board, "SEGMENT_ROWS", 4)
     store = LocalStore(tmp_path)
     ids = publish_demo_board(store, TRACK, 6)
-    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer(), head_ttl=0)
+    config = Config(data_dir=tmp_path, maintainers=("boss",))
+    service = Service(config, store, RecordingEnqueuer(), head_ttl=0)
     publishers = [Publisher(store, export_every=1e9), Publisher(store, export_every=1e9)]
     rng = random.Random(seed)
     hidden: set[str] = set()
