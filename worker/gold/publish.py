@@ -446,8 +446,8 @@ def published_files(store: Store, head: str, track: str, ids: set[str]) -> set[s
 
 def _seen_empty(cleared: dict[tuple[str, str], str], track: str, record: dict) -> bool:
     """Was this hidden record's results folder seen empty since the record last changed?"""
-    key = (track, record["submission_id"])
-    return key in cleared and cleared[key] == record.get("updated_at")
+    at = record.get("updated_at")
+    return at is not None and cleared.get((track, record["submission_id"])) == at
 
 
 def results_change(
@@ -504,7 +504,8 @@ def results_change(
         if r["submission_id"] not in board_ids and not any(
             p.startswith(layout.published_result_dir(track, r["submission_id"])) for p in delete
         ):
-            cleared[(track, r["submission_id"])] = r.get("updated_at")
+            if r.get("updated_at") is not None:  # without it, a change could not be told: look every time
+                cleared[(track, r["submission_id"])] = r["updated_at"]
     summary = {
         "added": added,
         "removed": sorted({layout.published_result_id(p) for p in delete}),
