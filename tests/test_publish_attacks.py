@@ -191,3 +191,35 @@ def test_hub_list_matches_local_list_for_every_kind_of_prefix(hub_store: Store, 
     assert local.list("results", "a/deep/", firsts[0]) == ["a/deep/more/z.json", "a/deep/x.json"]
     assert local.list("results", "a/deep/") == [] and local.list("results", "a") == [
         "a/0.json", "a/1.json", "a1.json", "ab/y.json"]
+
+
+def test_a_rescore_report_scrubbed_of_a_hidden_submission_keeps_no_trace_of_its_rank(tmp_path) -> None:
+    """A re-score report at the head loses a hidden submission's row, but its summary still counted it and
+    the other rows' ranks still made room for it: a report whose ranks start at 2 says that a hidden
+    submission was first (positions and counts of hidden submissions, in a public file at the head)."""
+    from worker.gold.references import ReferenceCache
+    from worker.gold.rescore import finalize, plan, score_chunk, stamp
+
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 4)
+    pinned = ReferenceCache(store).get(TRACK)
+    run = stamp()
+    chunks = [score_chunk(store, pinned, TRACK, run, i, c, False) for i, c in enumerate(plan(store, TRACK))]
+    finalize(store, Publisher(store), TRACK, run, "boss", False, chunks)
+    path = layout.rescore_report(TRACK, run)
+    report = json.loads(store.read("results", path))
+    rows = report["submissions"]
+    assert report["summary"]["submissions"] == len(rows) == 7  # positive control: all of them, counted
+    top = min(rows, key=lambda r: r["new_rank"])
+    assert top["new_rank"] == 1 and min(r["old_rank"] for r in rows) == 1
+    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
+    service.moderate(top["submission_id"], actor="boss", hidden=True, reason="probe")
+    Publisher(store).publish(TRACK, note="hide")
+    assert naming(store, top["submission_id"]) == []  # its id is gone everywhere ...
+    report = json.loads(store.read("results", path))
+    rows = report["submissions"]
+    assert len(rows) == 6
+    # ... and so is its place: the others are counted and ranked as if it had never been there.
+    assert report["summary"]["submissions"] == len(rows)
+    assert report["summary"]["rescored"] + report["summary"]["skipped"] == len(rows)
+    assert min(r["new_rank"] for r in rows) == 1 and min(r["old_rank"] for r in rows) == 1
