@@ -114,8 +114,36 @@ def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
         kept = [r for r in rows if r.get("submission_id") not in hidden]
         if len(kept) == len(rows):
             return data
-        return codec.pretty({**report, "submissions": kept})
+        return codec.pretty(_report_without(report, kept))
     return data
+
+
+def _competition_ranks(values: list[float | None]) -> list[int]:
+    """Competition ranks by value, higher first, missing last (as worker.gold.rescore ranks a report)."""
+    scores = [float("-inf") if v is None else v for v in values]
+    first: dict[float, int] = {}
+    for position, value in enumerate(sorted(scores, reverse=True), start=1):
+        first.setdefault(value, position)
+    return [first[v] for v in scores]
+
+
+def _report_without(report: dict, kept: list[dict]) -> dict:
+    """A re-score report with only the `kept` rows, counted and ranked among themselves: a removed row
+    leaves neither a count nor a rank gap behind."""
+    primary = get_track(report["track"]).primary_metric
+    old = _competition_ranks([(r.get("old") or {}).get(primary) for r in kept])
+    new = _competition_ranks([(r.get("new") or r.get("old") or {}).get(primary) for r in kept])
+    rows = sorted(({**r, "old_rank": o, "new_rank": n} for r, o, n in zip(kept, old, new, strict=True)),
+                  key=lambda r: r["new_rank"])
+    summary = {
+        **(report.get("summary") or {}),
+        "submissions": len(rows),
+        "rescored": sum(not r.get("skipped") for r in rows),
+        "skipped": sum(bool(r.get("skipped")) for r in rows),
+        "errors": sum(r.get("error") is not None for r in rows),
+        "rank_changes": sum(r["old_rank"] != r["new_rank"] for r in rows),
+    }
+    return {**report, "summary": summary, "submissions": rows}
 
 
 class Publisher:
