@@ -297,13 +297,14 @@ def read(
             hit = cache[path] = (want, decode_segment(data))
         segments.append(hit[1])
     prefix, end = layout.board_segments_dir(track), layout.board_segment(track, len(segments))
-    for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p >= end]:
+    # list(cache): a web process shares one cache across tracks, whose readers may add to it meanwhile
+    for path in [p for p in list(cache) if isinstance(p, str) and p.startswith(prefix) and p >= end]:
         del cache[path]  # a shorter board: forget the rest
     parts = None if "ranks" not in table else [_rank_part(store, track, want, revision, cache)
                                                  for want in table["ranks"]]
     listed = {layout.board_rank_part(track, want) for want in table.get("ranks") or []}
     prefix = layout.board_rank_parts_dir(track)
-    for path in [p for p in cache if isinstance(p, str) and p.startswith(prefix) and p not in listed]:
+    for path in [p for p in list(cache) if isinstance(p, str) and p.startswith(prefix) and p not in listed]:
         del cache[path]  # parts replaced since
     board = assemble(table, segments, parts)
     row_contents = {row["submission_id"]: row for segment in segments for row in segment}

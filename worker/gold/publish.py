@@ -118,8 +118,9 @@ def scrub_hidden(path: str, data: bytes, hidden: frozenset[str]) -> bytes:
     return data
 
 
-def _competition_ranks(values: list[float | None]) -> list[int]:
-    """Competition ranks by value, higher first, missing last (as worker.gold.rescore ranks a report)."""
+def competition_ranks(values: list[float | None]) -> list[int]:
+    """Competition ranks by value (higher is better), as a re-score report ranks its rows: equal values share
+    a rank, missing values rank last."""
     scores = [float("-inf") if v is None else v for v in values]
     first: dict[float, int] = {}
     for position, value in enumerate(sorted(scores, reverse=True), start=1):
@@ -131,8 +132,8 @@ def _report_without(report: dict, kept: list[dict]) -> dict:
     """A re-score report with only the `kept` rows, counted and ranked among themselves: a removed row
     leaves neither a count nor a rank gap behind."""
     primary = get_track(report["track"]).primary_metric
-    old = _competition_ranks([(r.get("old") or {}).get(primary) for r in kept])
-    new = _competition_ranks([(r.get("new") or r.get("old") or {}).get(primary) for r in kept])
+    old = competition_ranks([(r.get("old") or {}).get(primary) for r in kept])
+    new = competition_ranks([(r.get("new") or r.get("old") or {}).get(primary) for r in kept])
     rows = sorted(({**r, "old_rank": o, "new_rank": n} for r, o, n in zip(kept, old, new, strict=True)),
                   key=lambda r: r["new_rank"])
     summary = {

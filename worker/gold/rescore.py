@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
-from worker.gold.publish import Publisher, published_runs, version_for
+from worker.gold.publish import Publisher, competition_ranks, published_runs, version_for
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
@@ -125,22 +125,14 @@ def chunks_done(store: Store, track: str, run: str) -> list[dict]:
     return [json.loads(store.read(AREA, p) or b"{}") for p in paths]
 
 
-def _positions(values: dict[str, float | None]) -> dict[str, int]:
-    """Competition ranks by value (higher is better): equal values share a rank; missing values rank last."""
-    scores = {sid: float("-inf") if v is None else v for sid, v in values.items()}
-    ordered = sorted(scores.values(), reverse=True)
-    first = {}
-    for position, value in enumerate(ordered, start=1):
-        first.setdefault(value, position)
-    return {sid: first[value] for sid, value in scores.items()}
-
-
 def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) -> dict:
     """The diff report: per submission metric deltas and rank changes (visible submissions only)."""
     entries = {sid: e for chunk in chunks for sid, e in chunk.items() if not e["hidden"]}
     primary = get_track(track).primary_metric
-    old_rank = _positions({sid: e["old"].get(primary) for sid, e in entries.items()})
-    new_rank = _positions({sid: (e["new"] or e["old"]).get(primary) for sid, e in entries.items()})
+    ids = list(entries)
+    old_rank = dict(zip(ids, competition_ranks([entries[s]["old"].get(primary) for s in ids]), strict=True))
+    new_rank = dict(zip(ids, competition_ranks([(entries[s]["new"] or entries[s]["old"]).get(primary)
+                                                for s in ids]), strict=True))
     rows = []
     for sid, e in entries.items():
         deltas = {
