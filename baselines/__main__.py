@@ -18,10 +18,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="demo data root (default: data/demo)")
     parser.add_argument("--out", type=Path, default=None, help="output root (default: the data root)")
-    parser.add_argument("--tracks", nargs="+", choices=TRACKS, default=list(TRACKS),
-                        help="tracks to run: folders <data>/<track>/ holding train.jsonl (default: all)")
-    parser.add_argument("--splits", nargs="+", choices=SPLITS, default=None,
-                        help="splits to predict (default: each of dev, test that the bundle has)")
+    parser.add_argument(
+        "--tracks",
+        nargs="+",
+        choices=TRACKS,
+        default=list(TRACKS),
+        help="tracks to run: folders <data>/<track>/ holding train.jsonl (default: all)",
+    )
+    parser.add_argument(
+        "--splits",
+        nargs="+",
+        choices=SPLITS,
+        default=None,
+        help="splits to predict (default: each of dev, test that the bundle has)",
+    )
     args = parser.parse_args(argv)
     try:
         paths = run(args.data, args.out, tuple(args.tracks), tuple(args.splits) if args.splits else None)

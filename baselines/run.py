@@ -45,8 +45,12 @@ class BaselineError(Exception):
     """A requested track or split is not in the data (the message says which file is missing)."""
 
 
-def run(data: Path = DEFAULT_DATA, out: Path | None = None, tracks: tuple[str, ...] = TRACKS,
-        splits: tuple[str, ...] | None = None) -> list[Path]:
+def run(
+    data: Path = DEFAULT_DATA,
+    out: Path | None = None,
+    tracks: tuple[str, ...] = TRACKS,
+    splits: tuple[str, ...] | None = None,
+) -> list[Path]:
     """Fit on ``<data>/<track>/train.jsonl``, predict each split, write under ``out`` (default ``data``).
 
     ``splits`` None: every split of SPLITS the track's bundle has (a real bundle may have no dev split);

@@ -84,15 +84,27 @@ def submit_all(url: str, files: list[tuple[str, Path]], tokens: list[str]) -> li
                 track, path = files[k]
                 t0, retried = time.time(), 0
                 while True:  # a busy service answers 503 + Retry-After: come back then, as a client should
-                    r = client.post("/api/v1/submissions", data={"track": track, "model_name": f"burst-{k}"},
-                                    files={"file": (path.name, path.read_bytes())})
+                    r = client.post(
+                        "/api/v1/submissions",
+                        data={"track": track, "model_name": f"burst-{k}"},
+                        files={"file": (path.name, path.read_bytes())},
+                    )
                     if r.status_code != 503 or retried >= MAX_RETRIES:
                         break
                     retried += 1
                     time.sleep(float(r.headers.get("retry-after") or 5))
                 body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
-                out.append({"k": k, "track": track, "t0": t0, "post_s": time.time() - t0,
-                            "status": r.status_code, "id": body.get("submission_id"), "retried": retried})
+                out.append(
+                    {
+                        "k": k,
+                        "track": track,
+                        "t0": t0,
+                        "post_s": time.time() - t0,
+                        "status": r.status_code,
+                        "id": body.get("submission_id"),
+                        "retried": retried,
+                    }
+                )
         return out
 
     with ThreadPoolExecutor(len(tokens)) as pool:
@@ -129,8 +141,12 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     hub_proc, hub_url = fakehub.start({**limits, "FAKEHUB_COMMIT_WINDOW": str(args.window)})
     repos = {area: f"tester/{area}-burst" for area in ("references", "submissions", "results")}
     env = {
-        "STORE": "hub", "HF_ENDPOINT": hub_url, "HF_TOKEN": HUB_TOKEN, "HF_HOME": str(tmp / "hf-home"),
-        "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "STORE": "hub",
+        "HF_ENDPOINT": hub_url,
+        "HF_TOKEN": HUB_TOKEN,
+        "HF_HOME": str(tmp / "hf-home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
         # The service paces below the limit the fake Hub enforces, in the same (compressed) window.
         "HF_COMMIT_WINDOW": str(args.window),
         "HF_COMMITS_PER_HOUR": str(args.hub_limit or HUB_COMMITS_PER_HOUR),
@@ -141,8 +157,15 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     (tmp / "dep" / "data").mkdir(parents=True)
     (tmp / "dep" / "data" / "tokens.json").write_text(json.dumps(tokens))
     try:
-        with procs.Deployment(tmp / "dep", workers=args.workers, concurrency=args.concurrency, beat=True,
-                              demo_dir=demo, AUTH="token", **env) as dep:
+        with procs.Deployment(
+            tmp / "dep",
+            workers=args.workers,
+            concurrency=args.concurrency,
+            beat=True,
+            demo_dir=demo,
+            AUTH="token",
+            **env,
+        ) as dep:
             # The documented production layout: one dedicated publish worker (the others drain the
             # submissions queue first, so a publish queued behind a burst would wait for all of it).
             dep.workers.append(procs.Worker(dep.env, dep.tmp / "publish.log", queues="publish").start())
@@ -209,21 +232,31 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-burst-") as tmp:
         fig = run(args, Path(tmp))
     limit = args.hub_limit or HUB_COMMITS_PER_HOUR
-    print(f"{fig['uploads']} uploads from {args.clients} clients, {args.workers} workers × "
-          f"{args.concurrency}: accepted {fig['accepted']} (HTTP {fig['http_statuses']}, "
-          f"{fig['retried_503']} retries after 503), "
-          f"published {fig['published']}, "
-          f"not final {fig['not_final']}; wall {fig['wall_s']} s (uploads {fig['upload_phase_s']} s)")
-    print(f"Hub commits {fig['commits']} = {fig['commits_per_upload']} per accepted upload; by repo "
-          f"{fig['commits_by_repo']} = {fig['commits_per_upload_by_repo']} per upload")
-    print(f"busiest {fig['window_s']:g}-s window by repo {fig['busiest_window_by_repo']} vs the Hub's "
-          f"{limit} commits per repo per hour; commits refused with 429: {fig['refused_429']}")
-    print(f"Hub requests {fig['requests']} = {fig['requests_per_upload']} per upload: "
-          f"{fig['requests_by_route']}")
-    print(f"POST p50 {fig['post_p50_s']} s p95 {fig['post_p95_s']} s; upload→published p50 "
-          f"{fig['to_published_p50_s']} s p95 {fig['to_published_p95_s']} s "
-          f"max {fig['to_published_max_s']} s; "
-          f"tracebacks in logs: {fig['tracebacks_in_logs']}")
+    print(
+        f"{fig['uploads']} uploads from {args.clients} clients, {args.workers} workers × "
+        f"{args.concurrency}: accepted {fig['accepted']} (HTTP {fig['http_statuses']}, "
+        f"{fig['retried_503']} retries after 503), "
+        f"published {fig['published']}, "
+        f"not final {fig['not_final']}; wall {fig['wall_s']} s (uploads {fig['upload_phase_s']} s)"
+    )
+    print(
+        f"Hub commits {fig['commits']} = {fig['commits_per_upload']} per accepted upload; by repo "
+        f"{fig['commits_by_repo']} = {fig['commits_per_upload_by_repo']} per upload"
+    )
+    print(
+        f"busiest {fig['window_s']:g}-s window by repo {fig['busiest_window_by_repo']} vs the Hub's "
+        f"{limit} commits per repo per hour; commits refused with 429: {fig['refused_429']}"
+    )
+    print(
+        f"Hub requests {fig['requests']} = {fig['requests_per_upload']} per upload: "
+        f"{fig['requests_by_route']}"
+    )
+    print(
+        f"POST p50 {fig['post_p50_s']} s p95 {fig['post_p95_s']} s; upload→published p50 "
+        f"{fig['to_published_p50_s']} s p95 {fig['to_published_p95_s']} s "
+        f"max {fig['to_published_max_s']} s; "
+        f"tracebacks in logs: {fig['tracebacks_in_logs']}"
+    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(fig, indent=2) + "\n")

@@ -24,8 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 COLD = ROOT.parent / "shared" / "data" / "real" / "COLDataset" / "COLDataset"
 DEMO = ROOT / "data" / "demo"
 NAMES = ("char-ngram", "char-ngram-random")
-SHOWN = ("auprc", "comprehensiveness", "sufficiency", "decision_flip_20", "spans_per_item",
-         "mean_span_length")
+SHOWN = (
+    "auprc",
+    "comprehensiveness",
+    "sufficiency",
+    "decision_flip_20",
+    "spans_per_item",
+    "mean_span_length",
+)
 
 
 def _cpu() -> float:
@@ -42,9 +48,20 @@ def step(label: str, *args: str) -> str:
 
 def score(track: str, data: Path, name: str, bootstrap: int) -> dict:
     predictions = data / track / "baselines" / f"{name}.test.jsonl"
-    out = step(f"score {name}", "-m", "scoring", "score", "--track", track, "--references",
-               str(data / track / "test.jsonl"), "--predictions", str(predictions),
-               "--bootstrap", str(bootstrap))
+    out = step(
+        f"score {name}",
+        "-m",
+        "scoring",
+        "score",
+        "--track",
+        track,
+        "--references",
+        str(data / track / "test.jsonl"),
+        "--predictions",
+        str(predictions),
+        "--bootstrap",
+        str(bootstrap),
+    )
     return json.loads(out)
 
 
@@ -71,8 +88,15 @@ def main() -> int:
             data = Path(tmp)
             print(f"real COLD ({COLD}):")
             step("import", "-m", "scoring", "import", "--dataset", "cold", str(COLD), str(data / "cold"))
-            step("baselines (fit on train, dev+test, 4 systems)", "-m", "baselines", "--data", str(data),
-                 "--tracks", "cold")
+            step(
+                "baselines (fit on train, dev+test, 4 systems)",
+                "-m",
+                "baselines",
+                "--data",
+                str(data),
+                "--tracks",
+                "cold",
+            )
             report("cold", data, args.bootstrap)
         else:
             print(f"real COLD absent ({COLD}); skipped")

@@ -107,10 +107,21 @@ def build_pool(store, size: int) -> list[str]:
         data = mixed_predictions(TRACK, 0.05 + 0.9 * i / max(size - 1, 1), seed=f"pool-{i}")
         sid = hashlib.sha256(f"pool-{i}".encode()).hexdigest()[:16]
         record = new_record(
-            submission_id=sid, track=TRACK, sha256=hashlib.sha256(data).hexdigest(), submitter=f"pool{i}",
-            metadata={"model_name": f"pool-{i}", "organisation": "bench", "model_type": "open",
-                      "setting": "zero-shot", "paper_url": "", "code_url": "", "description": ""},
-            is_baseline=False, at=f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}.000Z",
+            submission_id=sid,
+            track=TRACK,
+            sha256=hashlib.sha256(data).hexdigest(),
+            submitter=f"pool{i}",
+            metadata={
+                "model_name": f"pool-{i}",
+                "organisation": "bench",
+                "model_type": "open",
+                "setting": "zero-shot",
+                "paper_url": "",
+                "code_url": "",
+                "description": "",
+            },
+            is_baseline=False,
+            at=f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}.000Z",
         )
         add[predictions_path(TRACK, sid)] = data
         add[record_path(TRACK, sid)] = dumps(record)
@@ -167,8 +178,13 @@ class FakeHub:
 
         self.proc, self.url = fakehub.start()
         # huggingface_hub reads these once, at import: set before anything imports it.
-        os.environ.update(HF_ENDPOINT=self.url, HF_HOME=str(tmp / "hf-home"), HF_TOKEN=HUB_TOKEN,
-                          HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_DISABLE_PROGRESS_BARS="1")
+        os.environ.update(
+            HF_ENDPOINT=self.url,
+            HF_HOME=str(tmp / "hf-home"),
+            HF_TOKEN=HUB_TOKEN,
+            HF_HUB_DISABLE_TELEMETRY="1",
+            HF_HUB_DISABLE_PROGRESS_BARS="1",
+        )
         return self
 
     def stop(self) -> None:
@@ -180,8 +196,9 @@ class FakeHub:
     def _call(self, method: str, route: str):
         import urllib.request
 
-        request = urllib.request.Request(self.url + route, data=b"{}" if method == "POST" else None,
-                                         method=method)
+        request = urllib.request.Request(
+            self.url + route, data=b"{}" if method == "POST" else None, method=method
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
@@ -197,11 +214,16 @@ class FakeHub:
 
         tag = hashlib.sha256(str(data_dir).encode()).hexdigest()[:8]
         # Unpaced: this bench counts one publish's work; bench_burst.py measures the commit budget.
-        config = Config(data_dir=data_dir, store="hub", hf_token=HUB_TOKEN, hf_endpoint=self.url,
-                        hf_commits_per_hour=1_000_000,
-                        hf_references_repo=f"tester/references-{tag}",
-                        hf_submissions_repo=f"tester/submissions-{tag}",
-                        hf_results_repo=f"tester/results-{tag}")
+        config = Config(
+            data_dir=data_dir,
+            store="hub",
+            hf_token=HUB_TOKEN,
+            hf_endpoint=self.url,
+            hf_commits_per_hour=1_000_000,
+            hf_references_repo=f"tester/references-{tag}",
+            hf_submissions_repo=f"tester/submissions-{tag}",
+            hf_results_repo=f"tester/results-{tag}",
+        )
         return open_store(config, cache_dir=data_dir / "hf-cache", base_delay=0.01)
 
 
@@ -222,8 +244,15 @@ def store_with(data_dir: Path, n: int, pool_size: int, hub: FakeHub | None = Non
     return store, pool, time.perf_counter() - t0
 
 
-def one_more(counting: Counting, publisher, pool: list[str], k: int, data_dir: Path,
-             hub: FakeHub | None = None, export: bool = False) -> dict:
+def one_more(
+    counting: Counting,
+    publisher,
+    pool: list[str],
+    k: int,
+    data_dir: Path,
+    hub: FakeHub | None = None,
+    export: bool = False,
+) -> dict:
     """Add submission `k` (its scored record, result and row outcomes in one commit) and publish it; the
     figures of that publish (`hub`: Hub requests by route), and the bytes of both commits (the upload's
     own predictions file and its earlier status commits are not counted: they do not depend on N)."""
@@ -352,8 +381,11 @@ def stand_in_board(data_dir: Path, n: int) -> None:
         from worker.store.codec import pretty
 
         def board_files(board: dict) -> dict[str, bytes]:
-            return {f"{TRACK}/leaderboard.json": pretty(board),
-                    f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"])}
+            return {
+                f"{TRACK}/leaderboard.json": pretty(board),
+                f"{TRACK}/leaderboard.parquet": to_parquet(board["rows"]),
+            }
+
     store.commit("results", board_files(board), [], "bench: board")
 
 
@@ -392,8 +424,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
 
     ns = [int(x) for x in args.n.split(",") if x]
     api_ns = [int(x) for x in args.api_n.split(",") if x] if hub is None else []
-    print(f"project: {args.root.resolve()}  store: {args.store}  track: {TRACK}  "
-          f"pool: {args.pool} scored files")
+    print(
+        f"project: {args.root.resolve()}  store: {args.store}  track: {TRACK}  pool: {args.pool} scored files"
+    )
     results: dict[int, dict] = {}
     for n in ns:
         with tempfile.TemporaryDirectory() as tmp:
@@ -402,8 +435,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             counting = Counting(store)
             warm_publisher = Publisher(counting)
             one_more(counting, warm_publisher, pool, n, data_dir, hub)  # the publisher's first publish: cold
-            warm = [one_more(counting, warm_publisher, pool, n + 1 + i, data_dir, hub)
-                    for i in range(args.warm)]
+            warm = [
+                one_more(counting, warm_publisher, pool, n + 1 + i, data_dir, hub) for i in range(args.warm)
+            ]
             cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir, hub)
             try:  # a publish that rebuilds the complete exports (leaderboard.json/.parquet, dataset card)
                 full = one_more(counting, warm_publisher, pool, n + 2 + args.warm, data_dir, hub, export=True)
@@ -432,25 +466,35 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             }
             if hub is None:
                 api = api_figures(data_dir)
-                results[n] |= {"grew": statistics.median(w["grew"] for w in warm),
-                               "store": folder_bytes(data_dir), **{f"api_{k}": v for k, v in api.items()}}
+                results[n] |= {
+                    "grew": statistics.median(w["grew"] for w in warm),
+                    "store": folder_bytes(data_dir),
+                    **{f"api_{k}": v for k, v in api.items()},
+                }
         r = results[n]
         what = "store ops" if hub is None else "Hub requests"
-        line = (f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
-                f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
-                f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
-                f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
-                f"amortised incl. exports "
-                f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)")
+        line = (
+            f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
+            f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
+            f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
+            f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
+            f"amortised incl. exports "
+            f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)"
+        )
         if hub is None:
-            line += (f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
-                     f"{r['api_warm_s'] * 1000:.1f} ms, {r['api_sent'] / 1e3:.1f} kB sent"
-                     f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, "
-                     f"{r['api_rows']} rows)")
+            line += (
+                f", store grew {r['grew'] / 1e6:.3f} MB (store {r['store'] / 1e6:.0f} MB); API warm "
+                f"{r['api_warm_s'] * 1000:.1f} ms, {r['api_sent'] / 1e3:.1f} kB sent"
+                f"{' gzip' if r['api_gzip'] else ''} ({r['api_raw'] / 1e3:.1f} kB raw, "
+                f"{r['api_rows']} rows)"
+            )
         print(line, flush=True)
         top = sorted(r["by_file"].items(), key=lambda kv: -kv[1])[:6]
-        print("         committed by file (last warm publish): "
-              + ", ".join(f"{k} {v / 1e3:.1f} kB" for k, v in top), flush=True)
+        print(
+            "         committed by file (last warm publish): "
+            + ", ".join(f"{k} {v / 1e3:.1f} kB" for k, v in top),
+            flush=True,
+        )
     for n in api_ns:
         with tempfile.TemporaryDirectory() as tmp:
             stand_in_board(Path(tmp), n)
@@ -463,15 +507,32 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             flush=True,
         )
     print("log-log slope against N (0 = flat, 1 = linear):")
-    keys = ("warm_s", "cold_s", "requests", "cold_requests", "commits", "committed", "cycled", "amortised",
-            "export",
-            "grew", "api_warm_s", "api_sent")
+    keys = (
+        "warm_s",
+        "cold_s",
+        "requests",
+        "cold_requests",
+        "commits",
+        "committed",
+        "cycled",
+        "amortised",
+        "export",
+        "grew",
+        "api_warm_s",
+        "api_sent",
+    )
     for key in keys:
         have = [n for n in sorted(results) if key in results[n]]
         s = slope(have, [float(results[n][key]) for n in have])
         print(f"  {key:>11}: {'n/a' if s is None else f'{s:+.2f}'}  ({', '.join(str(n) for n in have)})")
-    print(json.dumps({str(n): {k: v for k, v in r.items() if k != "by_file" and not k.endswith("ops")}
-                      for n, r in results.items()}))
+    print(
+        json.dumps(
+            {
+                str(n): {k: v for k, v in r.items() if k != "by_file" and not k.endswith("ops")}
+                for n, r in results.items()
+            }
+        )
+    )
     return 0
 
 

@@ -42,8 +42,9 @@ def _fingerprint(labels: np.ndarray, inputs: list[dict]) -> nearcopy.Fingerprint
     return nearcopy.Fingerprint.of([str(int(v)) for v in labels], inputs)
 
 
-def build(store: LocalStore, n: int, rows: int, inputs: list[dict], rng: np.random.Generator,
-          latent: np.ndarray) -> list[np.ndarray]:
+def build(
+    store: LocalStore, n: int, rows: int, inputs: list[dict], rng: np.random.Generator, latent: np.ndarray
+) -> list[np.ndarray]:
     """N earlier submissions, committed a segment's worth at a time (so the bench does not take hours)."""
     index = nearcopy.NearCopyIndex()
     models, pending = [], {}
@@ -118,22 +119,32 @@ def main() -> None:
     latent = rng.integers(0, 2, rows).astype(bool)
     bands = nearcopy.band_count(rows)
     entry = len(nearcopy.encode_entry("0" * 16, _fingerprint(latent, inputs)))
-    print(f"rows per file {rows:,}; near-copy: 0 < k < {nearcopy.near_copy_limit(rows):g} differing rows "
-          f"(k <= {nearcopy.max_differing(rows)}); {bands} bands of ~{rows // bands} rows")
-    print(f"stored per submission: fingerprint {4 * rows:,} B (read only for candidates) + index entry "
-          f"{entry} B (all held in memory by the web process)")
-    data = "".join(json.dumps({"id": i["id"], "label": int(v)}) + "\n" for i, v in zip(inputs, latent,
-                                                                                        strict=True)).encode()
-    fp_time, _ = timed(lambda: _fingerprint(np.array([int(k) for k in COLD.prediction_keys(data, inputs)]),
-                                            inputs), 5)
+    print(
+        f"rows per file {rows:,}; near-copy: 0 < k < {nearcopy.near_copy_limit(rows):g} differing rows "
+        f"(k <= {nearcopy.max_differing(rows)}); {bands} bands of ~{rows // bands} rows"
+    )
+    print(
+        f"stored per submission: fingerprint {4 * rows:,} B (read only for candidates) + index entry "
+        f"{entry} B (all held in memory by the web process)"
+    )
+    data = "".join(
+        json.dumps({"id": i["id"], "label": int(v)}) + "\n" for i, v in zip(inputs, latent, strict=True)
+    ).encode()
+    fp_time, _ = timed(
+        lambda: _fingerprint(np.array([int(k) for k in COLD.prediction_keys(data, inputs)]), inputs), 5
+    )
     print(f"fingerprinting one upload (parse + {rows:,} row hashes + band signature): {fp_time * 1e3:.1f} ms")
     print()
-    print(f"{'N earlier':>10} | {'check, cold':>12} | {'check, warm':>12} | {'near-copy found':>16} | "
-          f"{'candidates read':>15} | {'index in memory':>15}")
+    print(
+        f"{'N earlier':>10} | {'check, cold':>12} | {'check, warm':>12} | {'near-copy found':>16} | "
+        f"{'candidates read':>15} | {'index in memory':>15}"
+    )
     for n in (int(x) for x in args.sizes.split(",")):
         m = measure(n, inputs, rng, latent, args.repeat)
-        print(f"{n:>10,} | {m['cold'] * 1e3:>9.1f} ms | {m['warm'] * 1e3:>9.2f} ms | {m['found']:>16} | "
-              f"{m['reads_fresh']:>6} / {m['reads_probe']:<6} | {n * (bands * 4 + 16) / 1e6:>12.2f} MB")
+        print(
+            f"{n:>10,} | {m['cold'] * 1e3:>9.1f} ms | {m['warm'] * 1e3:>9.2f} ms | {m['found']:>16} | "
+            f"{m['reads_fresh']:>6} / {m['reads_probe']:<6} | {n * (bands * 4 + 16) / 1e6:>12.2f} MB"
+        )
     print("\ncandidates read: full fingerprints read for an unrelated upload / for the one-row flip")
 
 

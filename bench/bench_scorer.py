@@ -38,8 +38,14 @@ FILLER = "评论语境中的用词和指向都比较明确，需要结合上下�
 
 def _record(rng: random.Random) -> dict:
     if rng.random() < 0.1:
-        return {"target": "无明确对象", "target_type": "无明确对象", "target_explicitness": "无明确对象",
-                "stance": rng.choice(("中性提及", "引用或转述")), "label": "无害", "category": "非攻击"}
+        return {
+            "target": "无明确对象",
+            "target_type": "无明确对象",
+            "target_explicitness": "无明确对象",
+            "stance": rng.choice(("中性提及", "引用或转述")),
+            "label": "无害",
+            "category": "非攻击",
+        }
     harmful = rng.random() < 0.55
     return {
         "target": rng.choice(TARGETS),
@@ -52,9 +58,11 @@ def _record(rng: random.Random) -> dict:
 
 
 def _output(r: dict) -> str:
-    return (f"分析：这条评论针对的是[T:{r['target']}]，它属于[TY:{r['target_type']}]，"
-            f"评论里的指向是[TT:{r['target_explicitness']}]，作者的态度为[S:{r['stance']}]，"
-            f"综合判断该内容[L:{r['label']}]，类别归为[C:{r['category']}]，理由是{FILLER}。")
+    return (
+        f"分析：这条评论针对的是[T:{r['target']}]，它属于[TY:{r['target_type']}]，"
+        f"评论里的指向是[TT:{r['target_explicitness']}]，作者的态度为[S:{r['stance']}]，"
+        f"综合判断该内容[L:{r['label']}]，类别归为[C:{r['category']}]，理由是{FILLER}。"
+    )
 
 
 def build(directory: Path, seed: int = 7) -> bytes:
@@ -64,8 +72,14 @@ def build(directory: Path, seed: int = 7) -> bytes:
     for i in range(N_ROWS):
         record = _record(rng)
         row_id = f"t{i:05d}"
-        gold.append({"id": row_id, "text": f"第{i}条评论：{record['target']}相关的内容", **record,
-                     "cot": _output(record)})
+        gold.append(
+            {
+                "id": row_id,
+                "text": f"第{i}条评论：{record['target']}相关的内容",
+                **record,
+                "cot": _output(record),
+            }
+        )
         guess = dict(record)
         roll = rng.random()
         if roll < 0.25:
@@ -88,11 +102,13 @@ def build(directory: Path, seed: int = 7) -> bytes:
     for k, name in enumerate(SUBSETS):
         rows = [g for i, g in enumerate(gold) if i % 4 == k or rng.random() < 0.05]
         (directory / "subsets" / f"{name}.jsonl").write_text(
-            "".join(json.dumps(g, ensure_ascii=False) + "\n" for g in rows))
+            "".join(json.dumps(g, ensure_ascii=False) + "\n" for g in rows)
+        )
     return "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in preds).encode()
 
 
 # --- The straightforward implementation (per-row loops, scikit-learn per resample) -------------------
+
 
 def naive_metrics(gold: list[dict], parsed: list, rows: list[int]) -> dict[str, float]:
     n = len(rows)
@@ -117,16 +133,26 @@ def naive_metrics(gold: list[dict], parsed: list, rows: list[int]) -> dict[str, 
         for name in FIELDS:
             correct[name] += row_correct[name]
         jrem += all(row_correct.values())
-    result = {"jrem": jrem / n, "parse_success": valid / n, "anchor_schema_valid": anchor_valid / n,
-              "t_f1": t_f1_sum / n}
+    result = {
+        "jrem": jrem / n,
+        "parse_success": valid / n,
+        "anchor_schema_valid": anchor_valid / n,
+        "t_f1": t_f1_sum / n,
+    }
     for name in FIELDS:
         result[f"field_accuracy.{name}"] = correct[name] / n
     result["her_c"] = (correct["category"] - jrem) / correct["category"] if correct["category"] else 0.0
     result["her_l"] = (correct["label"] - jrem) / correct["label"] if correct["label"] else 0.0
     for name in DISCRETE_FIELDS:
-        result[f"macro_f1.{name}"] = float(f1_score(gold_values[name], pred_values[name],
-                                                    labels=sorted(set(gold_values[name])), average="macro",
-                                                    zero_division=0))
+        result[f"macro_f1.{name}"] = float(
+            f1_score(
+                gold_values[name],
+                pred_values[name],
+                labels=sorted(set(gold_values[name])),
+                average="macro",
+                zero_division=0,
+            )
+        )
     return result
 
 
@@ -143,8 +169,9 @@ def naive_score(directory: Path, data: bytes, resamples: int, seed: int) -> dict
         result["subsets"][name] = naive_metrics(gold, parsed, rows)
     indices = resample_indices(len(gold), resamples, seed)
     per_resample = [naive_metrics(gold, parsed, list(idx)) for idx in indices]
-    result["ci"] = {key: percentile_ci(np.array([m[key] for m in per_resample]))
-                    for key in HEADLINE_CI_METRICS}
+    result["ci"] = {
+        key: percentile_ci(np.array([m[key] for m in per_resample])) for key in HEADLINE_CI_METRICS
+    }
     return result
 
 
@@ -186,17 +213,25 @@ def main() -> None:
     agree_points = all(abs(fast_flat[k] - v) <= 1e-12 for k, v in naive_flat.items())
     agree_subsets = all(
         abs(_flat(fast["subsets"][s])[k] - v) <= 1e-12
-        for s in SUBSETS for k, v in naive["subsets"][s].items())
+        for s in SUBSETS
+        for k, v in naive["subsets"][s].items()
+    )
     agree_ci = all(np.allclose(fast["ci"][k], naive["ci"][k], atol=1e-12) for k in HEADLINE_CI_METRICS)
-    print(f"rows={N_ROWS} subsets={len(SUBSETS)} resamples={args.resamples} "
-          f"(references loaded once: {load_ms:.1f} ms)")
+    print(
+        f"rows={N_ROWS} subsets={len(SUBSETS)} resamples={args.resamples} "
+        f"(references loaded once: {load_ms:.1f} ms)"
+    )
     # CPU time is printed too: on a shared machine wall time also measures the neighbours.
-    print(f"fast  VarmTrack.score : {fast_s * 1000:8.1f} ms wall, {fast_cpu * 1000:8.1f} ms CPU "
-          f"(median of {args.repeat})")
+    print(
+        f"fast  VarmTrack.score : {fast_s * 1000:8.1f} ms wall, {fast_cpu * 1000:8.1f} ms CPU "
+        f"(median of {args.repeat})"
+    )
     print(f"naive loops + sklearn : {naive_s * 1000:8.1f} ms wall, {naive_cpu * 1000:8.1f} ms CPU")
     print(f"speed-up              : {naive_s / fast_s:8.1f}x wall, {naive_cpu / fast_cpu:6.1f}x CPU")
-    print(f"results agree         : metrics={agree_points} subsets={agree_subsets} ci={agree_ci}  "
-          f"(JREM {fast['metrics']['jrem']:.4f}, CI {fast['ci']['jrem']})")
+    print(
+        f"results agree         : metrics={agree_points} subsets={agree_subsets} ci={agree_ci}  "
+        f"(JREM {fast['metrics']['jrem']:.4f}, CI {fast['ci']['jrem']})"
+    )
 
 
 if __name__ == "__main__":

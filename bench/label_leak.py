@@ -70,8 +70,11 @@ def cold_cells() -> dict[str, list[int]] | None:
         text = (Path(tmp) / "test.jsonl").read_text(encoding="utf-8")
         rows = [json.loads(line) for line in text.splitlines()]
     return {
-        field: sorted(n for n in Counter(r[field] for r in rows if r.get(field) is not None).values()
-                      if n >= MIN_CELL_ROWS)
+        field: sorted(
+            n
+            for n in Counter(r[field] for r in rows if r.get(field) is not None).values()
+            if n >= MIN_CELL_ROWS
+        )
         for field in ("topic", "fine_label")
     }
 
@@ -133,14 +136,14 @@ def entropy(p: float) -> float:
 def splitting_queries(wrong: np.ndarray, first: int, rng: np.random.Generator) -> int:
     """Queries (= submissions) for adaptive splitting with counts to find every row the base got wrong."""
     order = rng.permutation(len(wrong))
-    groups = [order[k:k + first] for k in range(0, len(order), first)]
+    groups = [order[k : k + first] for k in range(0, len(order), first)]
     queries = len(groups) - 1  # the base submission's own score gives the total, so the last group is free
     stack = [(g, int(wrong[g].sum())) for g in groups]
     while stack:
         group, errors = stack.pop()
         if errors in (0, len(group)):
             continue
-        left, right = group[: len(group) // 2], group[len(group) // 2:]
+        left, right = group[: len(group) // 2], group[len(group) // 2 :]
         queries += 1
         left_errors = int(wrong[left].sum())
         stack += [(left, left_errors), (right, errors - left_errors)]
@@ -172,9 +175,11 @@ def main() -> None:
     if cold is None:
         print(f"(real COLD release not found at {REAL_COLD}: COLD uses the overall count only)")
     print()
-    header = (f"{'track':<7}{'rows':>6}{'held if k <':>12}{'bits/sub':>10}{'bits/day':>10}"
-              f"{'one-flip before':>17}{'one-flip now':>14}{'splitting':>11}{'coin weighing':>15}"
-              f"{'info bound':>12}{'days, 1 identity':>18}")
+    header = (
+        f"{'track':<7}{'rows':>6}{'held if k <':>12}{'bits/sub':>10}{'bits/day':>10}"
+        f"{'one-flip before':>17}{'one-flip now':>14}{'splitting':>11}{'coin weighing':>15}"
+        f"{'info bound':>12}{'days, 1 identity':>18}"
+    )
     print(header)
     print("-" * len(header))
     notes = []
@@ -191,13 +196,17 @@ def main() -> None:
         bound = entropy(error) / bits
         before = 1 / parallel
         days = n * min(splitting, coin) / args.quota
-        print(f"{track:<7}{n:>6}{near_copy_limit(n):>12.4g}{bits:>10.1f}{bits * args.quota:>10.0f}"
-              f"{before:>17.2f}{'held (none)':>14}{splitting:>11.3f}{coin:>15.3f}{bound:>12.4f}{days:>18.0f}")
-        notes.append(f"{track}: base error {error:.3f} ({source}); splitting best first-round group "
-                     f"{first} rows, {per_label:.3f} queries/label overall"
-                     + (f", {parallel} cells in parallel" if parallel > 1 else "")
-                     + f"; near-copy limit {max_differing(n)} rows"
-                     + (f"; published cells {fields}" if fields else "; overall count only"))
+        print(
+            f"{track:<7}{n:>6}{near_copy_limit(n):>12.4g}{bits:>10.1f}{bits * args.quota:>10.0f}"
+            f"{before:>17.2f}{'held (none)':>14}{splitting:>11.3f}{coin:>15.3f}{bound:>12.4f}{days:>18.0f}"
+        )
+        notes.append(
+            f"{track}: base error {error:.3f} ({source}); splitting best first-round group "
+            f"{first} rows, {per_label:.3f} queries/label overall"
+            + (f", {parallel} cells in parallel" if parallel > 1 else "")
+            + f"; near-copy limit {max_differing(n)} rows"
+            + (f"; published cells {fields}" if fields else "; overall count only")
+        )
     print()
     print("columns: submissions per recovered label (lower = cheaper for the attacker), but bits and days;")
     print("'days, 1 identity' = rows x the cheaper of splitting and coin weighing / QUOTA_PER_DAY.")
@@ -207,12 +216,19 @@ def main() -> None:
     n = TRACKS[0][1]
     before, now = ci_tells_rows_apart(n, max_differing(n) + 1, args.alternatives)
     flip = max_differing(n) + 1
-    print(f"\nThe intervals: flipping {flip} rows of a COLD-sized base, alternatives with the same counts "
-          "(so the same point metrics) but other rows wrong")
-    print(f"gave a different 95 % interval in {before:.0%} of cases with rows resampled in test order "
-          "(scorer 1.0.0: the interval told WHICH rows were wrong)")
-    print(f"and in {now:.0%} as published now (outcomes resampled in canonical order: the interval is a "
-          "function of the counts, adding no bits).")
+    print(
+        f"\nThe intervals: flipping {flip} rows of a COLD-sized base, alternatives with the same counts "
+        "(so the same point metrics) but other rows wrong"
+    )
+    print(
+        f"gave a different 95 % interval in {before:.0%} of cases with rows resampled in test order "
+        "(scorer 1.0.0: the interval told WHICH rows were wrong)"
+    )
+    print(
+        f"and in {now:.0%} as published now (outcomes resampled in canonical order: the interval is a "
+        "function of the counts, adding no bits)."
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -19,8 +19,9 @@ def record_problems(row: dict) -> list[str]:
         return [f"keys {list(row)} != {list(ROW_KEYS)}"]
     if not all(isinstance(row[k], str) and row[k] for k in ROW_KEYS):
         return ["every value must be a non-empty string"]
-    problems = [f"{f} value {row[f]!r} not in value set"
-                for f in DISCRETE_FIELDS if row[f] not in VALUE_SETS[f]]
+    problems = [
+        f"{f} value {row[f]!r} not in value set" for f in DISCRETE_FIELDS if row[f] not in VALUE_SETS[f]
+    ]
     if not problems:
         problems += consistency_issues(row)
     parsed = parse_output(row["cot"])

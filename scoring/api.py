@@ -47,8 +47,16 @@ def references_sha256(path: Path, subsets_dir: Path | None = None) -> str:
     return digest.hexdigest()
 
 
-def score_file(track: str, references: Path, predictions: bytes, *, subsets_dir: Path | None = None,
-               bootstrap: int = 1000, seed: int = 0, disclose: bool = True) -> dict:
+def score_file(
+    track: str,
+    references: Path,
+    predictions: bytes,
+    *,
+    subsets_dir: Path | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    disclose: bool = True,
+) -> dict:
     """Score a predictions file; the result dict (ARCHITECTURE.md §2) with `provenance` added.
     `disclose=False` keeps small and label-pure cells (`scoring.disclosure`): for public data only.
 
@@ -65,8 +73,9 @@ def score_file(track: str, references: Path, predictions: bytes, *, subsets_dir:
     return result
 
 
-def validate_file(track: str, predictions: bytes, *, references: Path | None = None,
-                  inputs: list[dict] | None = None) -> Report:
+def validate_file(
+    track: str, predictions: bytes, *, references: Path | None = None, inputs: list[dict] | None = None
+) -> Report:
     """Gold-independent validation against public inputs (given, or taken from the references)."""
     scorer = get_track(track)
     if inputs is None:

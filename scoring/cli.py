@@ -104,8 +104,15 @@ def _score(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         if subsets is not None and subsets.is_file():
             subsets = _membership_subsets(subsets, Path(tmp))
-        result = score_file(args.track, references, predictions, subsets_dir=subsets,
-                            bootstrap=args.bootstrap, seed=args.seed, disclose=not args.all_cells)
+        result = score_file(
+            args.track,
+            references,
+            predictions,
+            subsets_dir=subsets,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            disclose=not args.all_cells,
+        )
     data = dumps_result(result)
     if args.output:
         _write_atomically(Path(args.output), data)
@@ -124,12 +131,18 @@ def _membership_subsets(path: Path, folder: Path) -> Path:
     except (OSError, ValueError) as error:
         raise UsageError(f"cannot read {path} as JSON: {error}") from None
     if not isinstance(membership, dict) or not all(
-        isinstance(name, str) and name and "/" not in name and not name.startswith(".")
-        and isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+        isinstance(name, str)
+        and name
+        and "/" not in name
+        and not name.startswith(".")
+        and isinstance(ids, list)
+        and all(isinstance(i, str) for i in ids)
         for name, ids in membership.items()
     ):
-        raise UsageError(f"{path}: expected a subsets folder, or a JSON object mapping subset names to lists "
-                         "of ids (like dev_subsets.json)")
+        raise UsageError(
+            f"{path}: expected a subsets folder, or a JSON object mapping subset names to lists "
+            "of ids (like dev_subsets.json)"
+        )
     for name, ids in membership.items():
         (folder / f"{name}.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
     return folder
@@ -171,8 +184,11 @@ def _import(args: argparse.Namespace) -> int:
     if args.dataset == "varm":
         from .varm_import import import_varm
 
-        summary = import_varm(_existing(args.path, "dataset path"), Path(args.out_dir),
-                              fill_blank_targets=args.fill_blank_targets)
+        summary = import_varm(
+            _existing(args.path, "dataset path"),
+            Path(args.out_dir),
+            fill_blank_targets=args.fill_blank_targets,
+        )
         return _print_summary(summary)
     if args.fill_blank_targets:
         raise UsageError("--fill-blank-targets applies to --dataset varm only")
@@ -208,8 +224,9 @@ def _masked_inputs(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scoring",
-                                     description=f"Leaderboard scorer {SCORER_VERSION}")
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring", description=f"Leaderboard scorer {SCORER_VERSION}"
+    )
     parser.add_argument("--version", action="version", version=SCORER_VERSION)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -217,22 +234,28 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--track", required=True, choices=TRACK_NAMES)
     source = validate.add_mutually_exclusive_group(required=True)
     source.add_argument("--references", help="test.jsonl or a reference bundle folder")
-    source.add_argument("--inputs", help="public test inputs JSONL ({\"id\", \"text\"} per line)")
+    source.add_argument("--inputs", help='public test inputs JSONL ({"id", "text"} per line)')
     validate.add_argument("--predictions", required=True)
     validate.set_defaults(run=_validate)
 
     score = commands.add_parser("score", help="score a predictions file; result JSON to stdout or --output")
     score.add_argument("--track", required=True, choices=TRACK_NAMES)
     score.add_argument("--references", required=True, help="test.jsonl or a reference bundle folder")
-    score.add_argument("--subsets", help="folder of subset files (default: <bundle>/subsets), or a "
-                                         "membership JSON such as the public dev_subsets.json")
+    score.add_argument(
+        "--subsets",
+        help="folder of subset files (default: <bundle>/subsets), or a "
+        "membership JSON such as the public dev_subsets.json",
+    )
     score.add_argument("--predictions", required=True)
     score.add_argument("--bootstrap", type=int, default=1000, help="resamples for CIs (0: none)")
     score.add_argument("--seed", type=int, default=0)
     score.add_argument("--output", help="write the result here (atomically) instead of stdout")
-    score.add_argument("--all-cells", action="store_true",
-                       help="keep breakdown/subset cells the leaderboard withholds (small or label-pure "
-                            "groups); for public data such as the dev split")
+    score.add_argument(
+        "--all-cells",
+        action="store_true",
+        help="keep breakdown/subset cells the leaderboard withholds (small or label-pure "
+        "groups); for public data such as the dev split",
+    )
     score.set_defaults(run=_score)
 
     check = commands.add_parser("check-references", help="maintainer check of a reference bundle folder")
@@ -244,16 +267,20 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--dataset", required=True, choices=("varm", "cold", "toxicn"))
     imp.add_argument("path", help="a release file, or the folder holding its split files")
     imp.add_argument("out_dir")
-    imp.add_argument("--fill-blank-targets", action="store_true",
-                     help="varm: write 无明确对象 for blank gold targets whose target_type is 无明确对象")
+    imp.add_argument(
+        "--fill-blank-targets",
+        action="store_true",
+        help="varm: write 无明确对象 for blank gold targets whose target_type is 无明确对象",
+    )
     imp.set_defaults(run=_import)
 
     masked = commands.add_parser(
-        "masked-inputs", help="write the masked texts (and their sha256) to run a model on for the masked "
-                              "probabilities of char_scores predictions")
+        "masked-inputs",
+        help="write the masked texts (and their sha256) to run a model on for the masked "
+        "probabilities of char_scores predictions",
+    )
     masked.add_argument("--track", required=True, choices=TRACK_NAMES)
-    masked.add_argument("--inputs", required=True,
-                        help="public test inputs JSONL ({\"id\", \"text\"} per line)")
+    masked.add_argument("--inputs", required=True, help='public test inputs JSONL ({"id", "text"} per line)')
     masked.add_argument("--predictions", required=True, help="predictions with char_scores on every line")
     masked.add_argument("out", help="output JSONL, one line per row and masking variant")
     masked.set_defaults(run=_masked_inputs)

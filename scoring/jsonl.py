@@ -95,8 +95,11 @@ def _encoding_problem(data: bytes, error: UnicodeDecodeError, what: str) -> Prob
         data.decode("gb18030")
     except UnicodeDecodeError:
         line = _line_number(data, error.start)
-        return Problem(line, None, f"the {what} file is not valid UTF-8 (first bad byte on line {line}); "
-                                   "save it as UTF-8")
+        return Problem(
+            line,
+            None,
+            f"the {what} file is not valid UTF-8 (first bad byte on line {line}); save it as UTF-8",
+        )
     return Problem(None, None, f"the {what} file is encoded as GBK/GB18030; save it as UTF-8")
 
 
@@ -117,11 +120,12 @@ def read_jsonl(
     problems = ProblemList()
     rows: list[tuple[int, dict]] = []
     if len(data) > max_bytes:
-        problems.add(Problem(None, None, f"the {what} file is {len(data):,} bytes; "
-                                         f"the limit is {max_bytes:,} bytes"))
+        problems.add(
+            Problem(None, None, f"the {what} file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")
+        )
         return rows, problems
     if data.startswith(_BOM):
-        data = data[len(_BOM):]  # a slice, not finditer(pos=3): "^" only matches at the real start
+        data = data[len(_BOM) :]  # a slice, not finditer(pos=3): "^" only matches at the real start
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -134,13 +138,21 @@ def read_jsonl(
         counted_to = match.start()
         records += 1
         if records > max_rows:  # counts bad lines too, so a flood of junk lines stays cheap
-            problems.add(Problem(line_no, None, f"the {what} file has more than {max_rows:,} lines; "
-                                                "stopped reading here"))
+            problems.add(
+                Problem(
+                    line_no, None, f"the {what} file has more than {max_rows:,} lines; stopped reading here"
+                )
+            )
             break
         raw = match.group()
         if len(raw) > max_line_bytes:
-            problems.add(Problem(line_no, None, f"line is {len(raw):,} bytes long; the limit is "
-                                                f"{max_line_bytes:,} bytes per line"))
+            problems.add(
+                Problem(
+                    line_no,
+                    None,
+                    f"line is {len(raw):,} bytes long; the limit is {max_line_bytes:,} bytes per line",
+                )
+            )
             continue
         if b"\x00" in raw:
             problems.add(Problem(line_no, None, "line contains a NUL byte (\\0); remove it"))
@@ -152,12 +164,21 @@ def read_jsonl(
             problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
             continue
         except ValueError as error:  # JSONDecodeError, and ints longer than Python's digit limit
-            problems.add(Problem(line_no, None, f"not valid JSON ({_json_error(error)}); "
-                                                "each line must be one JSON object"))
+            problems.add(
+                Problem(
+                    line_no, None, f"not valid JSON ({_json_error(error)}); each line must be one JSON object"
+                )
+            )
             continue
         if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
-            problems.add(Problem(line_no, None, "line holds a \\uD800–\\uDFFF escape that is not part of a "
-                                                "surrogate pair (not a character); remove it"))
+            problems.add(
+                Problem(
+                    line_no,
+                    None,
+                    "line holds a \\uD800–\\uDFFF escape that is not part of a "
+                    "surrogate pair (not a character); remove it",
+                )
+            )
             continue
         if not isinstance(obj, dict):
             found = describe_found(obj)
@@ -221,12 +242,23 @@ def coverage_problems(
             first_line[key] = line
     problems = duplicates
     if n_duplicates > MAX_IDS_LISTED:
-        problems.append(Problem(None, field, f"{n_duplicates:,} lines repeat {a_field} in total "
-                                             f"(the first {MAX_IDS_LISTED} are listed)"))
+        problems.append(
+            Problem(
+                None,
+                field,
+                f"{n_duplicates:,} lines repeat {a_field} in total (the first {MAX_IDS_LISTED} are listed)",
+            )
+        )
     problems += unknown
     if n_unknown > MAX_IDS_LISTED:
-        problems.append(Problem(None, field, f"{n_unknown:,} lines name {a_field} that is not in the {split} "
-                                             f"set (the first {MAX_IDS_LISTED} are listed)"))
+        problems.append(
+            Problem(
+                None,
+                field,
+                f"{n_unknown:,} lines name {a_field} that is not in the {split} "
+                f"set (the first {MAX_IDS_LISTED} are listed)",
+            )
+        )
     missing = [key for key in expected if key not in first_line]
     if missing:
         named = ", ".join(show(key) for key in missing[:MAX_IDS_LISTED])

@@ -53,14 +53,30 @@ VALUE_SETS: dict[str, tuple[str, ...]] = {
     "stance": (ATTACK_STANCE, "反对攻击", "引用或转述", "中性提及"),
     "label": (HARMFUL, NON_HARMFUL),
     "category": (
-        NON_ATTACK, "一般辱骂", "地域族群攻击", "性别攻击", "性少数攻击", "阶层职业攻击", "身心疾病攻击",
+        NON_ATTACK,
+        "一般辱骂",
+        "地域族群攻击",
+        "性别攻击",
+        "性少数攻击",
+        "阶层职业攻击",
+        "身心疾病攻击",
     ),
 }
 
-PLACEHOLDER_VALUES = frozenset({
-    "...", "…", "主要对象", "实际对象", "对象文本", "对象类型", "对象显隐性", "作者立场", "是否有害",
-    "最终类别",
-})
+PLACEHOLDER_VALUES = frozenset(
+    {
+        "...",
+        "…",
+        "主要对象",
+        "实际对象",
+        "对象文本",
+        "对象类型",
+        "对象显隐性",
+        "作者立场",
+        "是否有害",
+        "最终类别",
+    }
+)
 
 # Alternation order matters: TY and TT must be tried before T.
 ANCHOR_RE = re.compile(r"\[(TY|TT|T|S|L|C):([^\]\r\n]+)\]")
@@ -111,8 +127,11 @@ def consistency_issues(record: dict[str, str]) -> list[str]:
     issues = []
     if (record["label"] == NON_HARMFUL) != (record["category"] == NON_ATTACK):
         issues.append("label_category_inconsistent")
-    no_target = {record["target"] == NO_TARGET, record["target_type"] == NO_TARGET,
-                 record["target_explicitness"] == NO_TARGET}
+    no_target = {
+        record["target"] == NO_TARGET,
+        record["target_type"] == NO_TARGET,
+        record["target_explicitness"] == NO_TARGET,
+    }
     if len(no_target) != 1:
         issues.append("no_target_fields_inconsistent")
     if (record["label"] == HARMFUL) != (record["stance"] == ATTACK_STANCE):
@@ -133,7 +152,7 @@ def parse_output(raw: str) -> ParsedOutput:
         value = value.strip()
         names.append(name)
         record[ANCHOR_FIELD[name]] = value
-        prose.append(text[end:match.start()])
+        prose.append(text[end : match.start()])
         end = match.end()
     prose.append(text[end:])
 
@@ -247,17 +266,25 @@ def summarise_advice(outputs: Iterable[str], parsed: Sequence[ParsedOutput] | No
         repaired_valid += diagnosis.would_be_valid
     advice = []
     if brackets:
-        advice.append(f"{_outputs(brackets)} full-width brackets around anchors; the scorer accepts only "
-                      f"ASCII [ ] — {_count_as(brackets)}")
+        advice.append(
+            f"{_outputs(brackets)} full-width brackets around anchors; the scorer accepts only "
+            f"ASCII [ ] — {_count_as(brackets)}"
+        )
     if colon:
-        advice.append(f"{_outputs(colon)} a full-width colon (：) inside anchors; the scorer accepts only "
-                      f"an ASCII colon as in [T:...] — {_count_as(colon)}")
+        advice.append(
+            f"{_outputs(colon)} a full-width colon (：) inside anchors; the scorer accepts only "
+            f"an ASCII colon as in [T:...] — {_count_as(colon)}"
+        )
     if spaces:
-        advice.append(f"{_outputs(spaces)} spaces around anchor names (like [ T :...]); the scorer accepts "
-                      f"only [T:...] — {_count_as(spaces)}")
+        advice.append(
+            f"{_outputs(spaces)} spaces around anchor names (like [ T :...]); the scorer accepts "
+            f"only [T:...] — {_count_as(spaces)}"
+        )
     if repaired_valid:
         were = "it was" if repaired_valid == 1 else "they were"
-        advice.append(f"{repaired_valid:,} invalid output{'s' if repaired_valid != 1 else ''} would be valid "
-                      f"if {were} written with ASCII anchors [NAME:value]; fix the output format to have "
-                      f"{'it' if repaired_valid == 1 else 'them'} scored.")
+        advice.append(
+            f"{repaired_valid:,} invalid output{'s' if repaired_valid != 1 else ''} would be valid "
+            f"if {were} written with ASCII anchors [NAME:value]; fix the output format to have "
+            f"{'it' if repaired_valid == 1 else 'them'} scored."
+        )
     return advice

@@ -94,8 +94,9 @@ def subset_files(subsets_dir: Path | None) -> list[Path]:
     return sorted(Path(subsets_dir).glob("*.jsonl"), key=lambda p: p.name)
 
 
-def validate_gold_record(obj: dict, line: int, *, require_cot: bool = False, require_id: bool = False
-                         ) -> list[Problem]:
+def validate_gold_record(
+    obj: dict, line: int, *, require_cot: bool = False, require_id: bool = False
+) -> list[Problem]:
     """Keys, types, value sets and the cross-field rules of one gold record (no values quoted)."""
     problems: list[Problem] = []
     keys = ("text", *FIELDS) + (("cot",) if require_cot else ()) + (("id",) if require_id else ())
@@ -130,8 +131,13 @@ def _cot_problems(obj: dict, line: int) -> list[Problem]:
     parsed = parse_output(obj["cot"])
     problems = []
     if not parsed.schema_valid:
-        problems.append(Problem(line, "cot", "cot is not a schema-valid output; format issues: "
-                                             + ", ".join(parsed.format_issues)))
+        problems.append(
+            Problem(
+                line,
+                "cot",
+                "cot is not a schema-valid output; format issues: " + ", ".join(parsed.format_issues),
+            )
+        )
     expected = {name: obj[name] for name in FIELDS}
     expected["target"] = gold_target(obj)
     for name in FIELDS:
@@ -179,8 +185,9 @@ def _uniqueness(records: list[tuple[int, dict]], key: str) -> list[Problem]:
     return problems
 
 
-def _match_subset(records: list[tuple[int, dict]], refs_ids: dict[str, int], refs_texts: dict[str, int]
-                  ) -> tuple[list[int], list[Problem]]:
+def _match_subset(
+    records: list[tuple[int, dict]], refs_ids: dict[str, int], refs_texts: dict[str, int]
+) -> tuple[list[int], list[Problem]]:
     """Row indices of a subset's rows in the test split: by id when both have one, else by exact text."""
     rows, problems, seen = [], [], {}
     for line, obj in records:
@@ -235,8 +242,9 @@ def normalise_for_dedup(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
-def near_duplicate_pairs(a: list[str], b: list[str], cutoff: float = NEAR_DUPLICATE_RATIO
-                         ) -> list[tuple[int, int, float]]:
+def near_duplicate_pairs(
+    a: list[str], b: list[str], cutoff: float = NEAR_DUPLICATE_RATIO
+) -> list[tuple[int, int, float]]:
     """(i, j, ratio) for every pair with RapidFuzz fuzz.ratio >= cutoff (inputs already normalised)."""
     if not a or not b:
         return []
@@ -247,8 +255,10 @@ def near_duplicate_pairs(a: list[str], b: list[str], cutoff: float = NEAR_DUPLIC
     return [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols, strict=True)]
 
 
-EXPECTED_REFERENCES = ("a reference bundle folder (test.jsonl, optional train.jsonl, dev.jsonl, subsets/) "
-                       "or a single gold JSONL file (the authors' format: the 8 official keys, no id)")
+EXPECTED_REFERENCES = (
+    "a reference bundle folder (test.jsonl, optional train.jsonl, dev.jsonl, subsets/) "
+    "or a single gold JSONL file (the authors' format: the 8 official keys, no id)"
+)
 
 
 def _split_files(path: Path) -> tuple[dict[str, Path], list[BundleProblem]]:
@@ -280,7 +290,8 @@ def bundle_warnings(path: Path) -> list[str]:
             warnings.append(
                 f"{file.name}: {blank:,} row(s) have a blank gold target; the official metrics compare with "
                 "the target as written (the authors' evaluate.py), so no output can get them target-correct. "
-                "`python -m scoring import --dataset varm --fill-blank-targets` fills them with 无明确对象.")
+                "`python -m scoring import --dataset varm --fill-blank-targets` fills them with 无明确对象."
+            )
     return warnings
 
 
@@ -314,14 +325,16 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
     names = list(splits)
     normalised = {s: [normalise_for_dedup(obj.get("text") or "") for _, obj in splits[s]] for s in names}
     for i, left in enumerate(names):
-        for right in names[i + 1:]:
+        for right in names[i + 1 :]:
             for a, b, ratio in near_duplicate_pairs(normalised[left], normalised[right]):
                 line_a, obj_a = splits[left][a]
                 line_b, obj_b = splits[right][b]
                 if obj_a.get("text") == obj_b.get("text"):
                     continue  # exact duplicates are reported above
-                message = (f"near-duplicate of {left}.jsonl line {line_a} (RapidFuzz ratio {ratio:.1f} >= "
-                           f"{NEAR_DUPLICATE_RATIO} after normalisation); keep such pairs in one split")
+                message = (
+                    f"near-duplicate of {left}.jsonl line {line_a} (RapidFuzz ratio {ratio:.1f} >= "
+                    f"{NEAR_DUPLICATE_RATIO} after normalisation); keep such pairs in one split"
+                )
                 problems.append(BundleProblem(line_b, "text", message, file=f"{right}.jsonl"))
 
     # Subsets: rows must be test rows (by id, else exact text) and copies of them.
@@ -337,13 +350,19 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
         problems += _in_file(list(found) + match_problems, name)
         for line, obj in records:
             row_id, text = obj.get("id"), obj.get("text")
-            index = (id_index.get(row_id) if isinstance(row_id, str) and id_index else text_index.get(text))
+            index = id_index.get(row_id) if isinstance(row_id, str) and id_index else text_index.get(text)
             if index is None:
                 continue
             gold = test[index][1]
             differing = [k for k in ("text", *FIELDS) if k in obj and obj[k] != gold.get(k)]
             if differing:
-                problems.append(BundleProblem(line, differing[0], "subset row differs from its test row in "
-                                                                  + ", ".join(differing), file=name))
+                problems.append(
+                    BundleProblem(
+                        line,
+                        differing[0],
+                        "subset row differs from its test row in " + ", ".join(differing),
+                        file=name,
+                    )
+                )
     problems.sort(key=lambda p: (p.file, p.line or 0))  # stable: a line's problems keep their order
     return problems

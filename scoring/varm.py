@@ -177,14 +177,16 @@ class VarmTrack:
         every cell's raw values, for conformance checks against the reference implementation."""
         return self._result(refs, self._outcomes(refs, data), bootstrap, seed, disclose)
 
-    def score_with_rows(self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000,
-                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+    def score_with_rows(
+        self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0
+    ) -> tuple[dict, dict[str, list]]:
         """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file (parsing is most of the cost)."""
         outcomes = self._outcomes(refs, data)
         return self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes)
 
-    def _result(self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int,
-                disclose: bool) -> dict:
+    def _result(
+        self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int, disclose: bool
+    ) -> dict:
         matrix = outcomes.indicator_matrix()
         publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
@@ -228,8 +230,9 @@ class VarmTrack:
         `metrics` (default: every headline metric with a CI) restricts the comparison to those names, which
         must be among them; only the columns they need are resampled, and the values are the same as in
         the full comparison (same resamples)."""
-        return self.paired_compare_prepared(self.prepare_compare(a), self.prepare_compare(b),
-                                            bootstrap=bootstrap, seed=seed, metrics=metrics)
+        return self.paired_compare_prepared(
+            self.prepare_compare(a), self.prepare_compare(b), bootstrap=bootstrap, seed=seed, metrics=metrics
+        )
 
     def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> ComparableRows:
         """`rows` (from `row_outcomes`; numeric columns as lists or arrays of the same values) decoded once
@@ -237,8 +240,15 @@ class VarmTrack:
         outcomes = RowOutcomes.from_lists(rows)
         return _comparable(tuple(map(sys.intern, rows["id"])), outcomes)
 
-    def paired_compare_prepared(self, a: ComparableRows, b: ComparableRows, *, bootstrap: int = 1000,
-                                seed: int = 0, metrics: Sequence[str] | None = None) -> dict:
+    def paired_compare_prepared(
+        self,
+        a: ComparableRows,
+        b: ComparableRows,
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        metrics: Sequence[str] | None = None,
+    ) -> dict:
         """`paired_compare` of two `prepare_compare` results: the same dict, without decoding either side
         again (tie groups compare each entry with its group's leader)."""
         if not a.unique_ids or (a.ids != b.ids and sorted(a.ids) != sorted(b.ids)):

@@ -50,7 +50,12 @@ SENTINEL = -1  # the predicted code of an invalid row: equals no class
 
 # Metrics that get a bootstrap CI (dotted result paths).
 HEADLINE_CI_METRICS = (
-    "jrem", "her_c", "her_l", "t_f1", "parse_success", "anchor_schema_valid",
+    "jrem",
+    "her_c",
+    "her_l",
+    "t_f1",
+    "parse_success",
+    "anchor_schema_valid",
     *(f"field_accuracy.{name}" for name in FIELDS),
     *(f"macro_f1.{name}" for name in DISCRETE_FIELDS),
 )
@@ -294,15 +299,17 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
     jrem_n = int(jrem_col[non_harmful].sum()) / n_non_harmful if n_non_harmful else None
     out = nest(values)
     counts = outcomes.issues[mask].sum(axis=0)  # spec §3: "every metric above", format-issue counts included
-    out.update({
-        "format_issues": {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)},
-        "rows": int(mask.sum()),
-        "rows_harmful": n_harmful,
-        "rows_non_harmful": n_non_harmful,
-        "jrem_harmful": jrem_h,
-        "jrem_non_harmful": jrem_n,
-        "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
-    })
+    out.update(
+        {
+            "format_issues": {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)},
+            "rows": int(mask.sum()),
+            "rows_harmful": n_harmful,
+            "rows_non_harmful": n_non_harmful,
+            "jrem_harmful": jrem_h,
+            "jrem_non_harmful": jrem_n,
+            "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
+        }
+    )
     return out
 
 
@@ -316,19 +323,25 @@ def disclosed_subset(cell: dict) -> dict:
     only when their own group reaches MIN_CELL_ROWS rows. `withheld` names what was left out and why."""
     if small_cell(cell["rows"]):
         return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], SMALL_CELL)
-    small = [key for key, n in (("jrem_harmful", "rows_harmful"), ("jrem_non_harmful", "rows_non_harmful"))
-             if small_cell(cell[n])]
+    small = [
+        key
+        for key, n in (("jrem_harmful", "rows_harmful"), ("jrem_non_harmful", "rows_non_harmful"))
+        if small_cell(cell[n])
+    ]
     if not small:
         return {**cell, "withheld": None}
     names = " and ".join(k.removeprefix("jrem_").replace("_", "-") for k in small)
     return withhold(cell, [*small, "jrem_gap"], f"{names} JREM {SMALL_CELL}")
 
 
-def resampled_metrics(outcomes: RowOutcomes, counts: np.ndarray, names: Sequence[str] = HEADLINE_CI_METRICS,
-                      matrix: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def resampled_metrics(
+    outcomes: RowOutcomes,
+    counts: np.ndarray,
+    names: Sequence[str] = HEADLINE_CI_METRICS,
+    matrix: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
     """Every metric in `names` for each bootstrap resample, given the row-count matrix (resamples, n)."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
     sums = counts @ x
     values = metric_arrays(sums, counts.sum(axis=1))
     return {name: values[name] for name in names}
-

@@ -82,7 +82,8 @@ def wait_for(what: str, probe, timeout: float, cid: str | None = None, interval:
             last = f"{type(exc).__name__}: {exc}"
         time.sleep(interval)
     raise SmokeFailure(
-        f"timed out after {timeout:.0f} s waiting for {what}" + (f" (last error: {last})" if last else "")
+        f"timed out after {timeout:.0f} s waiting for {what}"
+        + (f" (last error: {last})" if last else "")
         + (f"\n--- log tail of {cid[:12]} ---\n{logs(cid)}" if cid else "")
     )
 
@@ -99,19 +100,33 @@ def step(name: str):
     print(f"   ok ({TIMINGS[-1][1]:.1f} s)", flush=True)
 
 
-def run_container(image: str, *args: str, env: dict | None = None, command: tuple = (), detach=True,
-                  timeout: float = 120) -> subprocess.CompletedProcess:
+def run_container(
+    image: str, *args: str, env: dict | None = None, command: tuple = (), detach=True, timeout: float = 120
+) -> subprocess.CompletedProcess:
     env_args = [a for k, v in (env or {}).items() for a in ("-e", f"{k}={v}")]
-    return podman("run", *(("-d",) if detach else ()), "--label", LABEL, *args, *env_args, image, *command,
-                  timeout=timeout, check=detach)
+    return podman(
+        "run",
+        *(("-d",) if detach else ()),
+        "--label",
+        LABEL,
+        *args,
+        *env_args,
+        image,
+        *command,
+        timeout=timeout,
+        check=detach,
+    )
 
 
 def healthcheck(cid: str) -> None:
     """The image's own HEALTHCHECK, run now (no systemd timers here to run it on schedule)."""
     proc = podman("healthcheck", "run", cid, check=False, timeout=60)
     detail = podman("inspect", "--format", "{{json .State.Health}}", cid, check=False).stdout.strip()
-    expect(proc.returncode == 0, f"HEALTHCHECK of {cid[:12]} is not healthy: {proc.stdout}{proc.stderr}"
-           f"\nhealth log: {detail[-1500:]}", cid)
+    expect(
+        proc.returncode == 0,
+        f"HEALTHCHECK of {cid[:12]} is not healthy: {proc.stdout}{proc.stderr}\nhealth log: {detail[-1500:]}",
+        cid,
+    )
 
 
 def published_port(cid: str, port: int = 7860) -> str:
@@ -124,6 +139,7 @@ def predictions(track_dir: Path) -> bytes:
     """A valid predictions file that is no baseline's, nor a near-copy of one (the service holds a file within
     max(10, 1 %) rows of an earlier submission for review): char-ngram's outputs for the first half of the
     rows, lexicon's for the rest."""
+
     def outputs(name: str) -> list[dict]:
         path = track_dir / "baselines" / f"{name}.test.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines()]
@@ -140,10 +156,12 @@ def board_rows(client: httpx.Client, track: str = "varm") -> list[dict]:
     return response.json()["rows"]
 
 
-def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180,
-                    web_cid: str | None = None) -> str:
+def submit_and_wait(
+    client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180, web_cid: str | None = None
+) -> str:
     """Submit, then wait until published; a refused upload shows the web container's log (`web_cid`, else
     `cid`), a submission that never publishes the log of `cid` (the container that scores)."""
+
     def post() -> httpx.Response:
         return client.post(
             "/api/v1/submissions",
@@ -158,12 +176,18 @@ def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeo
         # failure after its retries is now a 503 with Retry-After. Show the web log for diagnosis, then retry
         # once as a client would.
         wait = min(30, int(response.headers.get("Retry-After", "2")))
-        print(f"WARNING: POST /api/v1/submissions answered {response.status_code}; retrying in {wait} s. "
-              f"Web log tail:\n{logs(web_cid or cid)}", flush=True)
+        print(
+            f"WARNING: POST /api/v1/submissions answered {response.status_code}; retrying in {wait} s. "
+            f"Web log tail:\n{logs(web_cid or cid)}",
+            flush=True,
+        )
         time.sleep(wait)
         response = post()
-    expect(response.status_code == 202, f"POST /api/v1/submissions: expected 202, got {response.status_code} "
-           f"{response.text[:500]}", web_cid or cid)
+    expect(
+        response.status_code == 202,
+        f"POST /api/v1/submissions: expected 202, got {response.status_code} {response.text[:500]}",
+        web_cid or cid,
+    )
     sid = response.json()["submission_id"]
 
     def final():
@@ -171,21 +195,30 @@ def submit_and_wait(client: httpx.Client, token: str, name: str, cid: str, timeo
         return body if body["status"] in ("published", "rejected", "failed", "held") else None
 
     body = wait_for(f"submission {sid} to be published", final, timeout, cid)
-    expect(body["status"] == "published", f"submission {sid} ended {body['status']}: {body.get('error')}",
-           cid)
+    expect(
+        body["status"] == "published", f"submission {sid} ended {body['status']}: {body.get('error')}", cid
+    )
     on_board = any(r["submission_id"] == sid for r in board_rows(client))
     expect(on_board, f"{sid} published but not on the board", cid)
     return sid
 
 
 def check_web(client: httpx.Client, cid: str) -> None:
-    wait_for("GET /api/v1/health to answer 200", lambda: client.get("/api/v1/health").status_code == 200,
-             240, cid)
+    wait_for(
+        "GET /api/v1/health to answer 200", lambda: client.get("/api/v1/health").status_code == 200, 240, cid
+    )
     home = client.get("/")
-    expect(home.status_code == 200 and "gradio" in home.text.lower(),
-           f"GET / expected the Gradio page, got {home.status_code} {home.text[:200]}", cid)
-    wait_for("the demo baselines on the varm board",
-             lambda: sum(r["is_baseline"] for r in board_rows(client)) >= 3, 240, cid)
+    expect(
+        home.status_code == 200 and "gradio" in home.text.lower(),
+        f"GET / expected the Gradio page, got {home.status_code} {home.text[:200]}",
+        cid,
+    )
+    wait_for(
+        "the demo baselines on the varm board",
+        lambda: sum(r["is_baseline"] for r in board_rows(client)) >= 3,
+        240,
+        cid,
+    )
 
 
 def check_gradio_event(url: str, cid: str) -> None:
@@ -198,8 +231,11 @@ def check_gradio_event(url: str, cid: str) -> None:
         client.close()
     table = out.get("value", out) if isinstance(out, dict) else out
     names = [str(cell) for row in table["data"] for cell in row]
-    expect(any("baseline: lexicon" in n for n in names),
-           f"the Gradio /leaderboard event did not list the baselines: {str(table)[:500]}", cid)
+    expect(
+        any("baseline: lexicon" in n for n in names),
+        f"the Gradio /leaderboard event did not list the baselines: {str(table)[:500]}",
+        cid,
+    )
 
 
 def wait_exit(cid: str, timeout: float) -> int:
@@ -222,24 +258,39 @@ def scenario_all(image: str) -> None:
     with step("ROLE=all: HEALTHCHECK healthy"):
         healthcheck(cid)
     with step("one-off `IMAGE python -m worker status --json` against it"):
-        out = run_container(image, "--rm", "--network", f"container:{cid}", detach=False,
-                            command=("python", "-m", "worker", "status", "--json", sid))
-        expect(out.returncode == 0 and '"published"' in out.stdout,
-               f"`python -m worker status {sid}` through the image: exit {out.returncode}\n"
-               f"{out.stdout}{out.stderr}")
+        out = run_container(
+            image,
+            "--rm",
+            "--network",
+            f"container:{cid}",
+            detach=False,
+            command=("python", "-m", "worker", "status", "--json", sid),
+        )
+        expect(
+            out.returncode == 0 and '"published"' in out.stdout,
+            f"`python -m worker status {sid}` through the image: exit {out.returncode}\n"
+            f"{out.stdout}{out.stderr}",
+        )
     with step("ROLE=all: SIGKILL of the Celery worker stops the container non-zero"):
         match = re.search(r"started celery worker \(pid (\d+)\)", logs(cid, tail=None))
         expect(bool(match), "the entrypoint did not log the Celery worker's pid", cid)
         podman("exec", cid, "bash", "-c", f"kill -KILL {match.group(1)}")
         status = wait_exit(cid, 30)
         expect(status != 0, "the container exited 0 after its worker was killed", cid)
-        expect(bool(re.search(r"celery worker \(pid \d+\) stopped: killed by SIGKILL", logs(cid, tail=None))),
-               "the entrypoint did not log which child stopped and why", cid)
+        expect(
+            bool(re.search(r"celery worker \(pid \d+\) stopped: killed by SIGKILL", logs(cid, tail=None))),
+            "the entrypoint did not log which child stopped and why",
+            cid,
+        )
         print(f"   exit status {status}")
     with step("ROLE=all restarted: healthy again, SIGTERM stops it within 5 s"):
         podman("start", cid)
-        wait_for("GET /api/v1/health after restart", lambda: client.get("/api/v1/health").status_code == 200,
-                 240, cid)
+        wait_for(
+            "GET /api/v1/health after restart",
+            lambda: client.get("/api/v1/health").status_code == 200,
+            240,
+            cid,
+        )
         healthcheck(cid)
         t0 = time.monotonic()
         podman("kill", "--signal", "TERM", cid)
@@ -253,32 +304,70 @@ def scenario_all(image: str) -> None:
 def scenario_split(image: str) -> None:
     hub, redis_port = "http://127.0.0.1:8090", 6380  # inside the pod's own network namespace
     common = {
-        "STORE": "hub", "HF_ENDPOINT": hub, "HF_TOKEN": HUB_TOKEN,
-        "HF_REFERENCES_REPO": "tester/varm-references", "HF_SUBMISSIONS_REPO": "tester/varm-submissions",
-        "HF_RESULTS_REPO": "tester/varm-results", "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "STORE": "hub",
+        "HF_ENDPOINT": hub,
+        "HF_TOKEN": HUB_TOKEN,
+        "HF_REFERENCES_REPO": "tester/varm-references",
+        "HF_SUBMISSIONS_REPO": "tester/varm-submissions",
+        "HF_RESULTS_REPO": "tester/varm-results",
+        "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
         # The test Hub takes any number of commits: no pacing (the seed alone makes dozens of commits).
         "HF_COMMITS_PER_HOUR": "1000000",
     }
     with step("split: pod with a Redis and the test Hub server"):
         pod = podman("pod", "create", "--label", LABEL, "-p", "127.0.0.1::7860").stdout.strip()
         pod_args = ("--pod", pod)
-        redis = run_container(image, *pod_args, command=(
-            "redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--save", "",
-            "--appendonly", "no", "--dir", "/tmp")).stdout.strip()
-        fakehub = run_container(image, *pod_args, "-v", f"{ROOT / 'tests' / 'fakehub.py'}:/opt/fakehub.py:ro",
-                                command=("python", "/opt/fakehub.py", "--port", "8090")).stdout.strip()
+        redis = run_container(
+            image,
+            *pod_args,
+            command=(
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(redis_port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                "/tmp",
+            ),
+        ).stdout.strip()
+        fakehub = run_container(
+            image,
+            *pod_args,
+            "-v",
+            f"{ROOT / 'tests' / 'fakehub.py'}:/opt/fakehub.py:ro",
+            command=("python", "/opt/fakehub.py", "--port", "8090"),
+        ).stdout.strip()
         # (asked directly: podman 4.3 sometimes loses a pod container's first log lines)
         wait_for("the test Hub server", lambda: hub_commits(fakehub, check=False) is not None, 60, fakehub)
-        wait_for("the Redis container", lambda: podman(
-            "exec", redis, "redis-cli", "-p", str(redis_port), "ping", check=False).stdout.strip() == "PONG",
-            60, redis)
+        wait_for(
+            "the Redis container",
+            lambda: (
+                podman("exec", redis, "redis-cli", "-p", str(redis_port), "ping", check=False).stdout.strip()
+                == "PONG"
+            ),
+            60,
+            redis,
+        )
     with step("split: ROLE=worker and ROLE=web started, seeded with the one-off `python -m worker seed`"):
         worker = run_container(image, *pod_args, env={**common, "ROLE": "worker"}).stdout.strip()
         web = run_container(image, *pod_args, env={**common, "ROLE": "web"}).stdout.strip()
-        seed = run_container(image, "--rm", *pod_args, env=common, detach=False,
-                             command=("python", "-m", "worker", "seed"), timeout=300)
-        expect(seed.returncode == 0, f"`IMAGE python -m worker seed` exit {seed.returncode}:\n{seed.stdout}"
-               f"{seed.stderr[-3000:]}")
+        seed = run_container(
+            image,
+            "--rm",
+            *pod_args,
+            env=common,
+            detach=False,
+            command=("python", "-m", "worker", "seed"),
+            timeout=300,
+        )
+        expect(
+            seed.returncode == 0,
+            f"`IMAGE python -m worker seed` exit {seed.returncode}:\n{seed.stdout}{seed.stderr[-3000:]}",
+        )
         url = published_port(pod_infra(pod))
         client = httpx.Client(base_url=url, timeout=30)
         check_web(client, web)
@@ -291,16 +380,29 @@ def scenario_split(image: str) -> None:
             quiet.append(hub_commits(fakehub))
             return len(quiet) >= 4 and len(set(quiet[-4:])) == 1
 
-        wait_for("the worker to finish the seeded baselines (Hub quiet for 3 s)", settled, 180, worker,
-                 interval=1.0)
+        wait_for(
+            "the worker to finish the seeded baselines (Hub quiet for 3 s)",
+            settled,
+            180,
+            worker,
+            interval=1.0,
+        )
         commits = hub_commits(fakehub)
-        again = run_container(image, "--rm", *pod_args, env=common, detach=False,
-                              command=("python", "-m", "worker", "seed"), timeout=300)
+        again = run_container(
+            image,
+            "--rm",
+            *pod_args,
+            env=common,
+            detach=False,
+            command=("python", "-m", "worker", "seed"),
+            timeout=300,
+        )
         expect(again.returncode == 0, f"second seed exit {again.returncode}:\n{again.stderr[-3000:]}")
         time.sleep(2)  # anything it enqueued would publish within this
-        expect(hub_commits(fakehub) == commits,
-               f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n"
-               f"{again.stdout}")
+        expect(
+            hub_commits(fakehub) == commits,
+            f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n{again.stdout}",
+        )
     with step("split: REST submission published (Hub token identity)"):
         submit_and_wait(client, HUB_TOKEN, "smoke split", worker, web_cid=web)
     with step("split: HEALTHCHECK healthy for ROLE=web and ROLE=worker"):
@@ -311,18 +413,35 @@ def scenario_split(image: str) -> None:
         # beside it: its worker check must fail, both as it is and when told the shared-host-name node.
         check = ("python", "/home/user/app/docker/healthcheck.py")
         proc = podman("exec", "-e", "ROLE=worker", web, *check, check=False, timeout=60)
-        expect(proc.returncode == 1 and "no worker was started" in proc.stderr,
-               f"the worker check in a container without a worker: exit {proc.returncode} {proc.stderr}")
-        proc = podman("exec", "-e", "ROLE=worker", web, "bash", "-c",
-                      'echo "celery@$HOSTNAME" > /tmp/celery-worker-node && exec "$@"', "-", *check,
-                      check=False, timeout=60)
-        expect(proc.returncode == 1 and "did not answer" in proc.stderr,
-               f"the worker check for a node that does not run here: exit {proc.returncode} {proc.stderr}")
+        expect(
+            proc.returncode == 1 and "no worker was started" in proc.stderr,
+            f"the worker check in a container without a worker: exit {proc.returncode} {proc.stderr}",
+        )
+        proc = podman(
+            "exec",
+            "-e",
+            "ROLE=worker",
+            web,
+            "bash",
+            "-c",
+            'echo "celery@$HOSTNAME" > /tmp/celery-worker-node && exec "$@"',
+            "-",
+            *check,
+            check=False,
+            timeout=60,
+        )
+        expect(
+            proc.returncode == 1 and "did not answer" in proc.stderr,
+            f"the worker check for a node that does not run here: exit {proc.returncode} {proc.stderr}",
+        )
     with step("split: ROLE=all refuses a foreign Redis already on its REDIS_PORT"):
         squatter = run_container(image, *pod_args, env={"REDIS_PORT": str(redis_port)}).stdout.strip()
         status = wait_exit(squatter, 60)
-        expect(status != 0 and "redis-server exited before it was ready" in logs(squatter, tail=None),
-               f"ROLE=all beside a foreign Redis on its port: exit {status}", squatter)
+        expect(
+            status != 0 and "redis-server exited before it was ready" in logs(squatter, tail=None),
+            f"ROLE=all beside a foreign Redis on its port: exit {status}",
+            squatter,
+        )
     client.close()
 
 
@@ -332,9 +451,14 @@ def pod_infra(pod: str) -> str:
 
 def hub_commits(fakehub: str, check: bool = True) -> int | None:
     """Commits the test Hub server has accepted (its own counters, read from inside the pod)."""
-    out = podman("exec", fakehub, "python", "-c",
-                 "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8090/_fake/stats').read().decode())",
-                 check=check)
+    out = podman(
+        "exec",
+        fakehub,
+        "python",
+        "-c",
+        "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8090/_fake/stats').read().decode())",
+        check=check,
+    )
     return int(json.loads(out.stdout).get("POST commit", 0)) if out.returncode == 0 else None
 
 
@@ -343,9 +467,25 @@ def build(keep: bool) -> str:
         with tempfile.TemporaryDirectory() as tmp:
             iid = Path(tmp) / "iid"
             proc = subprocess.run(
-                [PODMAN, "build", "--format", "docker", "--no-cache", "--layers=false", "--pull=never",
-                 "--label", LABEL, "--iidfile", str(iid), "-t", f"localhost/varm-smoke:{RUN_ID}", str(ROOT)],
-                capture_output=True, text=True, timeout=900,
+                [
+                    PODMAN,
+                    "build",
+                    "--format",
+                    "docker",
+                    "--no-cache",
+                    "--layers=false",
+                    "--pull=never",
+                    "--label",
+                    LABEL,
+                    "--iidfile",
+                    str(iid),
+                    "-t",
+                    f"localhost/varm-smoke:{RUN_ID}",
+                    str(ROOT),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=900,
             )
             if proc.returncode != 0:
                 output = (proc.stdout + proc.stderr)[-4000:]

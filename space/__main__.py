@@ -104,7 +104,11 @@ class EmbeddedWorker:
     def _spawn(self) -> float:
         subprocess.run(
             [sys.executable, "-m", "worker", "reconcile", "--stuck-after", "0"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, check=False, timeout=120,
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            check=False,
+            timeout=120,
         )
         with self._lock:
             if self._stopping.is_set():
@@ -132,7 +136,9 @@ class EmbeddedWorker:
                 delay = 1.0  # it had been running fine: a fresh failure, not a crash loop
             log.warning(
                 "embedded Celery worker (pid %d) exited with code %s; restarting in %.0f s",
-                process.pid, code, delay,
+                process.pid,
+                code,
+                delay,
             )
             if self._stopping.wait(delay):
                 return
@@ -182,19 +188,25 @@ def banner(config: Config, data_dir: Path, show_token: bool) -> str:
     lines = [f"open http://{host}:{config.port}"]
     if auth_mode(config) == "token":
         token = local_token(data_dir) if show_token else None
-        lines.append(f"API token (user 'local'): {token}" if token
-                     else f"API tokens: {data_dir / 'tokens.json'}")
+        lines.append(
+            f"API token (user 'local'): {token}" if token else f"API tokens: {data_dir / 'tokens.json'}"
+        )
     width = max(len(line) for line in lines) + 4
     return "\n".join(["", "=" * width, *(f"  {line}" for line in lines), "=" * width, ""])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(
-        prog="python -m space", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="python -m space",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Configuration is by environment variable only: see README.md (Configuration).",
     )
-    args.add_argument("--show-token", action="store_true",
-                      help="print the local user's API token with the address at every start (scripts/serve)")
+    args.add_argument(
+        "--show-token",
+        action="store_true",
+        help="print the local user's API token with the address at every start (scripts/serve)",
+    )
     show_token = args.parse_args(argv).show_token
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -240,7 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     log.info("Gradio upload folder: %s", uploads)
     server = _Server(
         uvicorn.Config(
-            create_app(config), host=config.host, port=config.port, log_level="info",
+            create_app(config),
+            host=config.host,
+            port=config.port,
+            log_level="info",
             # Open Gradio connections (a browser tab, a client) must not hold a shutdown.
             timeout_graceful_shutdown=GRACEFUL_WEB_SECONDS,
         )

@@ -64,8 +64,10 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-PRIVATE_DOC = ("true: scored, counted in the quota and by the near-copy guard, but off the board and visible "
-               "to you (and the maintainers) only until you make it public")
+PRIVATE_DOC = (
+    "true: scored, counted in the quota and by the near-copy guard, but off the board and visible "
+    "to you (and the maintainers) only until you make it public"
+)
 
 
 def _too_large_text(limit: int) -> str:
@@ -182,29 +184,42 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             return _field_error("track", str(exc))
         try:
             async with service.slots.hold_async(_size(file)) as held:  # the bytes are in memory only inside
-                return await _store_upload(user, track, file, {
-                    "model_name": model_name,
-                    "organisation": organisation,
-                    "model_type": model_type,
-                    "setting": setting,
-                    "paper_url": paper_url,
-                    "code_url": code_url,
-                    "description": description,
-                }, private, held.park)
+                return await _store_upload(
+                    user,
+                    track,
+                    file,
+                    {
+                        "model_name": model_name,
+                        "organisation": organisation,
+                        "model_type": model_type,
+                        "setting": setting,
+                        "paper_url": paper_url,
+                        "code_url": code_url,
+                        "description": description,
+                    },
+                    private,
+                    held.park,
+                )
         except Busy as exc:
             return _busy(exc)
         except DiskFull as exc:
             return _disk_full(exc)
 
-    async def _store_upload(user: str, track: str, file: UploadFile, metadata: dict,
-                            private: bool = False, park=None) -> JSONResponse:
+    async def _store_upload(
+        user: str, track: str, file: UploadFile, metadata: dict, private: bool = False, park=None
+    ) -> JSONResponse:
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
         try:
             # Validation and the store commit block: keep them off the event loop.
             out = await run_in_threadpool(
-                service.submit, identity=user, track=track, data=data, metadata=metadata, private=private,
+                service.submit,
+                identity=user,
+                track=track,
+                data=data,
+                metadata=metadata,
+                private=private,
                 park=park,
             )
         except QuotaExceeded as exc:
@@ -384,8 +399,10 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except NotReady as exc:
             raise HTTPException(503, str(exc)) from None
 
-    @router.post("/submissions/{submission_id}/make-public",
-                 summary="Put your private submission on the board (its submitter only)")
+    @router.post(
+        "/submissions/{submission_id}/make-public",
+        summary="Put your private submission on the board (its submitter only)",
+    )
     def make_public(
         submission_id: str,
         authorization: Annotated[str | None, Header()] = None,

@@ -28,7 +28,11 @@ class BadQuery(ValueError):
 
 
 def board_view(
-    track: str, q: str = "", baselines: bool = True, model_type: str = "", setting: str = "",
+    track: str,
+    q: str = "",
+    baselines: bool = True,
+    model_type: str = "",
+    setting: str = "",
     sort: str = "rank",
 ) -> View:
     """The UI's `View` from REST parameters, strictly: unknown values are errors, not silently dropped.

@@ -59,8 +59,10 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
     """
     log.error("%s %s failed: the store is unavailable (%s)", request.method, request.url.path, exc)
     return JSONResponse(
-        {"detail": "The results store is not reachable right now; nothing was saved. Try again in a minute.",
-         "problem": "store_unavailable"},
+        {
+            "detail": "The results store is not reachable right now; nothing was saved. Try again in a minute.",
+            "problem": "store_unavailable",
+        },
         status_code=503,
         headers={"Retry-After": str(STORE_RETRY_AFTER_SECONDS)},
     )

@@ -34,8 +34,14 @@ _SESSION: dict = {}
 start_fakehub, stop_fakehub = fakehub.start, fakehub.stop
 
 
-_ENV_KEYS = ("HF_ENDPOINT", "HF_HOME", "HF_TOKEN", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_DISABLE_PROGRESS_BARS",
-             "HF_HUB_OFFLINE")
+_ENV_KEYS = (
+    "HF_ENDPOINT",
+    "HF_HOME",
+    "HF_TOKEN",
+    "HF_HUB_DISABLE_TELEMETRY",
+    "HF_HUB_DISABLE_PROGRESS_BARS",
+    "HF_HUB_OFFLINE",
+)
 
 
 def _start_session() -> None:
@@ -46,12 +52,18 @@ def _start_session() -> None:
         raise pytest.UsageError(
             "huggingface_hub was imported before tests/conftest_hub.py could point HF_ENDPOINT at the fake "
             "Hub: list tests.conftest_hub first in pytest_plugins and import huggingface_hub/gradio only "
-            "inside fixtures and tests, not at the top of conftest files or plugins.")
+            "inside fixtures and tests, not at the top of conftest files or plugins."
+        )
     proc, url = start_fakehub()
     home = tempfile.mkdtemp(prefix="hf-home-")
     _SESSION.update(proc=proc, url=url, home=home, saved={k: os.environ.get(k) for k in _ENV_KEYS})
-    os.environ.update(HF_ENDPOINT=url, HF_HOME=home, HF_TOKEN=WRITE_TOKEN, HF_HUB_DISABLE_TELEMETRY="1",
-                      HF_HUB_DISABLE_PROGRESS_BARS="1")
+    os.environ.update(
+        HF_ENDPOINT=url,
+        HF_HOME=home,
+        HF_TOKEN=WRITE_TOKEN,
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+    )
     os.environ.pop("HF_HUB_OFFLINE", None)
     atexit.register(_stop_session)  # in case pytest_unconfigure never runs
 
@@ -90,12 +102,26 @@ class FakeHubControl:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
-    def fault(self, path_regex: str, status: int | None = None, count: int = 1, delay: float = 0.0,
-              method: str | None = None, after: bool = False, headers: dict | None = None) -> None:
+    def fault(
+        self,
+        path_regex: str,
+        status: int | None = None,
+        count: int = 1,
+        delay: float = 0.0,
+        method: str | None = None,
+        after: bool = False,
+        headers: dict | None = None,
+    ) -> None:
         """The next `count` requests whose path matches get `status` (and/or `delay`, with `headers`);
         see fakehub.py."""
-        spec = {"path_regex": path_regex, "status": status, "count": count, "delay": delay, "after": after,
-                "headers": headers or {}}
+        spec = {
+            "path_regex": path_regex,
+            "status": status,
+            "count": count,
+            "delay": delay,
+            "after": after,
+            "headers": headers or {},
+        }
         self._call("POST", "/_fake/faults", spec | ({"method": method} if method else {}))
 
     def reset(self) -> None:
@@ -131,11 +157,16 @@ UNPACED = 1_000_000
 def make_hub_config(url: str, data_dir: Path, token: str | None = WRITE_TOKEN) -> Config:
     """A STORE=hub config with fresh repo names, so every test starts from empty repos."""
     tag = uuid.uuid4().hex[:10]
-    return Config(data_dir=data_dir, store="hub", hf_token=token, hf_endpoint=url,
-                  hf_commits_per_hour=UNPACED,
-                  hf_references_repo=f"tester/references-{tag}",
-                  hf_submissions_repo=f"tester/submissions-{tag}",
-                  hf_results_repo=f"tester/results-{tag}")
+    return Config(
+        data_dir=data_dir,
+        store="hub",
+        hf_token=token,
+        hf_endpoint=url,
+        hf_commits_per_hour=UNPACED,
+        hf_references_repo=f"tester/references-{tag}",
+        hf_submissions_repo=f"tester/submissions-{tag}",
+        hf_results_repo=f"tester/results-{tag}",
+    )
 
 
 @pytest.fixture
@@ -146,11 +177,16 @@ def hub_config(fakehub_url: str, tmp_path: Path) -> Config:
 @pytest.fixture
 def hub_env(hub_config: Config) -> dict[str, str]:
     """Environment for a subprocess (Celery worker, CLI) that should use `hub_config`'s repos."""
-    return {"STORE": "hub", "DATA_DIR": str(hub_config.data_dir), "HF_TOKEN": hub_config.hf_token or "",
-            "HF_ENDPOINT": hub_config.hf_endpoint, "HF_REFERENCES_REPO": hub_config.hf_references_repo or "",
-            "HF_SUBMISSIONS_REPO": hub_config.hf_submissions_repo or "",
-            "HF_RESULTS_REPO": hub_config.hf_results_repo or "",
-            "HF_COMMITS_PER_HOUR": str(hub_config.hf_commits_per_hour)}
+    return {
+        "STORE": "hub",
+        "DATA_DIR": str(hub_config.data_dir),
+        "HF_TOKEN": hub_config.hf_token or "",
+        "HF_ENDPOINT": hub_config.hf_endpoint,
+        "HF_REFERENCES_REPO": hub_config.hf_references_repo or "",
+        "HF_SUBMISSIONS_REPO": hub_config.hf_submissions_repo or "",
+        "HF_RESULTS_REPO": hub_config.hf_results_repo or "",
+        "HF_COMMITS_PER_HOUR": str(hub_config.hf_commits_per_hour),
+    }
 
 
 HUB_TEST_OPTIONS = {"base_delay": 0.01}  # fast retries in tests
@@ -178,8 +214,12 @@ def open_test_store(store_config: Config, tmp_path: Path) -> Callable[..., Store
     """open_test_store(areas=...) -> a new Store over the same data (same folder / same repos)."""
 
     def _open(areas=AREAS, **options) -> Store:
-        return open_store(store_config, areas=areas, cache_dir=tmp_path / f"hf-cache-{uuid.uuid4().hex[:6]}",
-                          **(HUB_TEST_OPTIONS | options))
+        return open_store(
+            store_config,
+            areas=areas,
+            cache_dir=tmp_path / f"hf-cache-{uuid.uuid4().hex[:6]}",
+            **(HUB_TEST_OPTIONS | options),
+        )
 
     return _open
 

@@ -361,8 +361,13 @@ def screen_page(chromium, width: str) -> tuple[object, object, list[str]]:
     """(context, page, page errors) at one of VIEWPORTS; "390" is a phone (mobile, touch, 2x pixels).
     Close the context when done."""
     phone = width == "390"
-    context = chromium.new_context(viewport=VIEWPORTS[width], is_mobile=phone, has_touch=phone,
-                                   device_scale_factor=2 if phone else 1, locale="zh-CN")
+    context = chromium.new_context(
+        viewport=VIEWPORTS[width],
+        is_mobile=phone,
+        has_touch=phone,
+        device_scale_factor=2 if phone else 1,
+        locale="zh-CN",
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -104,16 +104,21 @@ class State:
         if len(recent) >= self.commit_limit:
             self.stats["429 commit"] += 1
             retry = max(1, int(recent[0] + self.commit_window - now + 1))
-            raise HubError(429, f"You have exceeded the rate limit for repository commits "
-                                f"({self.commit_limit} per hour). You can retry this action in about "
-                                f"{retry} seconds.", headers={"Retry-After": str(retry)})
+            raise HubError(
+                429,
+                f"You have exceeded the rate limit for repository commits "
+                f"({self.commit_limit} per hour). You can retry this action in about "
+                f"{retry} seconds.",
+                headers={"Retry-After": str(retry)},
+            )
 
     def log_commit(self, repo_id: str, now: float) -> None:
         self.commit_times.setdefault(repo_id, []).append(now)
         self.all_commit_times.setdefault(repo_id, []).append(now)
 
-    def new_commit(self, repo: Repo, files: dict[str, bytes], title: str, message: str,
-                   author: str) -> Commit:
+    def new_commit(
+        self, repo: Repo, files: dict[str, bytes], title: str, message: str, author: str
+    ) -> Commit:
         parent = repo.main or None
         seed = f"{repo.id}\n{parent}\n{time.time_ns()}\n{os.urandom(8).hex()}".encode()
         commit = Commit(hashlib.sha1(seed).hexdigest(), parent, files, title, message, now_iso(), author)
@@ -124,8 +129,11 @@ class State:
     def take_fault(self, method: str, path: str) -> dict | None:
         with self.lock:
             for fault in self.faults:
-                if fault["count"] > 0 and fault.get("method", method) == method \
-                        and re.search(fault["path_regex"], path):
+                if (
+                    fault["count"] > 0
+                    and fault.get("method", method) == method
+                    and re.search(fault["path_regex"], path)
+                ):
                     fault["count"] -= 1
                     return dict(fault)
         return None
@@ -141,13 +149,16 @@ def tree_entries(files: dict[str, bytes], base: str, recursive: bool) -> list[di
     for path, data in files.items():
         if not path.startswith(prefix):
             continue
-        parts = path[len(prefix):].split("/")
+        parts = path[len(prefix) :].split("/")
         for depth in range(1, len(parts)):
             if depth > 1 and not recursive:
                 break
             folder = prefix + "/".join(parts[:depth])
-            entries[folder] = {"type": "directory", "path": folder,
-                               "oid": hashlib.sha1(folder.encode()).hexdigest()}
+            entries[folder] = {
+                "type": "directory",
+                "path": folder,
+                "oid": hashlib.sha1(folder.encode()).hexdigest(),
+            }
         if recursive or len(parts) == 1:
             entries[path] = {"type": "file", "path": path, "size": len(data), "oid": git_oid(data)}
     return [entries[k] for k in sorted(entries)]
@@ -188,8 +199,9 @@ class Handler(BaseHTTPRequestHandler):
     def json_body(self) -> dict:
         return json.loads(self.body() or b"{}")
 
-    def send(self, status: int, payload: object = None, headers: dict | None = None,
-             raw: bytes | None = None) -> None:
+    def send(
+        self, status: int, payload: object = None, headers: dict | None = None, raw: bytes | None = None
+    ) -> None:
         data = raw if raw is not None else (b"" if payload is None else json.dumps(payload).encode())
         self.send_response(status)
         headers = {"Content-Type": "application/json", **(headers or {})}
@@ -231,8 +243,11 @@ class Handler(BaseHTTPRequestHandler):
             if fault and fault.get("delay"):
                 time.sleep(float(fault["delay"]))
             if fault and fault.get("status") and not fault.get("after"):
-                return self.send(int(fault["status"]), {"error": f"injected {fault['status']}"},
-                                 fault.get("headers") or None)
+                return self.send(
+                    int(fault["status"]),
+                    {"error": f"injected {fault['status']}"},
+                    fault.get("headers") or None,
+                )
             if fault and fault.get("status"):
                 # Apply the request, then "lose" the answer: the caller sees only the injected status.
                 self.send = lambda *a, **k: Handler.send(self, int(fault["status"]), {"error": "injected"})
@@ -284,8 +299,18 @@ class Handler(BaseHTTPRequestHandler):
             user = self.user()
             if user is None:
                 raise HubError(401, "Invalid credentials in Authorization header")
-            return self.send(200, {"type": "user", "name": user, "fullname": user.title(), "email": None,
-                                   "avatarUrl": "", "orgs": [], "auth": {"type": "access_token"}})
+            return self.send(
+                200,
+                {
+                    "type": "user",
+                    "name": user,
+                    "fullname": user.title(),
+                    "email": None,
+                    "avatarUrl": "",
+                    "orgs": [],
+                    "auth": {"type": "access_token"},
+                },
+            )
         if method == "POST" and path == "/api/validate-yaml":  # sent before committing a README.md
             content = self.json_body().get("content", "")
             if content.startswith("---\n") and "\n---" not in content[3:]:  # the fake checks only this
@@ -304,8 +329,12 @@ class Handler(BaseHTTPRequestHandler):
             if i not in (2, 3) or kind not in REPO_TYPES:
                 raise HubError(404, "not found")
             raw = path.split("/")[1:]
-            return self.resolve(REPO_TYPES[kind], f"{parts[i - 2]}/{parts[i - 1]}", unquote(raw[i + 1]),
-                                unquote("/".join(raw[i + 2:])))
+            return self.resolve(
+                REPO_TYPES[kind],
+                f"{parts[i - 2]}/{parts[i - 1]}",
+                unquote(raw[i + 1]),
+                unquote("/".join(raw[i + 2 :])),
+            )
         raise HubError(404, f"fakehub: no route for {method} {path}")
 
     def repo_url(self, repo: Repo) -> str:
@@ -338,8 +367,9 @@ class Handler(BaseHTTPRequestHandler):
             existing = STATE.repos.get((repo_type, repo_id))
             if existing is None:
                 repo = Repo(repo_type, repo_id, private)
-                STATE.new_commit(repo, {".gitattributes": GITATTRIBUTES}, "initial commit", "initial commit",
-                                 user)
+                STATE.new_commit(
+                    repo, {".gitattributes": GITATTRIBUTES}, "initial commit", "initial commit", user
+                )
                 STATE.repos[(repo_type, repo_id)] = repo
         if existing is not None:
             url = self.repo_url(existing)
@@ -366,18 +396,38 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.repo_for(repo_type, repo_id, write=action in ("commit",))
         if method == "GET" and action in ("", "revision"):
             commit = self.commit_for(repo, rest[1] if len(rest) > 1 else "main")
-            return self.send(200, {
-                "id": repo.id, "_id": repo.id, "sha": commit.id, "private": repo.private,
-                "lastModified": commit.date, "siblings": [{"rfilename": p} for p in sorted(commit.files)],
-                "tags": [], "downloads": 0, "likes": 0, "disabled": False, "gated": False,
-            })
+            return self.send(
+                200,
+                {
+                    "id": repo.id,
+                    "_id": repo.id,
+                    "sha": commit.id,
+                    "private": repo.private,
+                    "lastModified": commit.date,
+                    "siblings": [{"rfilename": p} for p in sorted(commit.files)],
+                    "tags": [],
+                    "downloads": 0,
+                    "likes": 0,
+                    "disabled": False,
+                    "gated": False,
+                },
+            )
         if method == "POST" and action == "preupload":
             files = self.commit_for(repo, rest[1]).files
-            return self.send(200, {"files": [
-                {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                 "oid": git_oid(files[f["path"]]) if f["path"] in files else None}
-                for f in self.json_body().get("files", [])
-            ]})
+            return self.send(
+                200,
+                {
+                    "files": [
+                        {
+                            "path": f["path"],
+                            "uploadMode": "regular",
+                            "shouldIgnore": False,
+                            "oid": git_oid(files[f["path"]]) if f["path"] in files else None,
+                        }
+                        for f in self.json_body().get("files", [])
+                    ]
+                },
+            )
         if method == "POST" and action == "commit":
             return self.commit(repo, rest[1] if len(rest) > 1 else "main")
         if method == "GET" and action == "tree":
@@ -391,14 +441,27 @@ class Handler(BaseHTTPRequestHandler):
             commit, out = self.commit_for(repo, rest[1] if len(rest) > 1 else "main"), []
             with STATE.lock:
                 while commit is not None:
-                    out.append({"id": commit.id, "title": commit.title, "message": commit.message,
-                                "date": commit.date, "authors": [{"user": commit.author, "avatar": ""}]})
+                    out.append(
+                        {
+                            "id": commit.id,
+                            "title": commit.title,
+                            "message": commit.message,
+                            "date": commit.date,
+                            "authors": [{"user": commit.author, "avatar": ""}],
+                        }
+                    )
                     commit = repo.commits.get(commit.parent) if commit.parent else None
             return self.paginated(out, query)
         if method == "GET" and action == "refs":
-            return self.send(200, {"branches": [{"name": "main", "ref": "refs/heads/main",
-                                                 "targetCommit": repo.main}],
-                                   "converts": [], "tags": [], "pullRequests": []})
+            return self.send(
+                200,
+                {
+                    "branches": [{"name": "main", "ref": "refs/heads/main", "targetCommit": repo.main}],
+                    "converts": [],
+                    "tags": [],
+                    "pullRequests": [],
+                },
+            )
         if method == "POST" and action == "paths-info":
             files = self.commit_for(repo, rest[1]).files
             wanted = parse_qs(self.body().decode()).get("paths", [])
@@ -447,8 +510,14 @@ class Handler(BaseHTTPRequestHandler):
             message = f"{title}\n\n{description}" if description else title
             commit = STATE.new_commit(repo, files, title, message, self.user() or "")
             STATE.log_commit(repo.id, now)
-        self.send(200, {"commitOid": commit.id, "commitUrl": f"{self.repo_url(repo)}/commit/{commit.id}",
-                        "pullRequestUrl": None})
+        self.send(
+            200,
+            {
+                "commitOid": commit.id,
+                "commitUrl": f"{self.repo_url(repo)}/commit/{commit.id}",
+                "pullRequestUrl": None,
+            },
+        )
 
     def resolve(self, repo_type: str, repo_id: str, rev: str, path: str) -> None:
         repo = self.repo_for(repo_type, repo_id)
@@ -456,14 +525,18 @@ class Handler(BaseHTTPRequestHandler):
         data = commit.files.get(path)
         if data is None:
             raise HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": commit.id})
-        headers = {"X-Repo-Commit": commit.id, "ETag": f'"{git_oid(data)}"', "Accept-Ranges": "bytes",
-                   "Content-Type": "application/octet-stream"}
+        headers = {
+            "X-Repo-Commit": commit.id,
+            "ETag": f'"{git_oid(data)}"',
+            "Accept-Ranges": "bytes",
+            "Content-Type": "application/octet-stream",
+        }
         match = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
         if match and data:
             start = int(match[1]) if match[1] else max(0, len(data) - int(match[2] or 0))
             end = min(int(match[2]), len(data) - 1) if match[1] and match[2] else len(data) - 1
             headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-            return self.send(206, headers=headers, raw=data[start:end + 1])
+            return self.send(206, headers=headers, raw=data[start : end + 1])
         self.send(200, headers=headers, raw=data)
 
 
@@ -471,7 +544,10 @@ def start(extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, st
     """Run this server as a subprocess on a free port; returns (process, base URL). Stop with stop()."""
     proc = subprocess.Popen(
         [sys.executable, __file__, "--port", "0", "--exit-on-eof"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(extra_env or {})},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(extra_env or {})},
     )
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("FAKEHUB READY "):
@@ -498,8 +574,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    parser.add_argument("--exit-on-eof", action="store_true",
-                        help="exit when stdin closes, so a killed test runner leaves no orphan server")
+    parser.add_argument(
+        "--exit-on-eof",
+        action="store_true",
+        help="exit when stdin closes, so a killed test runner leaves no orphan server",
+    )
     args = parser.parse_args()
     if args.exit_on_eof:
         threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()

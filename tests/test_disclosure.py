@@ -45,8 +45,12 @@ def _cold_bundle(tmp_path: Path, groups: list[tuple[str, str, int, int]]) -> tup
 def test_small_cells_are_withheld_and_cells_of_30_rows_are_published(tmp_path: Path) -> None:
     bundle, preds = _cold_bundle(
         tmp_path,
-        [("race", "attack_group", 1, 15), ("race", "other_non_offensive", 0, 15),  # race: 30 rows, mixed
-         ("region", "attack_individual", 1, 14), ("region", "anti_bias", 0, 15)],  # region: 29 rows
+        [
+            ("race", "attack_group", 1, 15),
+            ("race", "other_non_offensive", 0, 15),  # race: 30 rows, mixed
+            ("region", "attack_individual", 1, 14),
+            ("region", "anti_bias", 0, 15),
+        ],  # region: 29 rows
     )
     cells = COLD.score(COLD.load_references(bundle), preds, bootstrap=0)["breakdowns"]["topic"]
     assert cells["region"]["rows"] == MIN_CELL_ROWS - 1
@@ -106,8 +110,10 @@ def test_demo_board_shows_values_and_reasoned_na_cells() -> None:
     cold = score_file("cold", DEMO / "cold", (DEMO / "cold" / lexicon).read_bytes(), bootstrap=0)
     assert cold["scorer_version"] == SCORER_VERSION
     assert all(c["withheld"] is None for c in cold["breakdowns"]["topic"].values())  # 57..72 rows, mixed
-    assert all(c["withheld"] == LABEL_PURE and c["accuracy"] is not None
-               for c in cold["breakdowns"]["fine_label"].values())
+    assert all(
+        c["withheld"] == LABEL_PURE and c["accuracy"] is not None
+        for c in cold["breakdowns"]["fine_label"].values()
+    )
     toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
     groups = toxicn["breakdowns"]["target_groups"]
     assert groups["Racism"]["withheld"] == SMALL_CELL and groups["non-hate"]["accuracy"] is not None
@@ -204,8 +210,12 @@ def test_paired_comparisons_do_not_depend_on_which_rows(track: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 30), st.integers(0, 140), st.integers(0, 2**32 - 1), st.sampled_from(
-    ["bool", "flags", "flags-and-floats", "small-ints", "nan"]))
+@given(
+    st.integers(0, 30),
+    st.integers(0, 140),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["bool", "flags", "flags-and-floats", "small-ints", "nan"]),
+)
 def test_unlinked_rows_is_the_plain_lexicographic_sort(n, k, seed, kind) -> None:
     """`unlinked_rows` packs runs of 0/1 columns into integer keys: exactly the permutation of a stable sort
     on every column (ties, long runs past one key, floats, NaN and -0.0 included)."""
@@ -224,5 +234,7 @@ def test_unlinked_rows_is_the_plain_lexicographic_sort(n, k, seed, kind) -> None
             table[0, cols[0]], table[-1, cols[-1]] = np.nan, -0.0
     plain = np.lexsort(table.T[::-1]) if table.size else np.arange(n)
     assert np.array_equal(unlinked_rows(table), plain)
-    assert np.array_equal(unlinked_rows(table[:, 0] if k else np.zeros(n)), np.argsort(
-        table[:, 0] if k else np.zeros(n), kind="stable"))
+    assert np.array_equal(
+        unlinked_rows(table[:, 0] if k else np.zeros(n)),
+        np.argsort(table[:, 0] if k else np.zeros(n), kind="stable"),
+    )

@@ -808,7 +808,11 @@ def test_corrupt_record_leaves_other_submissions_and_tracks_publishing(tmp_path:
             assert_published_exactly_once(store, track, {s for s, t in others.items() if t == track})
         listed = subprocess.run(
             [procs.PYTHON, "-m", "worker", "quarantine"],
-            cwd=procs.ROOT, env=dep.env, capture_output=True, text=True, timeout=120,
+            cwd=procs.ROOT,
+            env=dep.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert listed.returncode == 1 and path in listed.stdout, listed
         time.sleep(5)  # a few more reconciler rounds (every second here)

@@ -27,8 +27,9 @@ from worker.store import Store
 
 COLD_RELEASE = cold_release()
 COLD_TEST_ROWS = 5_323
-needs_cold = pytest.mark.skipif(not (COLD_RELEASE / "test.csv").is_file(),
-                                reason=f"the real COLD release is not at {COLD_RELEASE}")
+needs_cold = pytest.mark.skipif(
+    not (COLD_RELEASE / "test.csv").is_file(), reason=f"the real COLD release is not at {COLD_RELEASE}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +63,10 @@ def board(store: Store, track: str) -> list[dict]:
 
 
 def all_zero_predictions(bundle: Path) -> bytes:
-    return b"".join(json.dumps({"id": r["id"], "label": 0}).encode() + b"\n"
-                    for r in lines((bundle / "test.jsonl").read_bytes()))
+    return b"".join(
+        json.dumps({"id": r["id"], "label": 0}).encode() + b"\n"
+        for r in lines((bundle / "test.jsonl").read_bytes())
+    )
 
 
 def test_install_real_cold_on_a_fresh_store(store: Store, store_config: Config, cold_bundle: Path) -> None:
@@ -124,8 +127,12 @@ def test_second_install_is_refused_after_submissions_unless_replace(
 ) -> None:
     install(store, "cold", cold_bundle)
     service = Service(store_config, store, RecordingEnqueuer())
-    out = service.submit(identity="alice", track="cold", data=all_zero_predictions(cold_bundle),
-                         metadata={"model_name": "always zero"})
+    out = service.submit(
+        identity="alice",
+        track="cold",
+        data=all_zero_predictions(cold_bundle),
+        metadata={"model_name": "always zero"},
+    )
     assert out["status"] == "queued", out
     score_and_publish(store, "cold", [out["submission_id"]])
     assert [r["submission_id"] for r in board(store, "cold")] == [out["submission_id"]]
@@ -152,8 +159,9 @@ def test_second_install_is_refused_after_submissions_unless_replace(
 def test_a_bad_bundle_is_refused_with_the_checkers_report(store: Store, tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "test.jsonl").write_text('{"id": "a", "text": "x", "label": "1"}\n'
-                                    '{"id": "a", "text": "y", "label": 0}\n')
+    (bad / "test.jsonl").write_text(
+        '{"id": "a", "text": "x", "label": "1"}\n{"id": "a", "text": "y", "label": 0}\n'
+    )
     before = heads(store)
     with pytest.raises(InstallRefused) as refused:
         install(store, "cold", bad)
@@ -173,8 +181,14 @@ def _records(store: Store, track: str) -> list[dict]:
 
 
 def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "worker", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "worker", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -237,16 +251,28 @@ def test_done_when_real_cold_on_a_fresh_embedded_service_without_the_demo(tmp_pa
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "STORE", "AUTH")}
     env.update(DATA_DIR=str(data), PORT=str(port), HOST="127.0.0.1", SEED_DEMO="0")
     base = f"http://127.0.0.1:{port}"
-    imported = subprocess.run([sys.executable, "-m", "scoring", "import", "--dataset", "cold",
-                               str(COLD_RELEASE), str(out)], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
+    imported = subprocess.run(
+        [sys.executable, "-m", "scoring", "import", "--dataset", "cold", str(COLD_RELEASE), str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert imported.returncode == 0, imported.stderr
     assert "dev.csv: 3,215 of 6,431 rows disagree with the file name" in imported.stderr  # a warning
     log_path = tmp_path / "space.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "space"], cwd=ROOT, env=env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "space"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
+
         def healthy():
             try:
                 return httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200
@@ -260,26 +286,45 @@ def test_done_when_real_cold_on_a_fresh_embedded_service_without_the_demo(tmp_pa
         # Before the install: no demo, and the track says it has no reference set instead of failing.
         tracks = httpx.get(f"{base}/api/v1/tracks").json()["tracks"]
         assert all(t["ready"] is False and t["kind"] is None for t in tracks)
-        early = httpx.post(f"{base}/api/v1/submissions", headers=headers,
-                           data={"track": "cold", "model_name": "m"},
-                           files={"file": ("p.jsonl", predictions)}, timeout=60)
+        early = httpx.post(
+            f"{base}/api/v1/submissions",
+            headers=headers,
+            data={"track": "cold", "model_name": "m"},
+            files={"file": ("p.jsonl", predictions)},
+            timeout=60,
+        )
         assert early.status_code == 503 and "no reference set installed" in early.json()["detail"]
         assert httpx.get(f"{base}/api/v1/leaderboard", params={"track": "varm"}).json()["rows"] == []
 
-        installed = subprocess.run([sys.executable, "-m", "worker", "install", "--track", "cold", str(out)],
-                                   cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        installed = subprocess.run(
+            [sys.executable, "-m", "worker", "install", "--track", "cold", str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert installed.returncode == 0, installed.stderr
         assert f"test: {COLD_TEST_ROWS:,} rows" in installed.stdout and "sha256" in installed.stdout
 
         inputs = httpx.get(f"{base}/api/v1/public/cold/test_inputs.jsonl", timeout=30).content
         assert len(lines(inputs)) == COLD_TEST_ROWS
-        response = httpx.post(f"{base}/api/v1/submissions", headers=headers,
-                              data={"track": "cold", "model_name": "always zero"},
-                              files={"file": ("p.jsonl", predictions)}, timeout=60)
+        response = httpx.post(
+            f"{base}/api/v1/submissions",
+            headers=headers,
+            data={"track": "cold", "model_name": "always zero"},
+            files={"file": ("p.jsonl", predictions)},
+            timeout=60,
+        )
         assert response.status_code == 202, response.text
         sid = response.json()["submission_id"]
-        done = wait_for(lambda: (b := httpx.get(f"{base}/api/v1/submissions/{sid}").json())["status"]
-                        == "published" and b, 120, what="the upload to be scored and published")
+        done = wait_for(
+            lambda: (
+                (b := httpx.get(f"{base}/api/v1/submissions/{sid}").json())["status"] == "published" and b
+            ),
+            120,
+            what="the upload to be scored and published",
+        )
         assert done["result"]["result"]["rows"] == COLD_TEST_ROWS
         assert done["result"]["result"]["metrics"]["accuracy"] == pytest.approx(1 - 2_107 / COLD_TEST_ROWS)
         board_now = httpx.get(f"{base}/api/v1/leaderboard", params={"track": "cold"}).json()
@@ -297,8 +342,9 @@ def test_done_when_real_cold_on_a_fresh_embedded_service_without_the_demo(tmp_pa
     assert "SEED_DEMO=0: no demo seeded" in log_path.read_text()
 
 
-def test_cli_install_on_hub_repos(hub_env: dict[str, str], hub_store: Store, cold_bundle: Path,
-                                  cli_env) -> None:
+def test_cli_install_on_hub_repos(
+    hub_env: dict[str, str], hub_store: Store, cold_bundle: Path, cli_env
+) -> None:
     """`python -m worker install` with STORE=hub: the real huggingface_hub client against the fake Hub."""
     done = run_cli(cli_env(**hub_env), "install", "--track", "cold", str(cold_bundle))
     assert done.returncode == 0, done.stderr

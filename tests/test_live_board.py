@@ -105,7 +105,8 @@ def test_one_more_entry_rewrites_one_or_two_rank_parts_of_a_long_board(tmp_path)
     kept = {**{p: d for p, d in old_files.items() if p not in stale}, **new_files}
     assert read_back(kept, "varm") == read_back(files_of(after), "varm")  # the same board as from scratch
     assert set(json.loads(files_of(after)[layout.board_rank("varm")])["ranks"]) == set(
-        json.loads(new_files[layout.board_rank("varm")])["ranks"])
+        json.loads(new_files[layout.board_rank("varm")])["ranks"]
+    )
 
 
 def test_rank_fields_that_build_rows_cannot_give_are_refused(tmp_path) -> None:
@@ -215,7 +216,8 @@ def test_a_publish_rewrites_the_rank_table_and_the_open_segment(
     assert board_files == sorted([layout.board_rank(TRACK), *parts, layout.board_segment(TRACK, 3)])
     assert len(parts) == 1  # the part the new row landed in (a 7-row board has one or two parts)
     assert [p for p in counting.deleted if "/board/" in p] != [] and all(  # the part it replaces
-        p.startswith(layout.board_rank_parts_dir(TRACK)) for p in counting.deleted if "/board/" in p)
+        p.startswith(layout.board_rank_parts_dir(TRACK)) for p in counting.deleted if "/board/" in p
+    )
     assert store.read("results", layout.leaderboard_json(TRACK)) == export_before  # not rebuilt
     assert counting.committed.count(layout.CHANGELOG) == 1 and layout.DATASET_CARD not in counting.committed
     # The live board is current; the rank table says how far the exports lag.
@@ -350,15 +352,20 @@ def test_a_rank_table_written_before_the_rank_parts_reads_and_is_replaced(tmp_pa
     parts = [json.loads(store.read("results", layout.board_rank_part(TRACK, s))) for s in table["ranks"]]
     order, starts = live_board._whole_order(table, parts)
     old = {k: v for k, v in table.items() if k != "ranks"} | {"order": order, "groups": starts}
-    store.commit("results", {layout.board_rank(TRACK): codec.compact(old)},
-                 store.list("results", layout.board_rank_parts_dir(TRACK)), "an older rank table")
+    store.commit(
+        "results",
+        {layout.board_rank(TRACK): codec.compact(old)},
+        store.list("results", layout.board_rank_parts_dir(TRACK)),
+        "an older rank table",
+    )
     assert live_board.read(store, TRACK) == (board, old)
     add_submission(store, 7, 0.5)
     Publisher(store, export_every=1e9).publish(TRACK)
     after, new = live_board.read(store, TRACK)
     assert "order" not in new and new["ranks"] and len(after["rows"]) == len(board["rows"]) + 1
     assert sorted(store.list("results", layout.board_rank_parts_dir(TRACK))) == sorted(
-        layout.board_rank_part(TRACK, s) for s in new["ranks"])
+        layout.board_rank_part(TRACK, s) for s in new["ranks"]
+    )
 
 
 def test_a_publish_lists_the_new_entries_folders_not_every_envelope(tmp_path) -> None:
@@ -392,7 +399,8 @@ def test_a_publish_lists_the_new_entries_folders_not_every_envelope(tmp_path) ->
     # look (the planted file stays: the positive control that the look is skipped) ...
     assert store.read("results", left) == b"{}"
     assert [p for p in counting.listed if p.startswith(layout.results_dir(TRACK))] == [
-        layout.published_result_dir(TRACK, third)]
+        layout.published_result_dir(TRACK, third)
+    ]
     # ... a changed record is looked at again, and so is every hidden one by a publisher that restarted.
     service.moderate(ids[3], actor="boss", hidden=True, reason="probe, again")
     publisher.publish(TRACK)

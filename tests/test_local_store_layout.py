@@ -51,8 +51,14 @@ def test_a_store_written_before_deltas_and_compression_still_reads(tmp_path: Pat
     revision = "a" * 40
     (base / "trees").mkdir()
     (base / "trees" / f"{revision}.json.z").write_bytes(zlib.compress(json.dumps({"x.json": oid}).encode()))
-    line = {"revision": revision, "parent": None, "message": "old", "date": "2026-01-01T00:00:00Z",
-            "added": [], "deleted": []}
+    line = {
+        "revision": revision,
+        "parent": None,
+        "message": "old",
+        "date": "2026-01-01T00:00:00Z",
+        "added": [],
+        "deleted": [],
+    }
     (base / "commits.jsonl").write_text(json.dumps(line) + "\n")
     (base / "HEAD").write_text(revision + "\n")
     _forget_trees()

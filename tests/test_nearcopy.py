@@ -50,13 +50,18 @@ def enqueuer(service: Service) -> RecordingEnqueuer:
 
 @pytest.fixture
 def client(service: Service) -> TestClient:
-    return TestClient(create_app(service.config, service=service, auth=Auth(service.config, "open"),
-                                 with_ui=False))
+    return TestClient(
+        create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
+    )
 
 
 def post(client: TestClient, data: bytes, user: str, track: str = "cold", name: str = "m"):
-    return client.post("/api/v1/submissions", data={"track": track, "model_name": name},
-                       files={"file": ("p.jsonl", data)}, headers={"X-User": user})
+    return client.post(
+        "/api/v1/submissions",
+        data={"track": track, "model_name": name},
+        files={"file": ("p.jsonl", data)},
+        headers={"X-User": user},
+    )
 
 
 def scored_ids(enqueuer: RecordingEnqueuer) -> list[str]:
@@ -70,8 +75,10 @@ def test_one_row_flip_of_another_identity_is_held_unscored_and_names_nobody(clie
     assert response.status_code == 202
     body = response.json()
     assert body["status"] == "held"
-    assert body["reason"].startswith("differs from an earlier submission in only 1 row; near-copies reveal "
-                                     "hidden labels, so they are held for review")
+    assert body["reason"].startswith(
+        "differs from an earlier submission in only 1 row; near-copies reveal "
+        "hidden labels, so they are held for review"
+    )
     sid = body["submission_id"]
     assert sid not in scored_ids(enqueuer) and original["submission_id"] in scored_ids(enqueuer)
     page = client.get(f"/api/v1/submissions/{sid}")
@@ -115,8 +122,9 @@ def test_identical_files_keep_the_duplicate_behaviour(client, enqueuer):
 
 
 def test_near_copies_of_baselines_and_on_varm_are_held(service, client):
-    service.submit(identity="baseline", track="varm", data=VARM, metadata={"model_name": "baseline-x"},
-                   is_baseline=True)
+    service.submit(
+        identity="baseline", track="varm", data=VARM, metadata={"model_name": "baseline-x"}, is_baseline=True
+    )
     lines = [json.loads(line) for line in VARM.decode().splitlines() if line.strip()]
     lines[5]["output"] = lines[5]["output"].replace("[L:有害]", "[L:无害]")
     changed = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines).encode()
@@ -140,23 +148,31 @@ def test_maintainer_release_and_reject_through_rest(client, service, enqueuer):
     assert {h["submission_id"] for h in held} == {a, b}
     assert all(h["rows_differing"] in (1, 2) and h["near_copy_of"] for h in held)
 
-    released = client.post(f"/api/v1/submissions/{a}/release", json={"reason": "a real model"},
-                           headers={"X-User": "boss"})
+    released = client.post(
+        f"/api/v1/submissions/{a}/release", json={"reason": "a real model"}, headers={"X-User": "boss"}
+    )
     assert released.status_code == 200 and released.json()["status"] == "queued"
     assert a in scored_ids(enqueuer)
     assert client.get(f"/api/v1/submissions/{a}").json()["error"] is None
     again = client.post(f"/api/v1/submissions/{a}/release", headers={"X-User": "boss"})
     assert again.status_code == 409
 
-    assert client.post(f"/api/v1/submissions/{b}/reject", json={"reason": ""},
-                       headers={"X-User": "boss"}).status_code == 422
-    rejected = client.post(f"/api/v1/submissions/{b}/reject", json={"reason": "label probe"},
-                           headers={"X-User": "boss"})
+    assert (
+        client.post(
+            f"/api/v1/submissions/{b}/reject", json={"reason": ""}, headers={"X-User": "boss"}
+        ).status_code
+        == 422
+    )
+    rejected = client.post(
+        f"/api/v1/submissions/{b}/reject", json={"reason": "label probe"}, headers={"X-User": "boss"}
+    )
     assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
     assert b not in scored_ids(enqueuer)
     assert client.get(f"/api/v1/submissions/{b}").json()["error"] == "rejected after review: label probe"
-    assert client.post("/api/v1/submissions/0123456789abcdef/release",
-                       headers={"X-User": "boss"}).status_code == 404
+    assert (
+        client.post("/api/v1/submissions/0123456789abcdef/release", headers={"X-User": "boss"}).status_code
+        == 404
+    )
     assert service.held("cold") == []
     with pytest.raises(NotHeld):
         service.reject(a, actor="boss", reason="late")
@@ -251,16 +267,24 @@ def test_reindex_covers_submissions_stored_before_the_guard(service, client):
     """An upgraded store: a submission written without a fingerprint is invisible to the guard until
     `index_earlier_submissions` (python -m worker reindex) adds it; then its near-copies are held."""
     service.submit(identity="bob", track="cold", data=COLD, metadata={"model_name": "m"})
-    guard_files = [p for p in service.store.list("submissions")
-                   if p.endswith("/fingerprint.bin") or p.startswith("nearcopy/")]
+    guard_files = [
+        p
+        for p in service.store.list("submissions")
+        if p.endswith("/fingerprint.bin") or p.startswith("nearcopy/")
+    ]
     service.store.commit("submissions", {}, guard_files, "as stored before the near-copy guard")
     service = Service(service.config, service.store, service.enqueue)  # a fresh process: no cached index
-    assert service.submit(identity="eve", track="cold", data=flipped(COLD, [11]),
-                          metadata={"model_name": "m"})["status"] == "queued"  # the control: unseen
+    assert (
+        service.submit(identity="eve", track="cold", data=flipped(COLD, [11]), metadata={"model_name": "m"})[
+            "status"
+        ]
+        == "queued"
+    )  # the control: unseen
     assert service.index_earlier_submissions("cold") == 1  # bob's; eve's upload indexed itself
     assert service.index_earlier_submissions("cold") == 0  # idempotent
-    held = service.submit(identity="mallory", track="cold", data=flipped(COLD, [22]),
-                          metadata={"model_name": "m"})
+    held = service.submit(
+        identity="mallory", track="cold", data=flipped(COLD, [22]), metadata={"model_name": "m"}
+    )
     assert held["status"] == "held" and "in only 1 row" in held["reason"]
 
 

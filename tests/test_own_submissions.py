@@ -31,8 +31,9 @@ def scored(tmp_path: Path, demo_dir: Path):
     refs = ReferenceCache(store)
 
     def submit(user: str, track: str, data: bytes, name: str, private: bool = False) -> str:
-        out = service.submit(identity=user, track=track, data=data, metadata={"model_name": name},
-                             private=private)
+        out = service.submit(
+            identity=user, track=track, data=data, metadata={"model_name": name}, private=private
+        )
         assert out["status"] == "queued", out
         return out["submission_id"]
 
@@ -93,8 +94,9 @@ def test_making_a_private_submission_public_shows_in_my_submissions(scored):
 
 def test_rest_lists_the_callers_own_submissions(scored, tmp_path: Path):
     service, ids = scored
-    client = TestClient(create_app(service.config, service=service, auth=Auth(service.config, "open"),
-                                   with_ui=False))
+    client = TestClient(
+        create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
+    )
     body = client.get("/api/v1/me/submissions", headers={"X-User": "alice"}).json()
     assert body["submitter"] == "alice"
     listed = [s["submission_id"] for s in body["submissions"]]
@@ -104,16 +106,21 @@ def test_rest_lists_the_callers_own_submissions(scored, tmp_path: Path):
     assert "near_copy" not in private and "submitter" not in private  # nothing beyond the owner's view
     only_cold = client.get("/api/v1/me/submissions", params={"track": "cold"}, headers={"X-User": "alice"})
     assert [s["submission_id"] for s in only_cold.json()["submissions"]] == [ids["queued"]]
-    assert client.get("/api/v1/me/submissions", params={"track": "nope"},
-                      headers={"X-User": "alice"}).status_code == 404
+    assert (
+        client.get(
+            "/api/v1/me/submissions", params={"track": "nope"}, headers={"X-User": "alice"}
+        ).status_code
+        == 404
+    )
     bob = client.get("/api/v1/me/submissions", headers={"X-User": "bob"}).json()["submissions"]
     assert [s["submission_id"] for s in bob] == [ids["bob"]]
 
 
 def test_rest_my_submissions_needs_a_token(scored):
     service, _ = scored
-    client = TestClient(create_app(service.config, service=service, auth=Auth(service.config, "token"),
-                                   with_ui=False))
+    client = TestClient(
+        create_app(service.config, service=service, auth=Auth(service.config, "token"), with_ui=False)
+    )
     response = client.get("/api/v1/me/submissions")
     assert response.status_code == 401
     assert client.get("/api/v1/me/submissions", headers={"Authorization": "Bearer wrong"}).status_code == 401

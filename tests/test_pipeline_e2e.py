@@ -194,8 +194,12 @@ def _pretend_old_scorer(store: Store, sids: list[str]) -> None:
         rec = record(store, sid)
         rec["versions"][0]["scorer_version"] = "0.9.0"
         records.append(rec)
-    store.commit("submissions", record_files(store, store.head("submissions"), records), [],
-                 "test: pretend an older scorer")
+    store.commit(
+        "submissions",
+        record_files(store, store.head("submissions"), records),
+        [],
+        "test: pretend an older scorer",
+    )
 
 
 def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, workers):
@@ -367,8 +371,12 @@ def _explained_cntp_predictions() -> bytes:
     texts = {r["id"]: r["text"] for r in map(json.loads, references)}
     rows = [json.loads(line) for line in baseline_file("cntp", "char-ngram").decode().splitlines()]
     for row in rows:
-        row.update({f"sha256_{v}": text_sha256(t) for v, t in masked_texts(texts[row["id"]],
-                                                                           row["char_scores"]).items()})
+        row.update(
+            {
+                f"sha256_{v}": text_sha256(t)
+                for v, t in masked_texts(texts[row["id"]], row["char_scores"]).items()
+            }
+        )
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
 
 
@@ -377,8 +385,12 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
     every §3 metric is published (result envelope, board row, parquet); a bad hash is refused at upload."""
     demo = tmp_path / "demo"
     shutil.copytree(DEMO / "cntp", demo / "cntp", ignore=shutil.ignore_patterns("baselines", "train.jsonl"))
-    config = Config(data_dir=tmp_path / "data", celery_broker_url=redis_available,
-                    celery_key_prefix=key_prefix, stuck_after_seconds=300)
+    config = Config(
+        data_dir=tmp_path / "data",
+        celery_broker_url=redis_available,
+        celery_key_prefix=key_prefix,
+        stuck_after_seconds=300,
+    )
     seed_store(config, demo)
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
     client = api(config)
@@ -386,8 +398,12 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
 
     first, rest = data.split(b"\n", 1)
     bad = json.dumps({**json.loads(first), "sha256_kept_20": "0" * 64}).encode() + b"\n" + rest
-    refused = client.post("/api/v1/submissions", data={"track": "cntp", "model_name": "bad"},
-                          files={"file": ("p.jsonl", bad)}, headers={"X-User": "bob"})
+    refused = client.post(
+        "/api/v1/submissions",
+        data={"track": "cntp", "model_name": "bad"},
+        files={"file": ("p.jsonl", bad)},
+        headers={"X-User": "bob"},
+    )
     assert refused.status_code == 422, refused.text
     assert {(e["line"], e["field"]) for e in refused.json()["errors"]} == {(1, "sha256_kept_20")}
 
@@ -395,15 +411,25 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
     body = wait_status(client, sid, "published")
     result = body["result"]["result"]
     explanations = result["explanations"]
-    assert set(explanations) == {"tau", "spans_source", "spans_per_item", "mean_span_length", "auprc",
-                                 "comprehensiveness", "sufficiency", "comprehensiveness_k", "sufficiency_k",
-                                 "decision_flip_20"}
+    assert set(explanations) == {
+        "tau",
+        "spans_source",
+        "spans_per_item",
+        "mean_span_length",
+        "auprc",
+        "comprehensiveness",
+        "sufficiency",
+        "comprehensiveness_k",
+        "sufficiency_k",
+        "decision_flip_20",
+    }
     assert explanations["spans_source"] == "given"
     assert set(explanations["sufficiency_k"]) == {"10", "20", "50"}
     expected = score_file("cntp", DEMO / "cntp" / "test.jsonl", data)  # the worker's numbers are the scorer's
     assert explanations == expected["explanations"]
     assert {k: v for k, v in result["ci"].items() if k.startswith("explanations.")} == {
-        k: v for k, v in expected["ci"].items() if k.startswith("explanations.")}
+        k: v for k, v in expected["ci"].items() if k.startswith("explanations.")
+    }
 
     row = client.get("/api/v1/leaderboard", params={"track": "cntp"}).json()["rows"][0]
     assert row["explanations.comprehensiveness"] == explanations["comprehensiveness"]

@@ -30,8 +30,12 @@ def test_hub_http_settings_and_web_token_from_env():
     config = Config.from_env(env | {"HF_TOKEN": "hf_worker", "HF_WEB_TOKEN": "hf_web"})
     assert (config.hf_http_timeout, config.hf_retry_attempts, config.hf_retry_base_delay) == (7.5, 2, 0.25)
     assert config.hf_token == "hf_worker" and config.for_web().hf_token == "hf_web"
-    for env in ({"HF_HTTP_TIMEOUT": "soon"}, {"HF_HTTP_TIMEOUT": "0"}, {"HF_RETRY_ATTEMPTS": "0"},
-                {"HF_RETRY_BASE_DELAY": "-1"}):
+    for env in (
+        {"HF_HTTP_TIMEOUT": "soon"},
+        {"HF_HTTP_TIMEOUT": "0"},
+        {"HF_RETRY_ATTEMPTS": "0"},
+        {"HF_RETRY_BASE_DELAY": "-1"},
+    ):
         with pytest.raises(ValueError, match=next(iter(env))):
             Config.from_env(env)
 
@@ -65,9 +69,12 @@ def test_web_process_store_uses_hf_web_token(fakehub_url: str, tmp_path: Path):
     base = make_hub_config(fakehub_url, tmp_path / "data", token=WRITE_TOKEN)
     tag = base.hf_results_repo.rsplit("-", 1)[1]
     # Production layout: the web token can use the submissions and results repos, not the references one.
-    config = dataclasses.replace(base, hf_web_token=OTHER_TOKEN,
-                                 hf_submissions_repo=f"other/submissions-{tag}",
-                                 hf_results_repo=f"other/results-{tag}")
+    config = dataclasses.replace(
+        base,
+        hf_web_token=OTHER_TOKEN,
+        hf_submissions_repo=f"other/submissions-{tag}",
+        hf_results_repo=f"other/results-{tag}",
+    )
     workers_refs = open_store(config, areas={"references"}, cache_dir=tmp_path / "w", base_delay=0.01)
     workers_refs.commit("references", {"varm/test.jsonl": b"{}\n"}, [], "gold")
 
@@ -79,8 +86,9 @@ def test_web_process_store_uses_hf_web_token(fakehub_url: str, tmp_path: Path):
     service = build_service(config)
     assert service.store.read("results", "board.json") == b"[]"
     # Even a store opened with the web token over the references repo cannot read it.
-    snoop = open_store(config.for_web(), areas={"references"}, create_repos=False, cache_dir=tmp_path / "s",
-                       base_delay=0.001)
+    snoop = open_store(
+        config.for_web(), areas={"references"}, create_repos=False, cache_dir=tmp_path / "s", base_delay=0.001
+    )
     with pytest.raises(StoreError, match="not found or not accessible"):
         snoop.read("references", "varm/test.jsonl")
 
@@ -125,8 +133,13 @@ def test_large_upload_does_not_block_health(route: str, tmp_path: Path, demo_dir
 
         def upload() -> None:
             t0 = time.perf_counter()
-            response = httpx.post(f"{url}/{route}", data={"track": "varm", "model_name": "big"},
-                                  files={"file": ("p.jsonl", data)}, headers={"X-User": "alice"}, timeout=120)
+            response = httpx.post(
+                f"{url}/{route}",
+                data={"track": "varm", "model_name": "big"},
+                files={"file": ("p.jsonl", data)},
+                headers={"X-User": "alice"},
+                timeout=120,
+            )
             outcome.update(status=response.status_code, took=time.perf_counter() - t0)
 
         uploader = threading.Thread(target=upload)
@@ -144,8 +157,10 @@ def test_large_upload_does_not_block_health(route: str, tmp_path: Path, demo_dir
         # Several answers while the upload ran prove it was off the loop; latencies are printed, not
         # asserted (the machine is shared and noisy).
         assert len(latencies) >= 5, (latencies, outcome)
-        print(f"health during a {outcome['took']:.2f} s upload: {len(latencies)} answers, "
-              f"slowest {max(latencies):.3f} s")
+        print(
+            f"health during a {outcome['took']:.2f} s upload: {len(latencies)} answers, "
+            f"slowest {max(latencies):.3f} s"
+        )
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -161,8 +176,12 @@ def _board(n: int) -> bytes:
 def test_leaderboard_is_cached_on_the_results_head(hub_config: Config, tmp_path: Path, fakehub):
     writer = open_store(hub_config, cache_dir=tmp_path / "w", base_delay=0.01)
     writer.commit("results", {"varm/leaderboard.json": _board(1)}, [], "publish 1")
-    service = Service(hub_config, open_web_store(hub_config, cache_dir=tmp_path / "web", base_delay=0.01),
-                      RecordingEnqueuer(), head_ttl=0.5)
+    service = Service(
+        hub_config,
+        open_web_store(hub_config, cache_dir=tmp_path / "web", base_delay=0.01),
+        RecordingEnqueuer(),
+        head_ttl=0.5,
+    )
     assert len(service.leaderboard("varm")["rows"]) == 1
     fakehub.reset()
     seen: list[int] = []
@@ -184,8 +203,10 @@ def test_leaderboard_is_cached_on_the_results_head(hub_config: Config, tmp_path:
     writer.commit("results", {"varm/leaderboard.json": _board(3)}, [], "publish 2")
     time.sleep(0.6)  # head_ttl
     fakehub.reset()
-    threads = [threading.Thread(target=lambda: seen.append(len(service.leaderboard("varm")["rows"])))
-               for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: seen.append(len(service.leaderboard("varm")["rows"])))
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -212,12 +233,23 @@ def test_published_status_makes_the_next_leaderboard_read_fresh(tmp_path: Path):
     store.commit("results", {"varm/leaderboard.json": _board(1)}, [], "publish 1")
     service = Service(config, open_web_store(config), RecordingEnqueuer(), head_ttl=60.0)
     assert len(service.leaderboard("varm")["rows"]) == 1
-    record = new_record(submission_id="00000000000000aa", track="varm", sha256="0" * 64, submitter="alice",
-                        metadata={"model_name": "m"}, is_baseline=False, at="2026-01-01T00:00:00Z")
+    record = new_record(
+        submission_id="00000000000000aa",
+        track="varm",
+        sha256="0" * 64,
+        submitter="alice",
+        metadata={"model_name": "m"},
+        is_baseline=False,
+        at="2026-01-01T00:00:00Z",
+    )
     for status in (SCORED, PUBLISHED):
         record = transition(record, status, "test")
-    store.commit("submissions", {record_path("varm", "00000000000000aa"): json.dumps(record).encode()}, [],
-                 "test: a published record")
+    store.commit(
+        "submissions",
+        {record_path("varm", "00000000000000aa"): json.dumps(record).encode()},
+        [],
+        "test: a published record",
+    )
     store.commit("results", {"varm/leaderboard.json": _board(2)}, [], "publish 2")
     assert len(service.leaderboard("varm")["rows"]) == 1  # within head_ttl: cached
     assert service.submission("00000000000000aa")["status"] == PUBLISHED
@@ -263,8 +295,9 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     service = Service(config, store, RecordingEnqueuer())
     refs = ReferenceCache(store)
     sids = [
-        service.submit(identity=name, track="varm", data=baseline_file("varm", name),
-                       metadata={"model_name": name})["submission_id"]
+        service.submit(
+            identity=name, track="varm", data=baseline_file("varm", name), metadata={"model_name": name}
+        )["submission_id"]
         for name in ("lexicon", "majority")
     ]
     for sid in sids:
@@ -278,8 +311,13 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     def rewrite(records: list[dict], message: str) -> None:  # records and their index, as the workers do
         store.commit("submissions", record_files(store, store.head("submissions"), records), [], message)
 
-    rewrite([record(sid) | {"versions": [record(sid)["versions"][0] | {"scorer_version": "0.9.0"}]}
-             for sid in sids], "test: older scorer")
+    rewrite(
+        [
+            record(sid) | {"versions": [record(sid)["versions"][0] | {"scorer_version": "0.9.0"}]}
+            for sid in sids
+        ],
+        "test: older scorer",
+    )
     run = stamp()
     for index, ids in enumerate(plan(store, "varm")):
         score_chunk(store, refs.get("varm"), "varm", run, index, ids, dry_run=False)
@@ -288,9 +326,19 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     assert {r["version"] for r in board["rows"]} == {2}
 
     # The state a crash right after the results commit leaves: version 2 still flagged pending.
-    rewrite([record(sid) | {"versions": [
-        *record(sid)["versions"][:-1], record(sid)["versions"][-1] | {"pending_rescore": run}]}
-        for sid in sids], "test: flags left behind by a crash")
+    rewrite(
+        [
+            record(sid)
+            | {
+                "versions": [
+                    *record(sid)["versions"][:-1],
+                    record(sid)["versions"][-1] | {"pending_rescore": run},
+                ]
+            }
+            for sid in sids
+        ],
+        "test: flags left behind by a crash",
+    )
     assert all(record(sid)["versions"][-1]["pending_rescore"] == run for sid in sids)
 
     from worker.gold.publish import version_for
@@ -302,10 +350,18 @@ def test_crash_after_rescore_commit_does_not_roll_the_board_back(tmp_path: Path,
     assert all("pending_rescore" not in record(sid)["versions"][-1] for sid in sids)  # healed
 
     # A run that has NOT been published yet stays hidden from ordinary publishes.
-    rewrite([record(sids[0]) | {"versions": [
-        *record(sids[0])["versions"], record(sids[0])["versions"][-1] | {"version": 3,
-                                                                        "pending_rescore": "unpublished"}
-    ]}], "test: a run in progress")
+    rewrite(
+        [
+            record(sids[0])
+            | {
+                "versions": [
+                    *record(sids[0])["versions"],
+                    record(sids[0])["versions"][-1] | {"version": 3, "pending_rescore": "unpublished"},
+                ]
+            }
+        ],
+        "test: a run in progress",
+    )
     Publisher(store).publish("varm")
     board = json.loads(store.read("results", "varm/leaderboard.json"))
     assert {r["version"] for r in board["rows"]} == {2}

@@ -99,8 +99,9 @@ def test_rows_carry_undefined_reasons_as_text_columns_the_parquet_keeps():
     assert by_id["silent"]["undefined.precision"] == reason and "undefined.precision" not in by_id["measured"]
     assert columns(rows)[-1] == "undefined.precision"  # after the metric and CI columns
     frame = pd.read_parquet(io.BytesIO(to_parquet(rows))).set_index("submission_id")
-    assert frame.loc["silent", "undefined.precision"] == reason and pd.isna(frame.loc["measured",
-                                                                                      "undefined.precision"])
+    assert frame.loc["silent", "undefined.precision"] == reason and pd.isna(
+        frame.loc["measured", "undefined.precision"]
+    )
     assert frame["jrem"].dtype == "float64"
 
 

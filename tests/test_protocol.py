@@ -18,8 +18,14 @@ from tests.varm_factory import HARMFUL_GROUP, NO_TARGET_ROW, QUOTED, output
 
 # 56 code points, 10 CJK characters outside anchors; every CJK character appended adds one of each.
 SHORT = "分析：[T:楼主]是[TY:单一对象]且[TT:明示]作者[S:攻击或认同]内容[L:有害]属于[C:一般辱骂]"
-RECORD = {"target": "楼主", "target_type": "单一对象", "target_explicitness": "明示", "stance": "攻击或认同",
-          "label": "有害", "category": "一般辱骂"}
+RECORD = {
+    "target": "楼主",
+    "target_type": "单一对象",
+    "target_explicitness": "明示",
+    "stance": "攻击或认同",
+    "label": "有害",
+    "category": "一般辱骂",
+}
 
 
 def sized(length: int) -> str:
@@ -138,8 +144,13 @@ def test_anchors_only_output() -> None:
     raw = "[T:楼主][TY:单一对象][TT:明示][S:攻击或认同][L:有害][C:一般辱骂]"
     parsed = parse_output(raw)
     assert parsed.anchor_schema_valid and not parsed.schema_valid
-    assert parsed.format_issues == ("anchors_not_naturally_integrated", "missing_analysis_prefix",
-                                    "length_out_of_range", "insufficient_reasoning_text", "forbidden_wrapper")
+    assert parsed.format_issues == (
+        "anchors_not_naturally_integrated",
+        "missing_analysis_prefix",
+        "length_out_of_range",
+        "insufficient_reasoning_text",
+        "forbidden_wrapper",
+    )
 
 
 def test_anchors_need_cjk_between_each_adjacent_pair() -> None:
@@ -196,28 +207,48 @@ def test_stance_label_rule() -> None:
 
 
 def test_all_three_consistency_issues_in_spec_order() -> None:
-    record = {"target": "无明确对象", "target_type": "群体对象", "target_explicitness": "明示",
-              "stance": "中性提及", "label": "有害", "category": "非攻击"}
-    assert issues(output(record)) == ("label_category_inconsistent", "no_target_fields_inconsistent",
-                                      "stance_label_inconsistent")
+    record = {
+        "target": "无明确对象",
+        "target_type": "群体对象",
+        "target_explicitness": "明示",
+        "stance": "中性提及",
+        "label": "有害",
+        "category": "非攻击",
+    }
+    assert issues(output(record)) == (
+        "label_category_inconsistent",
+        "no_target_fields_inconsistent",
+        "stance_label_inconsistent",
+    )
 
 
 def test_issues_are_reported_in_spec_order() -> None:
     raw = "- [T:主要对象]\n"  # many rules at once
     found = issues("x" + raw + "y")
     assert list(found) == [name for name in FORMAT_ISSUES if name in found]
-    assert found == ("anchor_sequence_or_value_invalid", "multiple_paragraphs", "missing_analysis_prefix",
-                     "length_out_of_range", "insufficient_reasoning_text", "placeholder_value")
+    assert found == (
+        "anchor_sequence_or_value_invalid",
+        "multiple_paragraphs",
+        "missing_analysis_prefix",
+        "length_out_of_range",
+        "insufficient_reasoning_text",
+        "placeholder_value",
+    )
 
 
 def test_empty_output() -> None:
     parsed = parse_output("")
     assert parsed.record == {} and not parsed.schema_valid
-    assert parsed.format_issues == ("anchor_sequence_or_value_invalid", "missing_analysis_prefix",
-                                    "length_out_of_range", "insufficient_reasoning_text")
+    assert parsed.format_issues == (
+        "anchor_sequence_or_value_invalid",
+        "missing_analysis_prefix",
+        "length_out_of_range",
+        "insufficient_reasoning_text",
+    )
 
 
 # --- lenient advice -------------------------------------------------------------------------------------
+
 
 def test_lenient_full_width_brackets() -> None:
     raw = sized(100).replace("[", "【").replace("]", "】")

@@ -145,8 +145,11 @@ def test_random_moderation_keeps_rank_parts_exact_and_hidden_ones_nowhere(
             hidden.discard(sid)
             done[op] += 1
         elif op == "add":
-            ids.append(add_submission(store, 100 + step, rng.uniform(0.1, 0.9),
-                                      at=f"2026-12-02T00:00:{step:02d}.000Z"))
+            ids.append(
+                add_submission(
+                    store, 100 + step, rng.uniform(0.1, 0.9), at=f"2026-12-02T00:00:{step:02d}.000Z"
+                )
+            )
         publisher = publishers[step % 2] if step % 7 else Publisher(store, export_every=1e9)
         publisher.publish(TRACK, export=step % 3 == 0)
         board = check_rank_parts(store)
@@ -168,8 +171,24 @@ def test_random_moderation_keeps_rank_parts_exact_and_hidden_ones_nowhere(
     assert len(parts_seen) > len(store.list("results", layout.board_rank_parts_dir(TRACK))) + 3
 
 
-PREFIXES = ["", "a", "a/", "a/1", "a/deep", "a/deep/", "a/deep/x", "a/zzz/", "a/zzz/q", "zzz/q/", "ab",
-            "c.json", "c.json/", "b/2.json", "deep/", "a/deep/more/"]
+PREFIXES = [
+    "",
+    "a",
+    "a/",
+    "a/1",
+    "a/deep",
+    "a/deep/",
+    "a/deep/x",
+    "a/zzz/",
+    "a/zzz/q",
+    "zzz/q/",
+    "ab",
+    "c.json",
+    "c.json/",
+    "b/2.json",
+    "deep/",
+    "a/deep/more/",
+]
 
 
 def test_hub_list_matches_local_list_for_every_kind_of_prefix(hub_store: Store, tmp_path) -> None:
@@ -177,20 +196,39 @@ def test_hub_list_matches_local_list_for_every_kind_of_prefix(hub_store: Store, 
     nested folders, a missing folder inside an existing one, a file taken as a folder, the root, and an
     older revision whose folders the head no longer has."""
     local = LocalStore(tmp_path / "local")
-    files = {"a/0.json": b"0", "a/1.json": b"1", "ab/y.json": b"y", "b/2.json": b"2", "c.json": b"c",
-             "a/deep/x.json": b"x", "a/deep/more/z.json": b"z", "deep/w.json": b"w", "a1.json": b"a"}
+    files = {
+        "a/0.json": b"0",
+        "a/1.json": b"1",
+        "ab/y.json": b"y",
+        "b/2.json": b"2",
+        "c.json": b"c",
+        "a/deep/x.json": b"x",
+        "a/deep/more/z.json": b"z",
+        "deep/w.json": b"w",
+        "a1.json": b"a",
+    }
     firsts = [s.commit("results", files, [], "seed") for s in (local, hub_store)]
     for s in (local, hub_store):
-        s.commit("results", {"new/n.json": b"n"}, ["a/deep/x.json", "a/deep/more/z.json", "deep/w.json"],
-                 "a folder gone")
+        s.commit(
+            "results",
+            {"new/n.json": b"n"},
+            ["a/deep/x.json", "a/deep/more/z.json", "deep/w.json"],
+            "a folder gone",
+        )
     for prefix in PREFIXES:
         assert hub_store.list("results", prefix) == local.list("results", prefix), prefix
-        assert (hub_store.list("results", prefix, firsts[1])
-                == local.list("results", prefix, firsts[0])), ("at the first revision", prefix)
+        assert hub_store.list("results", prefix, firsts[1]) == local.list("results", prefix, firsts[0]), (
+            "at the first revision",
+            prefix,
+        )
     # Positive controls: the answers differ by prefix and by revision.
     assert local.list("results", "a/deep/", firsts[0]) == ["a/deep/more/z.json", "a/deep/x.json"]
     assert local.list("results", "a/deep/") == [] and local.list("results", "a") == [
-        "a/0.json", "a/1.json", "a1.json", "ab/y.json"]
+        "a/0.json",
+        "a/1.json",
+        "a1.json",
+        "ab/y.json",
+    ]
 
 
 def test_a_rescore_report_scrubbed_of_a_hidden_submission_keeps_no_trace_of_its_rank(tmp_path) -> None:

@@ -26,8 +26,13 @@ from worker.store import open_store
 
 
 def run(module: str, *args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
-                          **{"timeout": 300, **kwargs})
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        **{"timeout": 300, **kwargs},
+    )
 
 
 # --- ToxiTrace importers -----------------------------------------------------------------------------------
@@ -38,8 +43,10 @@ def test_real_cold_import_summary_warns_without_failing(tmp_path: Path) -> None:
     summary = import_dataset("cold", COLD_RELEASE, tmp_path / "out")
     assert summary["splits"] == {"train": 28_941, "dev": 3_216, "test": 5_323}
     warnings = summary["warnings"]
-    assert warnings[0] == ("dev.csv: 3,215 of 6,431 rows disagree with the file name (3,215 say train); rows "
-                           "go where their split column says")
+    assert warnings[0] == (
+        "dev.csv: 3,215 of 6,431 rows disagree with the file name (3,215 say train); rows "
+        "go where their split column says"
+    )
     assert any(w.startswith("test: ") and "also occur in train" in w for w in warnings)
     assert any(w.startswith("train: ") and "repeat a text" in w for w in warnings)
     # The ToxiTrace checker reports the same split warnings on the written bundle.
@@ -50,10 +57,22 @@ def test_real_cold_import_summary_warns_without_failing(tmp_path: Path) -> None:
 
 def toxicn_release_rows(n: int) -> list[dict]:
     """Rows in the ToxiCN JSON release's shape (keys and value types of its test.json)."""
-    return [{"platform": "zhihu", "topic": "race", "content": f"第{i}条评论，内容{i % 97}", "toxic": i % 2,
-             "toxic_one_hot": [1 - i % 2, i % 2], "toxic_type": i % 2, "toxic_type_one_hot": [i % 2, 0],
-             "expression": i % 2, "expression_one_hot": [i % 2, 0, 0], "target": [0, i % 2, 0, 0, 0],
-             "length": 8} for i in range(n)]
+    return [
+        {
+            "platform": "zhihu",
+            "topic": "race",
+            "content": f"第{i}条评论，内容{i % 97}",
+            "toxic": i % 2,
+            "toxic_one_hot": [1 - i % 2, i % 2],
+            "toxic_type": i % 2,
+            "toxic_type_one_hot": [i % 2, 0],
+            "expression": i % 2,
+            "expression_one_hot": [i % 2, 0, 0],
+            "target": [0, i % 2, 0, 0, 0],
+            "length": 8,
+        }
+        for i in range(n)
+    ]
 
 
 def test_toxicn_one_line_json_release_imports_and_warns(tmp_path: Path) -> None:
@@ -64,12 +83,20 @@ def test_toxicn_one_line_json_release_imports_and_warns(tmp_path: Path) -> None:
     assert (src / "test.json").read_text().count("\n") == 0  # one line, as released
     summary = import_dataset("toxicn", src, tmp_path / "out")
     assert summary["splits"] == {"test": 12_011}
-    assert any("repeat a text" not in w and "no test split" in w for w in
-               import_dataset("toxicn", _train_only(tmp_path), tmp_path / "out2")["warnings"])
+    assert any(
+        "repeat a text" not in w and "no test split" in w
+        for w in import_dataset("toxicn", _train_only(tmp_path), tmp_path / "out2")["warnings"]
+    )
     first = lines((tmp_path / "out" / "test.jsonl").read_bytes())[1]
-    assert first == {"id": "toxicn-test-00002", "text": "第1条评论，内容1", "label": 1,
-                     "toxic_type": "offensive", "expression": "explicit", "target_groups": ["Region"],
-                     "topic": "race"}
+    assert first == {
+        "id": "toxicn-test-00002",
+        "text": "第1条评论，内容1",
+        "label": 1,
+        "toxic_type": "offensive",
+        "expression": "explicit",
+        "target_groups": ["Region"],
+        "topic": "race",
+    }
 
 
 def _train_only(tmp_path: Path) -> Path:
@@ -125,8 +152,9 @@ def test_varm_import_of_the_authors_single_gold_file(tmp_path: Path) -> None:
     rows = lines((tmp_path / "bundle" / "test.jsonl").read_bytes())
     assert [r["id"] for r in rows] == ["varm-test-00001", "varm-test-00002"] and rows[1]["target"] == ""
 
-    filled = run("scoring", "import", "--dataset", "varm", str(gold), str(tmp_path / "filled"),
-                 "--fill-blank-targets")
+    filled = run(
+        "scoring", "import", "--dataset", "varm", str(gold), str(tmp_path / "filled"), "--fill-blank-targets"
+    )
     assert filled.returncode == 0, filled.stderr
     assert json.loads(filled.stdout)["filled_blank_targets"] == 1
     assert "filled 1 blank gold target" in filled.stderr
@@ -156,8 +184,16 @@ def test_varm_import_of_split_files_with_subsets(tmp_path: Path) -> None:
 
 def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:
     (tmp_path / "p.jsonl").write_text("{}\n")
-    out = run("scoring", "validate", "--track", "varm", "--references", str(tmp_path),
-              "--predictions", str(tmp_path / "p.jsonl"))
+    out = run(
+        "scoring",
+        "validate",
+        "--track",
+        "varm",
+        "--references",
+        str(tmp_path),
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+    )
     assert out.returncode == 1 and "expected a reference bundle folder" in out.stderr
     assert "single gold JSONL file" in out.stderr and "Traceback" not in out.stderr
 
@@ -167,9 +203,22 @@ def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:
 
 def test_score_output_is_a_normally_readable_file(tmp_path: Path) -> None:
     target = tmp_path / "result.json"
-    done = run("scoring", "score", "--track", "cold", "--references", str(DEMO / "cold"), "--predictions",
-               str(DEMO / "cold" / "baselines" / "lexicon.test.jsonl"), "--bootstrap", "0",
-               "--output", str(target), env={**os.environ}, preexec_fn=lambda: os.umask(0o022))
+    done = run(
+        "scoring",
+        "score",
+        "--track",
+        "cold",
+        "--references",
+        str(DEMO / "cold"),
+        "--predictions",
+        str(DEMO / "cold" / "baselines" / "lexicon.test.jsonl"),
+        "--bootstrap",
+        "0",
+        "--output",
+        str(target),
+        env={**os.environ},
+        preexec_fn=lambda: os.umask(0o022),
+    )
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE(target.stat().st_mode) == 0o644  # 0600 before: mkstemp's mode leaked through
     assert json.loads(target.read_text())["track"] == "cold"
@@ -178,18 +227,39 @@ def test_score_output_is_a_normally_readable_file(tmp_path: Path) -> None:
 def test_score_accepts_the_public_dev_subsets_file(tmp_path: Path) -> None:
     membership = DEMO / "varm" / "public" / "dev_subsets.json"
     # The dev split is public, so --all-cells keeps the small cells the leaderboard would withhold.
-    done = run("scoring", "score", "--track", "varm", "--references", str(DEMO / "varm" / "dev.jsonl"),
-               "--subsets", str(membership), "--bootstrap", "0", "--all-cells",
-               "--predictions", str(DEMO / "varm" / "baselines" / "lexicon.dev.jsonl"))
+    done = run(
+        "scoring",
+        "score",
+        "--track",
+        "varm",
+        "--references",
+        str(DEMO / "varm" / "dev.jsonl"),
+        "--subsets",
+        str(membership),
+        "--bootstrap",
+        "0",
+        "--all-cells",
+        "--predictions",
+        str(DEMO / "varm" / "baselines" / "lexicon.dev.jsonl"),
+    )
     assert done.returncode == 0, done.stderr
     subsets = json.loads(done.stdout)["subsets"]
     expected = json.loads(membership.read_text())
     assert set(subsets) == set(expected) and all(subsets[k]["rows"] == len(v) for k, v in expected.items())
     assert all(subsets[k]["jrem_gap"] is not None for k in subsets)  # the cue-subset gap, on dev
     (tmp_path / "bad.json").write_text('{"x": [1]}')
-    bad = run("scoring", "score", "--track", "varm", "--references", str(DEMO / "varm" / "dev.jsonl"),
-              "--subsets", str(tmp_path / "bad.json"), "--predictions",
-              str(DEMO / "varm" / "baselines" / "lexicon.dev.jsonl"))
+    bad = run(
+        "scoring",
+        "score",
+        "--track",
+        "varm",
+        "--references",
+        str(DEMO / "varm" / "dev.jsonl"),
+        "--subsets",
+        str(tmp_path / "bad.json"),
+        "--predictions",
+        str(DEMO / "varm" / "baselines" / "lexicon.dev.jsonl"),
+    )
     assert bad.returncode == 2 and "lists of ids" in bad.stderr
 
 
@@ -208,12 +278,17 @@ def test_baselines_on_a_real_bundle_without_a_dev_split(tmp_path: Path) -> None:
     bundle = tmp_path / "bundles" / "cold"
     import_dataset("cold", COLD_RELEASE / "test.csv", bundle)  # test only
     write_jsonl(bundle / "train.jsonl", lines((bundle / "test.jsonl").read_bytes())[:300])  # a small train
-    done = run("baselines", "--data", str(tmp_path / "bundles"), "--tracks", "cold",
-               "--out", str(tmp_path / "o"))
+    done = run(
+        "baselines", "--data", str(tmp_path / "bundles"), "--tracks", "cold", "--out", str(tmp_path / "o")
+    )
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in (tmp_path / "o" / "cold" / "baselines").iterdir())
-    assert written == ["char-ngram-random.test.jsonl", "char-ngram.test.jsonl", "lexicon.test.jsonl",
-                       "majority.test.jsonl"]
+    assert written == [
+        "char-ngram-random.test.jsonl",
+        "char-ngram.test.jsonl",
+        "lexicon.test.jsonl",
+        "majority.test.jsonl",
+    ]
     assert len(lines((tmp_path / "o" / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes())) == 5_323
     asked = run("baselines", "--data", str(tmp_path / "bundles"), "--tracks", "cold", "--splits", "dev")
     assert asked.returncode == 2 and "has no dev split file" in asked.stderr

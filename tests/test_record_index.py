@@ -13,9 +13,14 @@ TRACK = "varm"
 
 
 def _record(i: int) -> dict:
-    return new_record(submission_id=f"{i:02x}" + "0" * 14, track=TRACK, sha256="0" * 64, submitter=f"u{i}",
-                      metadata={"model_name": f"m{i}", "description": "long text " * 50},
-                      at=f"2026-01-01T00:00:{i:02d}.000Z")
+    return new_record(
+        submission_id=f"{i:02x}" + "0" * 14,
+        track=TRACK,
+        sha256="0" * 64,
+        submitter=f"u{i}",
+        metadata={"model_name": f"m{i}", "description": "long text " * 50},
+        at=f"2026-01-01T00:00:{i:02d}.000Z",
+    )
 
 
 def test_an_older_store_gets_its_index_with_the_first_record_change(tmp_path: Path) -> None:

@@ -44,8 +44,9 @@ def test_an_old_version_result_is_rescored_by_the_rescore_command(
     seed_store(config, demo_dir)
     store = open_store(config)
     service = Service(config, store, RecordingEnqueuer())
-    sid = service.submit(identity="alice", track="varm", data=baseline_file("varm"),
-                         metadata={"model_name": "lexicon"})["submission_id"]
+    sid = service.submit(
+        identity="alice", track="varm", data=baseline_file("varm"), metadata={"model_name": "lexicon"}
+    )["submission_id"]
     assert score_submission(store, ReferenceCache(store).get, "varm", sid, time_limit=300) == "scored"
     Publisher(store).publish("varm")
     # The state a store has after a scorer upgrade: the published result came from the old scorer.
@@ -54,18 +55,28 @@ def test_an_old_version_result_is_rescored_by_the_rescore_command(
     store.commit("submissions", record_files(store, store.head("submissions"), [old]), [], "test: 1.0.0")
 
     workers.append(WorkerProcess(worker_env(config), tmp_path / "worker.log").start())
-    done = subprocess.run([sys.executable, "-m", "worker", "rescore", "--track", "varm", "--timeout", "120"],
-                          cwd=ROOT, env=worker_env(config), capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-m", "worker", "rescore", "--track", "varm", "--timeout", "120"],
+        cwd=ROOT,
+        env=worker_env(config),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["rescored"] == 1 and summary["errors"] == 0
 
-    versions = wait_for(lambda: (v := record(store, sid)["versions"]) and "pending_rescore" not in v[-1]
-                        and v, 30, what="the new version to be marked published")
+    versions = wait_for(
+        lambda: (v := record(store, sid)["versions"]) and "pending_rescore" not in v[-1] and v,
+        30,
+        what="the new version to be marked published",
+    )
     assert [(v["version"], v["scorer_version"]) for v in versions] == [(1, OLD), (2, SCORER_VERSION)]
     board = json.loads(store.read("results", "varm/leaderboard.json"))
     assert [(r["submission_id"], r["version"], r["scorer_version"]) for r in board["rows"]] == [
-        (sid, 2, SCORER_VERSION)]
+        (sid, 2, SCORER_VERSION)
+    ]
     envelope = json.loads(store.read("results", f"varm/results/{sid}/v2.json"))
     assert envelope["result"]["provenance"]["scorer_version"] == SCORER_VERSION
     report = json.loads(store.read("results", summary["report"]))
@@ -97,8 +108,14 @@ def test_the_plan_comes_from_the_record_index_in_the_same_order_as_from_every_re
     records = []
     for i in range(60):  # created_at repeats every 7 records: ties ordered by id
         sid, at = f"{(i * 7919) % 65536:04x}{i:012x}", f"2026-01-01T00:00:{i % 7:02d}.000Z"
-        rec = new_record(submission_id=sid, track="varm", sha256="0" * 64, submitter="u",
-                         metadata={"model_name": f"m{i}"}, at=at)
+        rec = new_record(
+            submission_id=sid,
+            track="varm",
+            sha256="0" * 64,
+            submitter="u",
+            metadata={"model_name": f"m{i}"},
+            at=at,
+        )
         if i % 5:
             rec = transition(rec, "published", "test")
             version = {"version": 1, "scorer_version": "0", "references_sha256": "", "scored_at": at}
@@ -109,8 +126,11 @@ def test_the_plan_comes_from_the_record_index_in_the_same_order_as_from_every_re
             rec["retired"] = {"at": "", "references_sha256": ""}
         records.append(rec)
     oldest_first = sorted(records, key=lambda r: (r["created_at"], r["submission_id"]))
-    expected = [r["submission_id"] for r in oldest_first
-                if r["versions"] and r["status"] != "failed" and not r.get("retired")]
+    expected = [
+        r["submission_id"]
+        for r in oldest_first
+        if r["versions"] and r["status"] != "failed" and not r.get("retired")
+    ]
     without = open_store(Config(data_dir=tmp_path / "plain"))
     plain = {record_path("varm", r["submission_id"]): dumps(r) for r in records}
     without.commit("submissions", plain, [], "t")
@@ -121,4 +141,5 @@ def test_the_plan_comes_from_the_record_index_in_the_same_order_as_from_every_re
         chunks = rescore.plan(store, "varm")
         assert [sid for chunk in chunks for sid in chunk] == expected
         assert [len(c) for c in chunks] == [rescore.CHUNK] * (len(expected) // rescore.CHUNK) + (
-            [len(expected) % rescore.CHUNK] if len(expected) % rescore.CHUNK else [])
+            [len(expected) % rescore.CHUNK] if len(expected) % rescore.CHUNK else []
+        )

@@ -24,6 +24,7 @@ def test_packed_row_outcomes_unpack_to_exactly_the_same_lists(track: str) -> Non
     stored = json.loads(dumps(pack(rows)))
     back = unpack(stored)
     assert back == rows
+
     def types(r: dict) -> dict:
         return {k: [type(x) for x in v] for k, v in r.items()}
 
@@ -32,13 +33,15 @@ def test_packed_row_outcomes_unpack_to_exactly_the_same_lists(track: str) -> Non
     assert unpack(json.loads(dumps(rows))) == rows  # the plain form of older files
     other = track_obj.row_outcomes(refs, mixed_predictions(track, 0.7))
     compare = track_obj.paired_compare
-    assert compare(back, unpack(pack(other)), bootstrap=200, seed=0) == compare(rows, other, bootstrap=200,
-                                                                                 seed=0)
+    assert compare(back, unpack(pack(other)), bootstrap=200, seed=0) == compare(
+        rows, other, bootstrap=200, seed=0
+    )
     # Tie groups prepare the stored columns as arrays (no lists in between): the same comparison.
     arrays = [track_obj.prepare_compare(unpack_arrays(json.loads(dumps(pack(r))))) for r in (rows, other)]
     expected = compare(rows, other, bootstrap=200, seed=0, metrics=[track_obj.primary_metric])
-    assert repr(track_obj.paired_compare_prepared(*arrays, bootstrap=200, seed=0,
-                                                  metrics=[track_obj.primary_metric])) == repr(expected)
+    assert repr(
+        track_obj.paired_compare_prepared(*arrays, bootstrap=200, seed=0, metrics=[track_obj.primary_metric])
+    ) == repr(expected)
 
 
 @pytest.mark.parametrize("track", ["varm", "cold", "toxicn", "cntp"])
@@ -56,10 +59,18 @@ def test_score_with_rows_is_score_and_row_outcomes_from_one_parse(track: str) ->
     if track != "varm":
         texts = {row["id"]: row["text"] for row in track_obj.public_inputs(refs)}
         lines = [json.loads(line) for line in files[0].splitlines()]
-        files.append(b"".join(
-            (json.dumps({**row, "char_scores": [0.2 + 0.6 * (k % 2) for k in range(len(texts[row["id"]]))]},
-                        ensure_ascii=False) + "\n").encode()
-            for row in lines))
+        files.append(
+            b"".join(
+                (
+                    json.dumps(
+                        {**row, "char_scores": [0.2 + 0.6 * (k % 2) for k in range(len(texts[row["id"]]))]},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                ).encode()
+                for row in lines
+            )
+        )
     for data in files:
         result, rows = track_obj.score_with_rows(refs, data, bootstrap=200, seed=3)
         assert dumps(result) == dumps(track_obj.score(refs, data, bootstrap=200, seed=3))

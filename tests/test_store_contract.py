@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def files_in(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 # -- the shared contract ------------------------------------------------------------------------------
@@ -142,8 +143,24 @@ def test_commit_with_retry_gives_up(store: Store, open_test_store) -> None:
     assert store.read("results", "mine.json") is None
 
 
-BAD_PATHS = ["../x.json", "/etc/passwd", "a/../b.json", "a\\b.json", "a//b.json", "a/./b.json", ".hidden",
-             "a/.git/config", "a\x00b", "a\nb", "a b.json", "报告.json", "", "a/", "C:/x.json", "x" * 500]
+BAD_PATHS = [
+    "../x.json",
+    "/etc/passwd",
+    "a/../b.json",
+    "a\\b.json",
+    "a//b.json",
+    "a/./b.json",
+    ".hidden",
+    "a/.git/config",
+    "a\x00b",
+    "a\nb",
+    "a b.json",
+    "报告.json",
+    "",
+    "a/",
+    "C:/x.json",
+    "x" * 500,
+]
 
 
 @pytest.mark.parametrize("bad", BAD_PATHS, ids=[repr(p)[:20] for p in BAD_PATHS])
@@ -173,10 +190,14 @@ def test_unsafe_paths_are_rejected_by_hub_store(store: Store) -> None:
 def test_web_process_store_cannot_touch_references(store: Store, open_test_store) -> None:
     store.commit("references", {"varm/test.jsonl": b'{"id": "1"}\n'}, [], "gold")
     web = open_test_store(areas=WEB_AREAS)
-    for call in (lambda: web.read("references", "varm/test.jsonl"), lambda: web.list("references"),
-                 lambda: web.head("references"), lambda: web.local_snapshot("references"),
-                 lambda: web.history("references"),
-                 lambda: web.commit("references", {"x.json": b"x"}, [], "nope")):
+    for call in (
+        lambda: web.read("references", "varm/test.jsonl"),
+        lambda: web.list("references"),
+        lambda: web.head("references"),
+        lambda: web.local_snapshot("references"),
+        lambda: web.history("references"),
+        lambda: web.commit("references", {"x.json": b"x"}, [], "nope"),
+    ):
         with pytest.raises(StoreError, match="not available to this process"):
             call()
     web.commit("results", {"ok.json": b"1"}, [], "web may write results")
@@ -193,9 +214,11 @@ def test_concurrent_writers_lose_no_update(store: Store, open_test_store) -> Non
     def writer(name: str) -> None:
         own = open_test_store()
         for i in range(n):
+
             def build(s: Store, head: str, i=i):
                 value = int(s.read("results", "counter.json", revision=head))
                 return {"counter.json": str(value + 1).encode(), f"log/{name}-{i}.json": b"{}"}, []
+
             try:
                 commit_with_retry(own, "results", build, f"{name} #{i}", attempts=100, backoff=0.01)
             except BaseException as exc:  # surfaced by the main thread
@@ -303,8 +326,13 @@ def test_hub_private_repos_need_the_right_token(hub_store: Store, hub_config: Co
     hub_store.commit("results", {"board.json": b"[]"}, [], "board")
     for token in (None, "hf_test_other"):
         config = dataclasses.replace(hub_config, hf_token=token)
-        outsider = open_store(config, areas={"references", "results"}, create_repos=False,
-                              cache_dir=tmp_path / f"c-{token}", base_delay=0.001)
+        outsider = open_store(
+            config,
+            areas={"references", "results"},
+            create_repos=False,
+            cache_dir=tmp_path / f"c-{token}",
+            base_delay=0.001,
+        )
         with pytest.raises(StoreError, match="not found or not accessible"):
             outsider.read("references", "gold.jsonl")
         with pytest.raises(StoreError, match="not found or not accessible"):
@@ -316,8 +344,10 @@ def test_hub_repo_visibility(hub_store, hub_config: Config, fakehub_url: str, tm
     from huggingface_hub import HfApi
 
     api = HfApi(endpoint=fakehub_url, token="hf_test_write_token")
-    privacy = {area: api.repo_info(hub_store.repos[area], repo_type="dataset").private
-               for area in ("references", "submissions", "results")}
+    privacy = {
+        area: api.repo_info(hub_store.repos[area], repo_type="dataset").private
+        for area in ("references", "submissions", "results")
+    }
     assert privacy == {"references": True, "submissions": True, "results": False}
     # A references repo that somebody made public is refused, not silently used.
     public = f"tester/public-refs-{tmp_path.name[-8:]}"
@@ -345,7 +375,13 @@ def test_hub_store_pages_through_trees_and_commits(tmp_path: Path) -> None:
         assert store.list("submissions", "d1/") == sorted(p for p in files if p.startswith("d1/"))
         assert len(files_in(store.local_snapshot("submissions", rev))) == 15
         assert [h["message"] for h in store.history("submissions")] == [
-            "many", "c3", "c2", "c1", "c0", "initial commit"]
+            "many",
+            "c3",
+            "c2",
+            "c1",
+            "c0",
+            "initial commit",
+        ]
     finally:
         stop_fakehub(proc)
 
@@ -368,8 +404,10 @@ def test_local_store_is_safe_across_processes(tmp_path: Path) -> None:
     n = 25
     store = LocalStore(tmp_path)
     store.commit("results", {"counter.json": b"0"}, [], "init")
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), name, str(n)], cwd=ROOT)
-             for name in ("p1", "p2", "p3")]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), name, str(n)], cwd=ROOT)
+        for name in ("p1", "p2", "p3")
+    ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
     assert store.read("results", "counter.json") == b"75"
     assert len(store.list("results", "log/")) == 75
@@ -421,10 +459,20 @@ def test_config_from_env_defaults_and_overrides() -> None:
     assert config.port == 7860 and config.celery_broker_url is None
     assert (config.quota_per_day, config.attempts_per_day, config.stuck_after_seconds) == (5, 30, 30)
     assert config.maintainers == () and config.hf_token is None
-    hub = Config.from_env({"HF_RESULTS_REPO": "org/results", "MAINTAINERS": "alice, bob,", "PORT": "8000",
-                           "HF_ENDPOINT": "http://127.0.0.1:9/"})
+    hub = Config.from_env(
+        {
+            "HF_RESULTS_REPO": "org/results",
+            "MAINTAINERS": "alice, bob,",
+            "PORT": "8000",
+            "HF_ENDPOINT": "http://127.0.0.1:9/",
+        }
+    )
     assert (hub.store, hub.maintainers, hub.port, hub.hf_endpoint) == (
-        "hub", ("alice", "bob"), 8000, "http://127.0.0.1:9")
+        "hub",
+        ("alice", "bob"),
+        8000,
+        "http://127.0.0.1:9",
+    )
     assert Config.from_env({"HF_RESULTS_REPO": "org/r", "STORE": "local"}).store == "local"
     with pytest.raises(ValueError, match="STORE"):
         Config.from_env({"STORE": "s3"})
@@ -434,9 +482,17 @@ def test_config_from_env_defaults_and_overrides() -> None:
 
 @pytest.mark.parametrize(
     "name, value",
-    [("PORT", "70000"), ("STUCK_AFTER_SECONDS", "0"), ("TASK_SOFT_TIME_LIMIT", "x"),
-     ("TASK_TIME_LIMIT", "10"), ("CELERY_VISIBILITY_TIMEOUT", "-1"), ("WORK_SLOTS", "0"),
-     ("WORK_QUEUE_SECONDS", "soon"), ("AUTH", "bogus"), ("MIN_FREE_DISK_MB", "-5")],
+    [
+        ("PORT", "70000"),
+        ("STUCK_AFTER_SECONDS", "0"),
+        ("TASK_SOFT_TIME_LIMIT", "x"),
+        ("TASK_TIME_LIMIT", "10"),
+        ("CELERY_VISIBILITY_TIMEOUT", "-1"),
+        ("WORK_SLOTS", "0"),
+        ("WORK_QUEUE_SECONDS", "soon"),
+        ("AUTH", "bogus"),
+        ("MIN_FREE_DISK_MB", "-5"),
+    ],
 )
 def test_config_names_the_bad_variable(name: str, value: str) -> None:
     with pytest.raises(ValueError, match=name):
@@ -444,13 +500,25 @@ def test_config_names_the_bad_variable(name: str, value: str) -> None:
 
 
 def test_config_reads_every_pipeline_variable() -> None:
-    config = Config.from_env({
-        "HOST": "127.0.0.1", "AUTH": "Open", "TASK_SOFT_TIME_LIMIT": "20", "CELERY_KEY_PREFIX": "p:",
-        "CELERY_VISIBILITY_TIMEOUT": "500", "WORK_SLOTS": "3", "WORK_QUEUE_SECONDS": "2.5",
-        "MIN_FREE_DISK_MB": "0", "WORKER_RESTART_MAX_DELAY": "5",
-    })
+    config = Config.from_env(
+        {
+            "HOST": "127.0.0.1",
+            "AUTH": "Open",
+            "TASK_SOFT_TIME_LIMIT": "20",
+            "CELERY_KEY_PREFIX": "p:",
+            "CELERY_VISIBILITY_TIMEOUT": "500",
+            "WORK_SLOTS": "3",
+            "WORK_QUEUE_SECONDS": "2.5",
+            "MIN_FREE_DISK_MB": "0",
+            "WORKER_RESTART_MAX_DELAY": "5",
+        }
+    )
     assert (config.host, config.auth, config.task_soft_time_limit, config.hard_time_limit) == (
-        "127.0.0.1", "open", 20, 80)
+        "127.0.0.1",
+        "open",
+        20,
+        80,
+    )
     assert (config.celery_key_prefix, config.celery_visibility_timeout) == ("p:", 500)
     assert (config.work_slots, config.work_queue_seconds, config.min_free_disk_mb) == (3, 2.5, 0)
     assert config.worker_restart_max_delay == 5.0
@@ -459,9 +527,14 @@ def test_config_reads_every_pipeline_variable() -> None:
 def test_bad_variable_stops_start_up_with_one_line(tmp_path: Path) -> None:
     for module in ("space", "worker.celery"):
         env = {**os.environ, "DATA_DIR": str(tmp_path), "STUCK_AFTER_SECONDS": "soon"}
-        out = subprocess.run([sys.executable, "-c", f"import runpy; runpy.run_module('{module}', "
-                              "run_name='__main__')"], env=env, capture_output=True, text=True, timeout=120,
-                             cwd=Path(__file__).resolve().parents[1])
+        out = subprocess.run(
+            [sys.executable, "-c", f"import runpy; runpy.run_module('{module}', run_name='__main__')"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).resolve().parents[1],
+        )
         assert out.returncode != 0
         assert "STUCK_AFTER_SECONDS must be an integer" in out.stderr, out.stderr[-500:]
         assert "Traceback" not in out.stderr, out.stderr[-2000:]
@@ -469,8 +542,9 @@ def test_bad_variable_stops_start_up_with_one_line(tmp_path: Path) -> None:
 
 def test_hub_store_needs_repo_ids(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="HF_REFERENCES_REPO"):
-        open_store(Config(data_dir=tmp_path, store="hub", hf_results_repo="tester/r",
-                          hf_submissions_repo="tester/s"))
+        open_store(
+            Config(data_dir=tmp_path, store="hub", hf_results_repo="tester/r", hf_submissions_repo="tester/s")
+        )
 
 
 # -- the fake itself speaks the real client's protocol (other suites rely on these calls) -----------------
@@ -489,8 +563,9 @@ def test_fakehub_serves_the_real_client(fakehub_url: str, tmp_path: Path) -> Non
         api.create_repo(repo, repo_type="dataset")
     assert err.value.response.status_code == 409
     api.create_repo(repo, repo_type="dataset", exist_ok=True)
-    first = api.upload_file(path_or_fileobj=b"one", path_in_repo="a/one.txt", repo_id=repo,
-                            repo_type="dataset")
+    first = api.upload_file(
+        path_or_fileobj=b"one", path_in_repo="a/one.txt", repo_id=repo, repo_type="dataset"
+    )
     (tmp_path / "up" / "sub").mkdir(parents=True)
     (tmp_path / "up" / "sub" / "two.txt").write_text("two")
     api.upload_folder(folder_path=tmp_path / "up", repo_id=repo, repo_type="dataset")
@@ -501,14 +576,22 @@ def test_fakehub_serves_the_real_client(fakehub_url: str, tmp_path: Path) -> Non
     assert api.file_exists(repo, "sub/two.txt", repo_type="dataset")
     assert api.revision_exists(repo, first.oid, repo_type="dataset")
     assert api.list_repo_refs(repo, repo_type="dataset").branches[0].name == "main"
-    old = hf_hub_download(repo, "a/one.txt", repo_type="dataset", revision=first.oid, endpoint=fakehub_url,
-                          cache_dir=tmp_path / "c", token="hf_test_write_token")
+    old = hf_hub_download(
+        repo,
+        "a/one.txt",
+        repo_type="dataset",
+        revision=first.oid,
+        endpoint=fakehub_url,
+        cache_dir=tmp_path / "c",
+        token="hf_test_write_token",
+    )
     assert Path(old).read_bytes() == b"one"
     with pytest.raises(RemoteEntryNotFoundError):
         api.hf_hub_download(repo, "missing.txt", repo_type="dataset", cache_dir=tmp_path / "c")
     with pytest.raises(RevisionNotFoundError):
-        api.hf_hub_download(repo, "a/one.txt", repo_type="dataset", revision="f" * 40,
-                            cache_dir=tmp_path / "c")
+        api.hf_hub_download(
+            repo, "a/one.txt", repo_type="dataset", revision="f" * 40, cache_dir=tmp_path / "c"
+        )
     fs = HfFileSystem(endpoint=fakehub_url, token="hf_test_write_token")
     assert fs.read_text(f"datasets/{repo}/sub/two.txt") == "two"
     with fs.open(f"datasets/{repo}/a/one.txt", "rb", block_size=2) as f:  # Range requests
@@ -541,8 +624,9 @@ def test_hub_waits_out_a_rate_limit_window(hub_config: Config, tmp_path: Path, f
     with pytest.raises(StoreError, match="429|Too Many"):
         store.head("results")
     fakehub.reset()
-    impatient = open_store(hub_config, cache_dir=tmp_path / "d", attempts=2, base_delay=0.001,
-                           rate_limit_wait=0.5)
+    impatient = open_store(
+        hub_config, cache_dir=tmp_path / "d", attempts=2, base_delay=0.001, rate_limit_wait=0.5
+    )
     fakehub.fault(r"/api/datasets/", status=429, method="GET", count=3, headers=headers)
     with pytest.raises(StoreError, match="429|Too Many"):
         impatient.head("results")

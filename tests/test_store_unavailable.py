@@ -38,8 +38,13 @@ def test_hub_outage_on_submit_is_a_503_and_saves_nothing(
     store = open_store(hub_config, cache_dir=tmp_path / "test-cache", **HUB_TEST_OPTIONS)
     before = store.head("submissions")
     hub = {k: v for k, v in hub_env.items() if k != "DATA_DIR"}  # the web keeps its own (tokens.json)
-    web = start_web(tmp_path / "web", **hub, HF_HOME=str(tmp_path / "hf-web"), HF_RETRY_ATTEMPTS="2",
-                    HF_RETRY_BASE_DELAY="0.01")
+    web = start_web(
+        tmp_path / "web",
+        **hub,
+        HF_HOME=str(tmp_path / "hf-web"),
+        HF_RETRY_ATTEMPTS="2",
+        HF_RETRY_BASE_DELAY="0.01",
+    )
     try:
         data = distinct_predictions("varm", 1)[0]
         commits = hub_config.hf_submissions_repo.split("/")[1] + r"/commit/"

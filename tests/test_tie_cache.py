@@ -29,8 +29,13 @@ TRACK = "cold"
 
 
 def entry(i: int, value: float) -> Entry:
-    record = {"submission_id": f"{i:016x}", "created_at": f"2026-01-01T00:00:{i:02d}Z", "submitter": "u",
-              "sha256": "0" * 64, "metadata": {}}
+    record = {
+        "submission_id": f"{i:016x}",
+        "created_at": f"2026-01-01T00:00:{i:02d}Z",
+        "submitter": "u",
+        "sha256": "0" * 64,
+        "metadata": {},
+    }
     version = {"version": 1, "scored_at": "", "scorer_version": "x", "references_sha256": ""}
     return Entry(record, version, {"metrics": {"f1": value}})
 
@@ -78,13 +83,28 @@ def add_submission(store, i: int, quality: float) -> str:
     data = mixed_predictions(TRACK, quality, seed=1000 + i)
     sid = hashlib.sha256(f"extra-{i}".encode()).hexdigest()[:16]
     record = new_record(
-        submission_id=sid, track=TRACK, sha256=hashlib.sha256(data).hexdigest(), submitter=f"late{i}",
-        metadata={"model_name": f"late-{i}", "organisation": "", "model_type": "open", "setting": "zero-shot",
-                  "paper_url": "", "code_url": "", "description": ""},
-        is_baseline=False, at=f"2026-12-01T00:00:{i:02d}.000Z",
+        submission_id=sid,
+        track=TRACK,
+        sha256=hashlib.sha256(data).hexdigest(),
+        submitter=f"late{i}",
+        metadata={
+            "model_name": f"late-{i}",
+            "organisation": "",
+            "model_type": "open",
+            "setting": "zero-shot",
+            "paper_url": "",
+            "code_url": "",
+            "description": "",
+        },
+        is_baseline=False,
+        at=f"2026-12-01T00:00:{i:02d}.000Z",
     )
-    store.commit("submissions", {predictions_path(TRACK, sid): data, record_path(TRACK, sid): dumps(record)},
-                 [], f"test: late submission {i}")
+    store.commit(
+        "submissions",
+        {predictions_path(TRACK, sid): data, record_path(TRACK, sid): dumps(record)},
+        [],
+        f"test: late submission {i}",
+    )
     assert score_submission(store, ReferenceCache(store).get, TRACK, sid, time_limit=120) == "scored"
     return sid
 

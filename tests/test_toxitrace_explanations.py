@@ -93,8 +93,12 @@ def test_masking_by_hand_ties_broken_by_position():
     text, scores = "abcde", [0.1, 0.9, 0.5, 0.9, 0.2]
     # k=10, 20: one character; 0.9 at positions 1 and 3 tie -> the earlier (b). k=50: three -> b, d, c.
     assert masked_texts(text, scores) == {
-        "removed_10": "acde", "removed_20": "acde", "removed_50": "ae",
-        "kept_10": "b", "kept_20": "b", "kept_50": "bcd",
+        "removed_10": "acde",
+        "removed_20": "acde",
+        "removed_50": "ae",
+        "kept_10": "b",
+        "kept_20": "b",
+        "kept_50": "bcd",
     }
     assert masked_text("", [], "kept_50") == "" and masked_text("x", [0.0], "removed_10") == ""
     with pytest.raises(ValueError):
@@ -154,13 +158,19 @@ def test_fragmentation_by_hand():
     assert float(out["spans_per_item"]) == 1.5  # 3 spans over the 2 items that have any
     assert float(out["mean_span_length"]) == 2.0  # (2 + 3 + 1) characters / 3 spans
     assert {k: float(v) for k, v in fragmentation(SpanShape.from_spans([(), ()])).items()} == {
-        "spans_per_item": 0.0, "mean_span_length": 0.0}
+        "spans_per_item": 0.0,
+        "mean_span_length": 0.0,
+    }
 
 
 FAITH_PROBS = {  # item A: label 1; item B: label 0 (p = 1 - prob)
     "prob": [0.9, 0.2],
-    "prob_removed_10": [0.6, 0.3], "prob_removed_20": [0.4, 0.6], "prob_removed_50": [0.2, 0.2],
-    "prob_kept_10": [0.7, 0.5], "prob_kept_20": [0.8, 0.2], "prob_kept_50": [0.9, 0.1],
+    "prob_removed_10": [0.6, 0.3],
+    "prob_removed_20": [0.4, 0.6],
+    "prob_removed_50": [0.2, 0.2],
+    "prob_kept_10": [0.7, 0.5],
+    "prob_kept_20": [0.8, 0.2],
+    "prob_kept_50": [0.9, 0.1],
 }
 
 
@@ -169,9 +179,15 @@ def test_faithfulness_by_hand():
     out = {k: float(v) for k, v in faithfulness(faith).items()}
     # A: comp .3 .5 .7, suff .2 .1 0, flips (.4 < .5). B: p(x) .8; comp .1 .4 0, suff .3 0 -.1, flips (.6).
     expected = {
-        "comprehensiveness_k.10": 0.2, "comprehensiveness_k.20": 0.45, "comprehensiveness_k.50": 0.35,
-        "sufficiency_k.10": 0.25, "sufficiency_k.20": 0.05, "sufficiency_k.50": -0.05,
-        "comprehensiveness": 1 / 3, "sufficiency": 1 / 12, "decision_flip_20": 1.0,
+        "comprehensiveness_k.10": 0.2,
+        "comprehensiveness_k.20": 0.45,
+        "comprehensiveness_k.50": 0.35,
+        "sufficiency_k.10": 0.25,
+        "sufficiency_k.20": 0.05,
+        "sufficiency_k.50": -0.05,
+        "comprehensiveness": 1 / 3,
+        "sufficiency": 1 / 12,
+        "decision_flip_20": 1.0,
     }
     assert out == pytest.approx(expected, abs=1e-12)
     assert set(out) == set(expected)
@@ -194,16 +210,19 @@ def test_cntp_still_needs_spans_without_char_scores():
     assert (3, "spans", found[0][2]) in found and "missing field 'spans'" in found[0][2]
 
 
-@pytest.mark.parametrize(("change", "line", "field", "words"), [
-    ({"char_scores": [0.1] * 9}, 1, "char_scores", "has 9 numbers but the item's text has 10 characters"),
-    ({"char_scores": "0.1"}, 1, "char_scores", "must be a list of numbers"),
-    ({"char_scores": [0.1] * 9 + [True]}, 1, "char_scores[9]", "must be a number; got true/false"),
-    ({"prob_kept_20": 1.5}, 1, "prob_kept_20", "must be a probability from 0 to 1; got 1.5"),
-    ({"prob": -0.1}, 1, "prob", "from 0 to 1; got -0.1"),
-    ({"prob": "0.5"}, 1, "prob", "must be a probability, a number from 0 to 1; got a string"),
-    ({"sha256_removed_20": "0" * 64}, 1, "sha256_removed_20", "does not match the removed_20 text"),
-    ({"sha256_kept_50": 7}, 1, "sha256_kept_50", "must be a string of 64 hexadecimal digits"),
-])
+@pytest.mark.parametrize(
+    ("change", "line", "field", "words"),
+    [
+        ({"char_scores": [0.1] * 9}, 1, "char_scores", "has 9 numbers but the item's text has 10 characters"),
+        ({"char_scores": "0.1"}, 1, "char_scores", "must be a list of numbers"),
+        ({"char_scores": [0.1] * 9 + [True]}, 1, "char_scores[9]", "must be a number; got true/false"),
+        ({"prob_kept_20": 1.5}, 1, "prob_kept_20", "must be a probability from 0 to 1; got 1.5"),
+        ({"prob": -0.1}, 1, "prob", "from 0 to 1; got -0.1"),
+        ({"prob": "0.5"}, 1, "prob", "must be a probability, a number from 0 to 1; got a string"),
+        ({"sha256_removed_20": "0" * 64}, 1, "sha256_removed_20", "does not match the removed_20 text"),
+        ({"sha256_kept_50": 7}, 1, "sha256_kept_50", "must be a string of 64 hexadecimal digits"),
+    ],
+)
 def test_bad_explanation_fields_are_line_numbered(change, line, field, words):
     rows = [explained("r1", hashes=True, **change), explained("r2"), explained("r3")]
     found = problems(COLD, jsonl(*rows))
@@ -253,9 +272,14 @@ def test_a_long_text_line_fits_the_line_limit():
     """char_scores at full float precision for 3,000 characters, plus probabilities and hashes."""
     text = "蠢" * 3000
     scores = list(np.random.default_rng(0).random(len(text)))
-    row = {"id": "x" * 40, "label": 1, "char_scores": scores, "prob": 0.123456789012345678,
-           **{f"prob_{v}": 0.987654321098765 for v in VARIANTS},
-           **{f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, scores).items()}}
+    row = {
+        "id": "x" * 40,
+        "label": 1,
+        "char_scores": scores,
+        "prob": 0.123456789012345678,
+        **{f"prob_{v}": 0.987654321098765 for v in VARIANTS},
+        **{f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, scores).items()},
+    }
     assert len(json.dumps(row).encode()) < MAX_LINE_BYTES
     assert set(HASH_KEYS) <= set(row) and set(PROB_KEYS) <= set(row)
 
@@ -264,8 +288,12 @@ def test_a_long_text_line_fits_the_line_limit():
 
 
 def test_no_explanations_no_key(refs_path: Path):
-    plain = score_file("cntp", refs_path, jsonl(*({"id": r["id"], "label": r["label"], "spans": r["spans"]}
-                                                    for r in REFS)), bootstrap=20)
+    plain = score_file(
+        "cntp",
+        refs_path,
+        jsonl(*({"id": r["id"], "label": r["label"], "spans": r["spans"]} for r in REFS)),
+        bootstrap=20,
+    )
     assert "explanations" not in plain and not any(k.startswith("explanations") for k in plain["ci"])
 
 
@@ -285,9 +313,15 @@ def test_cntp_result_with_scores_and_probs(refs_path: Path):
     # the span metrics of §2 are computed on the derived spans: r1 exact, r3 half right (precision 2/4)
     assert result["metrics"]["spans"]["char_precision"] == pytest.approx(6 / 8)
     names = {k.removeprefix("explanations.") for k in result["ci"] if k.startswith("explanations.")}
-    assert names == {"spans_per_item", "mean_span_length", "auprc", "comprehensiveness", "sufficiency",
-                     "decision_flip_20", *(f"{m}_k.{k}" for m in ("comprehensiveness", "sufficiency")
-                                           for k in (10, 20, 50))}
+    assert names == {
+        "spans_per_item",
+        "mean_span_length",
+        "auprc",
+        "comprehensiveness",
+        "sufficiency",
+        "decision_flip_20",
+        *(f"{m}_k.{k}" for m in ("comprehensiveness", "sufficiency") for k in (10, 20, 50)),
+    }
     assert dumps_result(score_file("cntp", refs_path, data, bootstrap=50, seed=3)) == dumps_result(result)
 
 
@@ -305,7 +339,9 @@ def test_scores_only_without_gold_spans_has_no_auprc_and_no_faithfulness(tmp_pat
     assert set(result["explanations"]) == {"tau", "spans_source", "spans_per_item", "mean_span_length"}
     assert "spans" not in result["metrics"]  # no gold spans: derived spans feed fragmentation only
     assert {k for k in result["ci"] if k.startswith("explanations.")} == {
-        "explanations.spans_per_item", "explanations.mean_span_length"}
+        "explanations.spans_per_item",
+        "explanations.mean_span_length",
+    }
 
 
 def test_bootstrap_interval_uses_the_shared_resamples(refs_path: Path):
@@ -313,13 +349,26 @@ def test_bootstrap_interval_uses_the_shared_resamples(refs_path: Path):
     result = score_file("cold", refs_path, data, bootstrap=30, seed=5)
     idx = resample_indices(3, 30, 5)
     per_row = np.array([(0.9 - 0.3), (0.1 - 0.7), (0.9 - 0.3)])  # comprehensiveness, same at every k
-    order = canonical_rows(np.array([1, 0, 1]), [np.asarray(SCORES[r["id"]]) for r in REFS],
-                           {k: np.full(3, 0.9 if k == "prob" else 0.3) for k in PROB_KEYS}, None)
+    order = canonical_rows(
+        np.array([1, 0, 1]),
+        [np.asarray(SCORES[r["id"]]) for r in REFS],
+        {k: np.full(3, 0.9 if k == "prob" else 0.3) for k in PROB_KEYS},
+        None,
+    )
     assert sorted(order.tolist()) == [0, 1, 2]
     assert result["ci"]["explanations.comprehensiveness"] == pytest.approx(
-        percentile_ci(per_row[order][idx].mean(axis=1)), abs=1e-12)
-    assert result["ci"]["f1"] == score_file("cold", refs_path, jsonl(*(
-        {"id": r["id"], "label": LABELS[r["id"]]} for r in REFS)), bootstrap=30, seed=5)["ci"]["f1"]
+        percentile_ci(per_row[order][idx].mean(axis=1)), abs=1e-12
+    )
+    assert (
+        result["ci"]["f1"]
+        == score_file(
+            "cold",
+            refs_path,
+            jsonl(*({"id": r["id"], "label": LABELS[r["id"]]} for r in REFS)),
+            bootstrap=30,
+            seed=5,
+        )["ci"]["f1"]
+    )
 
 
 def test_intervals_do_not_depend_on_the_row_order(tmp_path: Path):
@@ -354,22 +403,35 @@ def test_near_copy_keys_count_scores_on_the_span_track_only():
 
 
 def run_cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *map(str, args)], cwd=ROOT, capture_output=True, text=True
+    )
 
 
 def test_masked_inputs_cli_round_trip(tmp_path: Path, refs_path: Path):
     (tmp_path / "inputs.jsonl").write_bytes(jsonl(*INPUTS))
     (tmp_path / "p.jsonl").write_bytes(jsonl(*(explained(r["id"], probs=False) for r in REFS)))
     for out in ("a.jsonl", "b.jsonl"):
-        done = run_cli("masked-inputs", "--track", "cold", "--inputs", tmp_path / "inputs.jsonl",
-                       "--predictions", tmp_path / "p.jsonl", tmp_path / out)
+        done = run_cli(
+            "masked-inputs",
+            "--track",
+            "cold",
+            "--inputs",
+            tmp_path / "inputs.jsonl",
+            "--predictions",
+            tmp_path / "p.jsonl",
+            tmp_path / out,
+        )
         assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert [(x["id"], x["variant"]) for x in lines] == [(r["id"], v) for r in REFS for v in VARIANTS]
-    assert lines[0] == {"id": "r1", "variant": "removed_10", "text": "你这个人真是到家了",
-                        "sha256": text_sha256("你这个人真是到家了")}
+    assert lines[0] == {
+        "id": "r1",
+        "variant": "removed_10",
+        "text": "你这个人真是到家了",
+        "sha256": text_sha256("你这个人真是到家了"),
+    }
     # A submitter fills in the probabilities and copies the hashes: the scorer accepts them.
     rows = {r["id"]: explained(r["id"]) for r in REFS}
     for x in lines:
@@ -380,12 +442,28 @@ def test_masked_inputs_cli_round_trip(tmp_path: Path, refs_path: Path):
 def test_masked_inputs_refuses_bad_predictions(tmp_path: Path):
     (tmp_path / "inputs.jsonl").write_bytes(jsonl(*INPUTS))
     (tmp_path / "p.jsonl").write_bytes(jsonl(*({"id": r["id"], "label": 1} for r in REFS)))
-    done = run_cli("masked-inputs", "--track", "cold", "--inputs", tmp_path / "inputs.jsonl",
-                   "--predictions", tmp_path / "p.jsonl", tmp_path / "out.jsonl")
+    done = run_cli(
+        "masked-inputs",
+        "--track",
+        "cold",
+        "--inputs",
+        tmp_path / "inputs.jsonl",
+        "--predictions",
+        tmp_path / "p.jsonl",
+        tmp_path / "out.jsonl",
+    )
     assert done.returncode == 1 and "no 'char_scores'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out.jsonl").exists()
-    done = run_cli("masked-inputs", "--track", "varm", "--inputs", tmp_path / "inputs.jsonl",
-                   "--predictions", tmp_path / "p.jsonl", tmp_path / "out.jsonl")
+    done = run_cli(
+        "masked-inputs",
+        "--track",
+        "varm",
+        "--inputs",
+        tmp_path / "inputs.jsonl",
+        "--predictions",
+        tmp_path / "p.jsonl",
+        tmp_path / "out.jsonl",
+    )
     assert done.returncode == 2 and "ToxiTrace tracks" in done.stderr
     with pytest.raises(InputError) as error:
         masked_inputs_jsonl(INPUTS, jsonl(explained("r1", char_scores=[1.0])))

@@ -27,12 +27,30 @@ def jsonl(*rows: dict | str) -> bytes:
 
 
 REFS = [
-    {"id": "r1", "text": "你这个人真是蠢到家了，滚吧", "label": 1, "spans": ["蠢到家了"], "topic": "race",
-     "target_groups": ["Region", "Sexism"]},
-    {"id": "r2", "text": "今天天气不错", "label": 0, "spans": [], "topic": "gender",
-     "target_groups": ["non-hate"]},
-    {"id": "r3", "text": "河南人都是骗子", "label": 1, "spans": [[0, 7]], "topic": "race",
-     "target_groups": ["Region"]},
+    {
+        "id": "r1",
+        "text": "你这个人真是蠢到家了，滚吧",
+        "label": 1,
+        "spans": ["蠢到家了"],
+        "topic": "race",
+        "target_groups": ["Region", "Sexism"],
+    },
+    {
+        "id": "r2",
+        "text": "今天天气不错",
+        "label": 0,
+        "spans": [],
+        "topic": "gender",
+        "target_groups": ["non-hate"],
+    },
+    {
+        "id": "r3",
+        "text": "河南人都是骗子",
+        "label": 1,
+        "spans": [[0, 7]],
+        "topic": "race",
+        "target_groups": ["Region"],
+    },
     {"id": "r4", "text": "反对地域歧视", "label": 0, "spans": [], "fine_label": "anti_bias"},
 ]
 INPUTS = [{"id": r["id"], "text": r["text"]} for r in REFS]
@@ -215,14 +233,27 @@ def test_score_cntp_result_schema(bundle: Path):
     groups = result["breakdowns"]["target_groups"]
     assert groups["Region"]["rows"] == 2 and groups["Sexism"]["rows"] == 1 and groups["non-hate"]["rows"] == 1
     assert result["breakdowns"]["fine_label"]["anti_bias"] == {  # one row: published as n/a with the reason
-        "rows": 1, "accuracy": None, "precision": None, "recall": None, "f1": None, "macro_f1": None,
-        "withheld": SMALL_CELL, "undefined": {},  # a withheld metric gets no reason either
+        "rows": 1,
+        "accuracy": None,
+        "precision": None,
+        "recall": None,
+        "f1": None,
+        "macro_f1": None,
+        "withheld": SMALL_CELL,
+        "undefined": {},  # a withheld metric gets no reason either
     }
     assert result["undefined"] == {}  # every ratio here has a non-zero denominator
     raw = CNTP.score(refs, jsonl(*GOOD), bootstrap=0, disclose=False)["breakdowns"]["fine_label"]["anti_bias"]
     assert set(raw.pop("undefined")) == {"recall"}  # its one row is gold 0: recall is 0/0, the rest real 0s
-    assert raw == {"rows": 1, "accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "macro_f1": 0.0,
-                   "withheld": None}
+    assert raw == {
+        "rows": 1,
+        "accuracy": 0.0,
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "macro_f1": 0.0,
+        "withheld": None,
+    }
     assert _floats_are_plain(result)
     assert json.loads(json.dumps(result)) == result
     assert CNTP.score(refs, jsonl(*GOOD), bootstrap=200, seed=3) == result  # deterministic
@@ -295,8 +326,13 @@ def test_import_cold(tmp_path: Path):
     summary = import_dataset("cold", src, out)
     assert summary["splits"] == {"dev": 2, "test": 3} and summary["toxic"] == {"dev": 1, "test": 1}
     rows = [json.loads(line) for line in (out / "test.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert rows[1] == {"id": "cold-test-00002", "text": "反对歧视女性,人人平等\n第二行", "label": 0,
-                       "topic": "gender", "fine_label": "anti_bias"}
+    assert rows[1] == {
+        "id": "cold-test-00002",
+        "text": "反对歧视女性,人人平等\n第二行",
+        "label": 0,
+        "topic": "gender",
+        "fine_label": "anti_bias",
+    }
     assert [r["fine_label"] for r in rows] == ["attack_group", "anti_bias", "other_non_offensive"]
     dev = (out / "dev.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(dev[0]) == {"id": "cold-dev-00001", "text": "某某不好看", "label": 1, "topic": "race"}
@@ -344,12 +380,34 @@ TOXICN_CSV = (
     'tieba,race,某种说法,1,"[0, 1]",2,"[0, 0, 1]",2,"[0, 0, 1, 0]","[0, 0, 1, 1, 0, 0]",4,2\n'
 )
 TOXICN_JSON = [
-    {"platform": "zhihu", "topic": "region", "content": "北京人计较", "toxic": 0, "toxic_one_hot": [1, 0],
-     "toxic_type": 0, "expression": 0, "target": [0, 0, 0, 0, 0]},
-    {"platform": "tieba", "topic": "gender", "content": "某些分子", "toxic": 1, "toxic_type": 2,
-     "expression": 1, "target": [0, 0, 1, 0, 0]},
-    {"platform": "tieba", "topic": "lgbt", "content": "一句话", "toxic": 1, "toxic_type": 1,
-     "expression": 3, "target": ["LGBT", "others"]},
+    {
+        "platform": "zhihu",
+        "topic": "region",
+        "content": "北京人计较",
+        "toxic": 0,
+        "toxic_one_hot": [1, 0],
+        "toxic_type": 0,
+        "expression": 0,
+        "target": [0, 0, 0, 0, 0],
+    },
+    {
+        "platform": "tieba",
+        "topic": "gender",
+        "content": "某些分子",
+        "toxic": 1,
+        "toxic_type": 2,
+        "expression": 1,
+        "target": [0, 0, 1, 0, 0],
+    },
+    {
+        "platform": "tieba",
+        "topic": "lgbt",
+        "content": "一句话",
+        "toxic": 1,
+        "toxic_type": 1,
+        "expression": 3,
+        "target": ["LGBT", "others"],
+    },
 ]
 
 
@@ -363,8 +421,15 @@ def test_import_toxicn_csv_and_json(tmp_path: Path):
     summary = import_dataset("toxicn", src, tmp_path / "out")
     assert summary["splits"] == {"test": 3, "all": 2}  # the CSV has no split: it goes to all.jsonl
     test = [json.loads(x) for x in (tmp_path / "out" / "test.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert test[0] == {"id": "toxicn-test-00001", "text": "北京人计较", "label": 0, "toxic_type": "non_toxic",
-                       "expression": "non_hate", "target_groups": ["non-hate"], "topic": "region"}
+    assert test[0] == {
+        "id": "toxicn-test-00001",
+        "text": "北京人计较",
+        "label": 0,
+        "toxic_type": "non_toxic",
+        "expression": "non_hate",
+        "target_groups": ["non-hate"],
+        "topic": "region",
+    }
     assert test[1]["target_groups"] == ["Sexism"] and test[1]["expression"] == "explicit"
     assert test[2]["target_groups"] == ["LGBTQ", "others"] and test[2]["expression"] == "reporting"
     every = [json.loads(x) for x in (tmp_path / "out" / "all.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -389,8 +454,10 @@ def test_import_toxicn_errors_name_line_and_item(tmp_path: Path):
 
 def test_import_toxicn_jsonl_with_split_field(tmp_path: Path):
     src = tmp_path / "data.jsonl"
-    src.write_text(jsonl(dict(TOXICN_JSON[0], split="dev"), dict(TOXICN_JSON[1], split="test")).decode(),
-                   encoding="utf-8")
+    src.write_text(
+        jsonl(dict(TOXICN_JSON[0], split="dev"), dict(TOXICN_JSON[1], split="test")).decode(),
+        encoding="utf-8",
+    )
     assert import_dataset("toxicn", src, tmp_path / "out")["splits"] == {"dev": 1, "test": 1}
 
 
@@ -403,8 +470,9 @@ needs_cli = pytest.mark.skipif(
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scoring", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @needs_cli
@@ -415,8 +483,9 @@ def test_cli_validate_and_score_cntp(bundle: Path, tmp_path: Path):
     ok = run_cli("validate", "--track", "cntp", "--references", refs, "--predictions", str(preds))
     assert ok.returncode == 0, ok.stderr
     out = tmp_path / "result.json"
-    scored = run_cli("score", "--track", "cntp", "--references", refs, "--predictions", str(preds),
-                     "--output", str(out))
+    scored = run_cli(
+        "score", "--track", "cntp", "--references", refs, "--predictions", str(preds), "--output", str(out)
+    )
     assert scored.returncode == 0, scored.stderr
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["track"] == "cntp" and result["metrics"]["spans"]["recipe_overlap"] == 0.25

@@ -58,7 +58,12 @@ def _web_modules(tmp_path: Path, *extra_imports: str) -> tuple[list[int], list[s
     env.pop("CELERY_BROKER_URL", None)
     out = subprocess.run(
         [sys.executable, "-c", HARNESS, *extra_imports],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
     )
     last = out.stdout.strip().splitlines()[-1]
     report = json.loads(last)

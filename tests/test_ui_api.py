@@ -481,8 +481,9 @@ def test_maintainers_tab_lists_releases_and_rejects_held_near_copies(ui_client, 
     rows = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
     rows[7]["label"] = 1 - rows[7]["label"]
     probe = "".join(json.dumps(r) + "\n" for r in rows).encode()
-    original = service.submit(identity="probe-origin", track="toxicn", data=data,
-                              metadata={"model_name": "o"})
+    original = service.submit(
+        identity="probe-origin", track="toxicn", data=data, metadata={"model_name": "o"}
+    )
     held = service.submit(identity="probe-eve", track="toxicn", data=probe, metadata={"model_name": "p"})
     assert held["status"] == "held" and "probe-origin" not in held["reason"]
 

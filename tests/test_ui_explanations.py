@@ -32,8 +32,13 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
     rows = _with_baselines("cntp")
     frame = rows_frame(rows)
     table, types = display_frame(frame, "cntp", default_columns("cntp"))
-    expl = ["Expl. attribution AUPRC ↑", "Expl. comprehensiveness ↑", "Expl. comprehensiveness 95% CI",
-            "Expl. sufficiency ↓", "Expl. spans per item (spans)"]
+    expl = [
+        "Expl. attribution AUPRC ↑",
+        "Expl. comprehensiveness ↑",
+        "Expl. comprehensiveness 95% CI",
+        "Expl. sufficiency ↓",
+        "Expl. spans per item (spans)",
+    ]
     assert [c for c in table.columns if c.startswith("Expl.")] == expl
     by_model = table.set_index(frame["model_name"].to_numpy())  # the Model cell is a link to the page
     with_expl = by_model.loc["char-ngram"]
@@ -45,8 +50,9 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
     assert lexicon[[c for c in expl if "CI" not in c]].isna().all()
     assert lexicon["Expl. comprehensiveness 95% CI"] == ""
     # A board with no explanation anywhere looks exactly as before: no Expl. column at all.
-    plain, _ = display_frame(rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp",
-                             default_columns("cntp"))
+    plain, _ = display_frame(
+        rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp", default_columns("cntp")
+    )
     assert not [c for c in plain.columns if c.startswith("Expl.")]
     assert len(types) == len(table.columns)
 
@@ -84,7 +90,7 @@ def test_explorer_shows_attributions_next_to_gold_spans() -> None:
     n = len(item["text"])
     assert html.count("attr-top") == -(-20 * n // 100)  # the characters the k = 20 masking removes
     gold = sum(e - s for s, e in item["gold_spans"])
-    assert html.count("<u><span class=\"attr-") == gold
+    assert html.count('<u><span class="attr-') == gold
     # Without explanations the item view is unchanged (no heat map).
     lexicon = (DEMO / "cntp" / "baselines" / "lexicon.dev.jsonl").read_bytes()
     assert "explorer-attr" not in explorer.item_html(explorer.explore("cntp", dev, lexicon).items[1])

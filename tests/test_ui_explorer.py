@@ -130,9 +130,11 @@ def test_a_test_file_in_the_dev_explorer_is_recognised(track: str) -> None:
 def test_a_varm_test_file_keyed_by_text_is_recognised() -> None:
     test_inputs = explorer.read_lines((DEMO / "varm/public/test_inputs.jsonl").read_bytes())
     dev_rows = explorer.read_lines(_dev("varm"))
-    by_text = "\n".join(json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False)
-                        for r in test_inputs[:20]).encode()
-    dev_by_text = "\n".join(json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False)
-                            for r in dev_rows[:20]).encode()
+    by_text = "\n".join(
+        json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False) for r in test_inputs[:20]
+    ).encode()
+    dev_by_text = "\n".join(
+        json.dumps({"text": r["text"], "output": "x"}, ensure_ascii=False) for r in dev_rows[:20]
+    ).encode()
     assert explorer.looks_like_test_file(by_text, test_inputs, dev_rows)
     assert not explorer.looks_like_test_file(dev_by_text, test_inputs, dev_rows)

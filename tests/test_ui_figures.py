@@ -159,17 +159,25 @@ def test_compare_colours_a_delta_by_improvement_not_sign() -> None:
     """A higher HER-C is worse: A − B > 0 there means B is better, and the bar says so."""
     sig = {"ci": [0.05, 0.15], "significant": True}
     comp = {
-        "jrem": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},            # higher is better: A better
-        "her_c": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},           # lower is better: B better
+        "jrem": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},  # higher is better: A better
+        "her_c": {"a": 0.5, "b": 0.4, "diff": 0.1, **sig},  # lower is better: B better
         "her_l": {"a": 0.3, "b": 0.4, "diff": -0.1, "ci": [-0.15, -0.05], "significant": True},  # A better
         "t_f1": {"a": 0.5, "b": 0.49, "diff": 0.01, "ci": [-0.02, 0.04], "significant": False},
     }
     fig = figures.compare_bars(comp, "A", "B", "varm", "en")
     colours = dict(zip(fig.data[0].x, fig.data[0].marker.color, strict=True))
-    assert colours == {"JREM ↑": figures.COMPARE_COLOURS["A"], "HER-C ↓": figures.COMPARE_COLOURS["B"],
-                       "HER-L ↓": figures.COMPARE_COLOURS["A"], "T-F1 ↑": figures.COMPARE_COLOURS[""]}
+    assert colours == {
+        "JREM ↑": figures.COMPARE_COLOURS["A"],
+        "HER-C ↓": figures.COMPARE_COLOURS["B"],
+        "HER-L ↓": figures.COMPARE_COLOURS["A"],
+        "T-F1 ↑": figures.COMPARE_COLOURS[""],
+    }
     assert [c.split("(")[-1] for c in fig.data[0].customdata] == [
-        "A better)", "B better)", "A better)", "not significant)"]
+        "A better)",
+        "B better)",
+        "A better)",
+        "not significant)",
+    ]
 
 
 ZH = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
@@ -250,8 +258,10 @@ def test_undefined_metrics_are_na_not_zero() -> None:
     bar = fig.data[0]
     assert bar.x[0] is None and bar.x[1] == 0.0
     assert bar.customdata[0][1] == f"n/a ({reason})" and bar.customdata[1][1] == "0.0%"
-    comp = {"precision": {"a": 0.0, "b": 0.3, "diff": -0.3, "ci": [-0.4, -0.2], "significant": True},
-            "f1": {"a": 0.5, "b": 0.3, "diff": 0.2, "ci": [0.1, 0.3], "significant": True}}
+    comp = {
+        "precision": {"a": 0.0, "b": 0.3, "diff": -0.3, "ci": [-0.4, -0.2], "significant": True},
+        "f1": {"a": 0.5, "b": 0.3, "diff": 0.2, "ci": [0.1, 0.3], "significant": True},
+    }
     bars = figures.compare_bars(comp, "a", "b", "cold", "en", undefined={"precision": f"A: {reason}"})
     assert list(bars.data[0].y) == [None, pytest.approx(20)]
     assert bars.data[0].customdata[0].startswith("n/a (A: TP + FP")

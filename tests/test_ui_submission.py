@@ -25,8 +25,15 @@ def test_metrics_table_has_every_leaf_and_ci() -> None:
     names = table["Metric"].tolist()
     result = submission.result_of(sub)
     assert len(names) == len(submission.flatten_metrics(result)) == len(set(names))  # every leaf, once
-    assert names[:7] == ["JREM", "Label Macro-F1", "Category Macro-F1", "HER-C", "HER-L", "T-F1",
-                         "Parse success"]
+    assert names[:7] == [
+        "JREM",
+        "Label Macro-F1",
+        "Category Macro-F1",
+        "HER-C",
+        "HER-L",
+        "T-F1",
+        "Parse success",
+    ]
     assert {"Stance acc.", "Stance Macro-F1", "Type Macro-F1"} <= set(names)
     assert not [n for n in names if "_" in n or "." in n.rstrip(".")], names  # no raw keys
     jrem = table.set_index("Metric").loc["JREM"]
@@ -76,8 +83,11 @@ def test_output_format_report_table_count_and_advice() -> None:
     assert submission.output_format_table(sub).empty
     sub["format_report"] = {
         "entries": [
-            {"line": 3, "id": "varm-demo-test-0003",
-             "issues": ["missing_analysis_prefix", "length_out_of_range"]},
+            {
+                "line": 3,
+                "id": "varm-demo-test-0003",
+                "issues": ["missing_analysis_prefix", "length_out_of_range"],
+            },
             {"line": 9, "id": None, "issues": ["anchor_sequence_or_value_invalid"]},
         ],
         "total": 1200,

@@ -77,8 +77,15 @@ def test_span_metrics_name_the_side_without_spans():
     missed = SpanCounts(np.array([3, 0]), np.array([0, 2]), np.array([0, 0]))  # predicted, all wrong
     assert span_metrics(missed)["overlap_precision"] == 0.0 and undefined_span_metrics(missed) == {}
     nothing = SpanCounts(np.array([0]), np.array([0]), np.array([0]))
-    assert set(undefined_span_metrics(nothing)) == {"overlap_precision", "overlap_recall", "overlap_f1",
-                                                     "char_precision", "char_recall", "char_f1", "iou"}
+    assert set(undefined_span_metrics(nothing)) == {
+        "overlap_precision",
+        "overlap_recall",
+        "overlap_f1",
+        "char_precision",
+        "char_recall",
+        "char_f1",
+        "iou",
+    }
 
 
 def test_majority_baseline_result_names_precision_and_keeps_its_value():
@@ -97,8 +104,16 @@ def test_majority_baseline_result_names_precision_and_keeps_its_value():
 
 def test_withheld_metrics_carry_no_undefined_reason(tmp_path: Path):
     # 40 gold-1 rows and 40 gold-0 rows of one topic; fine_label is defined by the label: accuracy only.
-    refs = [{"id": f"r{i:03d}", "text": f"文本{i}", "label": int(i < 40), "topic": "race",
-             "fine_label": "attack_group" if i < 40 else "anti_bias"} for i in range(80)]
+    refs = [
+        {
+            "id": f"r{i:03d}",
+            "text": f"文本{i}",
+            "label": int(i < 40),
+            "topic": "race",
+            "fine_label": "attack_group" if i < 40 else "anti_bias",
+        }
+        for i in range(80)
+    ]
     (tmp_path / "test.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs))
     preds = "".join(json.dumps({"id": r["id"], "label": 0}) + "\n" for r in refs).encode()
     result = COLD.score(COLD.load_references(tmp_path), preds, bootstrap=0)
@@ -107,13 +122,24 @@ def test_withheld_metrics_carry_no_undefined_reason(tmp_path: Path):
     race = result["breakdowns"]["topic"]["race"]
     assert race["withheld"] is None and set(race["undefined"]) == {"precision"}
     raw = COLD.score(COLD.load_references(tmp_path), preds, bootstrap=0, disclose=False)
-    assert set(raw["breakdowns"]["fine_label"]["anti_bias"]["undefined"]) == {"precision", "recall", "f1",
-                                                                              "macro_f1"}
+    assert set(raw["breakdowns"]["fine_label"]["anti_bias"]["undefined"]) == {
+        "precision",
+        "recall",
+        "f1",
+        "macro_f1",
+    }
 
 
 def _cold_results() -> dict[str, dict]:
-    return {name: score_file("cold", DEMO / "cold", (DEMO / "cold" / "baselines" / f"{name}.test.jsonl")
-                             .read_bytes(), bootstrap=20) for name in ("majority", "lexicon")}
+    return {
+        name: score_file(
+            "cold",
+            DEMO / "cold",
+            (DEMO / "cold" / "baselines" / f"{name}.test.jsonl").read_bytes(),
+            bootstrap=20,
+        )
+        for name in ("majority", "lexicon")
+    }
 
 
 def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined():
@@ -123,8 +149,14 @@ def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined()
 
     entries = []
     for i, (name, result) in enumerate(_cold_results().items()):
-        record = new_record(submission_id=f"{i:016x}", track="cold", sha256="0" * 64, submitter="s",
-                            metadata={"model_name": name}, at=f"2026-01-0{i + 1}T00:00:00Z")
+        record = new_record(
+            submission_id=f"{i:016x}",
+            track="cold",
+            sha256="0" * 64,
+            submitter="s",
+            metadata={"model_name": name},
+            at=f"2026-01-0{i + 1}T00:00:00Z",
+        )
         version = {"version": 1, "scorer_version": "x", "references_sha256": "r", "scored_at": "t"}
         entries.append(Entry(record, version, result))
     frame = rows_frame(build_rows(entries, "f1", lambda a, b: True))
@@ -134,8 +166,10 @@ def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined()
     cells = dict(zip(frame["model_name"], table.attrs[SHOWN]["Precision ↑"], strict=True))
     values = dict(zip(frame["model_name"], table["Precision ↑"], strict=True))
     assert kinds["Precision ↑"] == "markdown" and cells["majority"].endswith(">n/a</span>")
-    assert 'title="TP + FP = 0: no positive predictions; 0 by the protocol&#x27;s zero-division rule"' in (
-        cells["majority"])
+    assert (
+        'title="TP + FP = 0: no positive predictions; 0 by the protocol&#x27;s zero-division rule"'
+        in (cells["majority"])
+    )
     lexicon = round(frame.loc[frame["model_name"] == "lexicon", "precision"].iloc[0] * 100, 1)
     assert cells["lexicon"] == str(lexicon) and values["lexicon"] == lexicon
     sent = dataframe_value(table)

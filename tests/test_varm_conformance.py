@@ -620,7 +620,11 @@ def check_result(result: dict, expected: dict, gold_rows: list[dict], subsets: d
         exp = dict(expected["subsets"][name])
         indices = sorted(set(ref.match_subset(gold_rows, subsets[name])))
         assert_metric_block(
-            block, exp, [gold_rows[k] for k in indices], [scored[k] for k in indices], f"subset {name}",
+            block,
+            exp,
+            [gold_rows[k] for k in indices],
+            [scored[k] for k in indices],
+            f"subset {name}",
             sklearn,
         )
 
@@ -895,12 +899,15 @@ def test_blank_gold_target_is_never_correct(blank: str) -> None:
     assert filled["metrics"]["field_accuracy"]["target"] == 1.0 and filled["metrics"]["jrem"] == 1.0
 
 
-@pytest.mark.parametrize(("gold", "pred", "correct"), [
-    ("abc", "a", True),  # F1 exactly 0.5: correct (>= 0.5)
-    ("ab", "B C", True),  # case and whitespace are normalised away first
-    ("abcd", "a", False),  # F1 0.4
-    ("abcdefghijklm", "abcdefXYZUV", False),  # the 2PR/(P+R) reading: 0.4999999999999999 (see above)
-])
+@pytest.mark.parametrize(
+    ("gold", "pred", "correct"),
+    [
+        ("abc", "a", True),  # F1 exactly 0.5: correct (>= 0.5)
+        ("ab", "B C", True),  # case and whitespace are normalised away first
+        ("abcd", "a", False),  # F1 0.4
+        ("abcdefghijklm", "abcdefXYZUV", False),  # the 2PR/(P+R) reading: 0.4999999999999999 (see above)
+    ],
+)
 def test_target_threshold_in_scoring(gold: str, pred: str, correct: bool) -> None:
     result, _ = one_row_result({**GOOD, "target": gold}, rationale({**GOOD, "target": pred}))
     assert result["metrics"]["field_accuracy"]["target"] == (1.0 if correct else 0.0)
@@ -948,8 +955,12 @@ def test_subset_row_with_id_is_matched_by_id_even_when_its_text_differs() -> Non
     gold_rows = [{"id": f"r{k}", "text": f"评论{k}", **GOOD} for k in range(3)]
     outputs = [rationale(GOOD), "坏", rationale(GOOD)]
     subset = [{**gold_rows[1], "text": "评论1 "}, {**gold_rows[2], "text": "评论0"}]
-    dataset = {"gold": gold_rows, "outputs": outputs, "subsets": {"s": subset},
-               "lines": [{"id": r["id"], "output": o} for r, o in zip(gold_rows, outputs, strict=True)]}
+    dataset = {
+        "gold": gold_rows,
+        "outputs": outputs,
+        "subsets": {"s": subset},
+        "lines": [{"id": r["id"], "output": o} for r, o in zip(gold_rows, outputs, strict=True)],
+    }
     result = check_dataset(dataset)
     assert result["subsets"]["s"]["rows"] == 2 and result["subsets"]["s"]["jrem"] == 0.5
     assert result["subsets"]["s"]["parse_success"] == 0.5
@@ -975,8 +986,12 @@ def test_subset_blocks_carry_format_issue_counts() -> None:
     gold = {"id": "a", "text": "一条评论", **GOOD}
     result, expected = one_row_result(GOOD, "坏", subsets={"s": [gold]})
     assert result["subsets"]["s"]["format_issues"] == expected["subsets"]["s"]["format_issues"]
-    hit = {"anchor_sequence_or_value_invalid", "missing_analysis_prefix", "length_out_of_range",
-           "insufficient_reasoning_text"}
+    hit = {
+        "anchor_sequence_or_value_invalid",
+        "missing_analysis_prefix",
+        "length_out_of_range",
+        "insufficient_reasoning_text",
+    }
     assert result["subsets"]["s"]["format_issues"] == {name: int(name in hit) for name in ref.ISSUE_NAMES}
 
 

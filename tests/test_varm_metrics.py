@@ -66,8 +66,14 @@ def test_gold_target_rule() -> None:  # the validator's reading, used by the ref
 
 # --- a hand-worked five-row case ----------------------------------------------------------------------
 
-R5 = {"target": "程序员", "target_type": "群体对象", "target_explicitness": "隐含", "stance": "攻击或认同",
-      "label": "有害", "category": "阶层职业攻击"}
+R5 = {
+    "target": "程序员",
+    "target_type": "群体对象",
+    "target_explicitness": "隐含",
+    "stance": "攻击或认同",
+    "label": "有害",
+    "category": "阶层职业攻击",
+}
 GOLD = [HARMFUL_GROUP, HARMFUL_SINGLE, QUOTED, {**NO_TARGET_ROW, "target": ""}, R5]
 OUTPUTS = [
     output(HARMFUL_GROUP),  # all correct
@@ -85,8 +91,14 @@ def outcomes() -> RowOutcomes:
 
 def test_hand_worked_metrics(outcomes: RowOutcomes) -> None:
     m = overall_metrics(outcomes)
-    assert m["field_accuracy"] == {"target": 0.4, "target_type": 0.8, "target_explicitness": 0.6,
-                                   "stance": 0.8, "label": 0.8, "category": 0.8}
+    assert m["field_accuracy"] == {
+        "target": 0.4,
+        "target_type": 0.8,
+        "target_explicitness": 0.6,
+        "stance": 0.8,
+        "label": 0.8,
+        "category": 0.8,
+    }
     assert m["jrem"] == 0.2
     assert m["her_c"] == 0.75  # (4 category-correct - 1 JREM) / 4
     assert m["her_l"] == 0.75
@@ -104,8 +116,10 @@ def test_hand_worked_macro_f1_equals_sklearn_exactly(outcomes: RowOutcomes) -> N
     m = overall_metrics(outcomes)
     for name in DISCRETE_FIELDS:
         gold = [g[name] for g in GOLD]
-        pred = [parse_output(o).record.get(name, "<invalid>") if parse_output(o).schema_valid else "<invalid>"
-                for o in OUTPUTS]
+        pred = [
+            parse_output(o).record.get(name, "<invalid>") if parse_output(o).schema_valid else "<invalid>"
+            for o in OUTPUTS
+        ]
         expected = f1_score(gold, pred, labels=sorted(set(gold)), average="macro", zero_division=0)
         assert m["macro_f1"][name] == float(expected), name
 
@@ -188,14 +202,27 @@ def random_outcomes(draw: st.DrawFn, min_rows: int = 1) -> RowOutcomes:
     pred[~valid] = SENTINEL
     t_f1 = np.where(valid, rng.random(n), 0.0)
     correct = np.column_stack([valid & (t_f1 >= 0.5), pred == gold])
-    return RowOutcomes(valid=valid, anchor_valid=valid | (rng.random(n) < 0.5), correct=correct,
-                       target_f1=t_f1, gold=gold, pred=pred,
-                       issues=rng.random((n, len(FORMAT_ISSUES))) < 0.1)
+    return RowOutcomes(
+        valid=valid,
+        anchor_valid=valid | (rng.random(n) < 0.5),
+        correct=correct,
+        target_f1=t_f1,
+        gold=gold,
+        pred=pred,
+        issues=rng.random((n, len(FORMAT_ISSUES))) < 0.1,
+    )
 
 
 def _permute(o: RowOutcomes, order: np.ndarray) -> RowOutcomes:
-    return RowOutcomes(o.valid[order], o.anchor_valid[order], o.correct[order], o.target_f1[order],
-                       o.gold[order], o.pred[order], o.issues[order])
+    return RowOutcomes(
+        o.valid[order],
+        o.anchor_valid[order],
+        o.correct[order],
+        o.target_f1[order],
+        o.gold[order],
+        o.pred[order],
+        o.issues[order],
+    )
 
 
 @settings(max_examples=60, deadline=None)

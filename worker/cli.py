@@ -81,7 +81,8 @@ def _error_lines(status_code: int, body: dict) -> list[str]:
     """A refused upload or lookup as lines a person reads (line, field, message)."""
     if isinstance(body.get("errors"), list):
         lines = [
-            f"line {e.get('line')}, {e.get('field')}: {e.get('message')}" if e.get("line") is not None
+            f"line {e.get('line')}, {e.get('field')}: {e.get('message')}"
+            if e.get("line") is not None
             else f"{e.get('field')}: {e.get('message')}"
             for e in body["errors"]
         ]
@@ -146,8 +147,10 @@ def cmd_submit(args, config: Config) -> int:
             print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
             return 1
         if not args.wait:
-            _print(body) if args.json else print(f"{body['submission_id']}: {body['status']}"
-                                                  + (" (already submitted)" if body.get("duplicate") else ""))
+            _print(body) if args.json else print(
+                f"{body['submission_id']}: {body['status']}"
+                + (" (already submitted)" if body.get("duplicate") else "")
+            )
             return 0
         return _wait(client, body["submission_id"], args.timeout, args.json)
 
@@ -165,8 +168,11 @@ def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: boo
             _print(body) if as_json else print(summary_line(body))
             return 0 if status == "published" or private_done else 1
         time.sleep(0.5)
-    print(f"{submission_id}: timed out after {timeout:g} s (still {status}); "
-          f"check later with `python -m worker status {submission_id}`", file=sys.stderr)
+    print(
+        f"{submission_id}: timed out after {timeout:g} s (still {status}); "
+        f"check later with `python -m worker status {submission_id}`",
+        file=sys.stderr,
+    )
     return 2
 
 
@@ -256,8 +262,9 @@ def cmd_install(args, config: Config) -> int:
     from worker.store import open_store
 
     try:
-        installed = install(open_store(config), args.track, Path(args.bundle), replace=args.replace,
-                            demo_dir=DEMO_DIR)
+        installed = install(
+            open_store(config), args.track, Path(args.bundle), replace=args.replace, demo_dir=DEMO_DIR
+        )
     except (InstallRefused, ValueError) as error:
         print(f"install failed: {error}", file=sys.stderr)
         return 1
@@ -283,8 +290,12 @@ def cmd_reindex(args, config: Config) -> int:
     from scoring.tracks import TRACK_NAMES
 
     service = _service(config)
-    _print({track: service.index_earlier_submissions(track) for track in ([args.track] if args.track
-                                                                            else TRACK_NAMES)})
+    _print(
+        {
+            track: service.index_earlier_submissions(track)
+            for track in ([args.track] if args.track else TRACK_NAMES)
+        }
+    )
     return 0
 
 
@@ -314,15 +325,24 @@ def parser(config: Config) -> argparse.ArgumentParser:
     s.add_argument("--model-name", required=True)
     for name in ("organisation", "model-type", "setting", "paper-url", "code-url", "description"):
         s.add_argument(f"--{name}", default="")
-    s.add_argument("--wait", action="store_true", help="poll until published, rejected, failed or held; "
-                   "end with one summary line")
+    s.add_argument(
+        "--wait",
+        action="store_true",
+        help="poll until published, rejected, failed or held; end with one summary line",
+    )
     s.add_argument("--timeout", type=float, default=600)
-    s.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API, else "
-                   "http://127.0.0.1:$PORT)")
+    s.add_argument(
+        "--api",
+        default=_default_api(config),
+        help="service URL (default $VARM_API, else http://127.0.0.1:$PORT)",
+    )
     s.add_argument("--token", help="bearer token (default $VARM_TOKEN, else the local token file's)")
     s.add_argument("--json", action="store_true", help="print the full answer as JSON instead of one line")
-    s.add_argument("--private", action="store_true", help="scored, but off the board and visible to you only "
-                   "until `make-public ID`")
+    s.add_argument(
+        "--private",
+        action="store_true",
+        help="scored, but off the board and visible to you only until `make-public ID`",
+    )
     s.set_defaults(run=cmd_submit)
     st = sub.add_parser("status", help="show a submission")
     st.add_argument("submission_id")
@@ -349,8 +369,10 @@ def parser(config: Config) -> argparse.ArgumentParser:
     hd = sub.add_parser("held", help="list near-copies held for review (maintainers)")
     hd.add_argument("--track")
     hd.set_defaults(run=cmd_held)
-    for name, what in (("release", "score and publish a held submission"),
-                       ("reject", "end a held submission unscored")):
+    for name, what in (
+        ("release", "score and publish a held submission"),
+        ("reject", "end a held submission unscored"),
+    ):
         rv = sub.add_parser(name, help=f"{what} (maintainers)")
         rv.add_argument("submission_id")
         rv.add_argument("--reason", required=name == "reject", default="")
@@ -365,8 +387,11 @@ def parser(config: Config) -> argparse.ArgumentParser:
     ins = sub.add_parser("install", help="install a reference set (bundle folder) as a track's test set")
     ins.add_argument("--track", required=True)
     ins.add_argument("bundle", help="a reference bundle folder as `python -m scoring import` writes it")
-    ins.add_argument("--replace", action="store_true",
-                     help="replace a real set that submissions were scored on (they then need a re-score)")
+    ins.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace a real set that submissions were scored on (they then need a re-score)",
+    )
     ins.set_defaults(run=cmd_install)
     return p
 

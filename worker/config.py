@@ -103,6 +103,7 @@ class Config:
     @property
     def hard_time_limit(self) -> int:
         return self.task_time_limit if self.task_time_limit is not None else self.task_soft_time_limit + 60
+
     # Web process: Gradio upload and export files are deleted once older than this, and new uploads are
     # refused while the upload folder holds more than `ui_files_max_bytes`.
     ui_file_ttl_seconds: int = 900

@@ -206,8 +206,9 @@ def to_parquet(rows: list[dict]) -> bytes:
     names = columns(rows)
     # Column by column (not a list of row dicts): 5x faster for 3,000 rows of ~120 columns.
     frame = pd.DataFrame({name: [row.get(name) for row in rows] for name in names}, columns=names)
-    frame = frame.astype({name: "float64" for name in names if name not in BASE_COLUMNS
-                          and not name.startswith(UNDEFINED)})
+    frame = frame.astype(
+        {name: "float64" for name in names if name not in BASE_COLUMNS and not name.startswith(UNDEFINED)}
+    )
     # A reason column is text (null where the metric is a measurement), even when a page holds no reason.
     frame = frame.astype({name: "string" for name in names if name.startswith(UNDEFINED)})
     buffer = io.BytesIO()

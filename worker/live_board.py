@@ -172,9 +172,7 @@ def _part_ends(rows: list[dict]) -> list[int]:
     """Where the rank order is cut (the end of each part): after each row whose id's CRC-32 is a multiple
     of RANK_PART_ROWS, and after the last row."""
     ends = [
-        i + 1
-        for i, row in enumerate(rows)
-        if zlib.crc32(row["submission_id"].encode()) % RANK_PART_ROWS == 0
+        i + 1 for i, row in enumerate(rows) if zlib.crc32(row["submission_id"].encode()) % RANK_PART_ROWS == 0
     ]
     if rows and (not ends or ends[-1] != len(rows)):
         ends.append(len(rows))
@@ -300,8 +298,11 @@ def read(
     # list(cache): a web process shares one cache across tracks, whose readers may add to it meanwhile
     for path in [p for p in list(cache) if isinstance(p, str) and p.startswith(prefix) and p >= end]:
         del cache[path]  # a shorter board: forget the rest
-    parts = None if "ranks" not in table else [_rank_part(store, track, want, revision, cache)
-                                                 for want in table["ranks"]]
+    parts = (
+        None
+        if "ranks" not in table
+        else [_rank_part(store, track, want, revision, cache) for want in table["ranks"]]
+    )
     listed = {layout.board_rank_part(track, want) for want in table.get("ranks") or []}
     prefix = layout.board_rank_parts_dir(track)
     for path in [p for p in list(cache) if isinstance(p, str) and p.startswith(prefix) and p not in listed]:

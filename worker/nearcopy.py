@@ -66,8 +66,6 @@ def held_reason(differing: int) -> str:
     )
 
 
-
-
 def inputs_digest(inputs: list[dict]) -> bytes:
     """Identifies the public row set and order the fingerprints refer to (8 bytes)."""
     digest = hashlib.sha256()
@@ -88,8 +86,10 @@ def band_signature(hashes: np.ndarray, bands: int) -> np.ndarray:
     edges = [b * n // bands for b in range(bands + 1)]
     raw = hashes.astype("<u4").tobytes()
     return np.frombuffer(
-        b"".join(hashlib.blake2b(raw[4 * lo:4 * hi], digest_size=4).digest() for lo, hi in zip(
-            edges, edges[1:], strict=False)),
+        b"".join(
+            hashlib.blake2b(raw[4 * lo : 4 * hi], digest_size=4).digest()
+            for lo, hi in zip(edges, edges[1:], strict=False)
+        ),
         dtype="<u4",
     ).copy()
 
@@ -179,17 +179,18 @@ class NearCopyIndex:
                 self._full[(track, number)] = segment
             number += 1
 
-    def find(self, store: Store, track: str, fp: Fingerprint, revision: str | None = None) -> tuple[
-        NearCopy | None, IndexAppend
-    ]:
+    def find(
+        self, store: Store, track: str, fp: Fingerprint, revision: str | None = None
+    ) -> tuple[NearCopy | None, IndexAppend]:
         """The closest near-copy of `fp` at `revision` (None if there is none), and how to add `fp` to the
         index in the same commit (`IndexAppend.files(submission_id)`)."""
         segments, last, raw = self._segments(store, track, revision)
         near = self._closest(store, track, fp, segments, revision)
         return near, IndexAppend(track, fp, last, raw)
 
-    def _closest(self, store: Store, track: str, fp: Fingerprint, segments: list[_Segment],
-                 revision: str | None) -> NearCopy | None:
+    def _closest(
+        self, store: Store, track: str, fp: Fingerprint, segments: list[_Segment], revision: str | None
+    ) -> NearCopy | None:
         rows, bands = fp.rows, band_count(fp.rows)
         signature = fp.signature
         need = bands - max_differing(rows)  # a near-copy leaves at least this many bands identical

@@ -156,9 +156,11 @@ class Service:
         """The public test inputs of `track`, re-parsed only when the published file changes."""
         raw = self.public_file(track, "test_inputs.jsonl")
         if raw is None:
-            raise NotReady(f"track {track!r} has no reference set installed yet, so it cannot take "
-                           "submissions (a maintainer installs one: "
-                           f"`python -m worker install --track {track} DIR`)")
+            raise NotReady(
+                f"track {track!r} has no reference set installed yet, so it cannot take "
+                "submissions (a maintainer installs one: "
+                f"`python -m worker install --track {track} DIR`)"
+            )
         digest = hashlib.sha256(raw).hexdigest()
         cached = self._inputs.get(track)
         if cached is None or cached[0] != digest:
@@ -173,8 +175,15 @@ class Service:
     # -- submitting ------------------------------------------------------------------------------------
 
     def submit(
-        self, *, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool = False,
-        private: bool = False, park: Callable[[], object] | None = None,
+        self,
+        *,
+        identity: str,
+        track: str,
+        data: bytes,
+        metadata: dict,
+        is_baseline: bool = False,
+        private: bool = False,
+        park: Callable[[], object] | None = None,
     ) -> dict:
         """Validate, check quotas, store and enqueue one upload.
 
@@ -200,8 +209,16 @@ class Service:
                 raise DiskFull() from None
             raise
 
-    def _submit(self, identity: str, track: str, data: bytes, metadata: dict, is_baseline: bool,
-                is_private: bool = False, park: Callable[[], object] | None = None) -> dict:
+    def _submit(
+        self,
+        identity: str,
+        track: str,
+        data: bytes,
+        metadata: dict,
+        is_baseline: bool,
+        is_private: bool = False,
+        park: Callable[[], object] | None = None,
+    ) -> dict:
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -306,8 +323,12 @@ class Service:
         try:
             self.enqueue.score(track, submission_id)
         except Exception as exc:  # broker down: the submission is safe in the store either way
-            log.warning("could not send %s/%s to the broker (%s); the reconciler will", track, submission_id,
-                        type(exc).__name__)
+            log.warning(
+                "could not send %s/%s to the broker (%s); the reconciler will",
+                track,
+                submission_id,
+                type(exc).__name__,
+            )
         return {
             "submission_id": submission_id,
             "status": "queued",
@@ -325,8 +346,9 @@ class Service:
             log.warning("upload refused: %d MB free on the data disk", self.disk_free_mb())
             raise DiskFull()
 
-    def _duplicate(self, track: str, index: dict, sha: str, revision: str | None = None,
-                   store: Store | None = None) -> dict | None:
+    def _duplicate(
+        self, track: str, index: dict, sha: str, revision: str | None = None, store: Store | None = None
+    ) -> dict | None:
         """The submitter's live submission of this exact file; a failed, rejected or retired (scored on a
         replaced demo set) one may be sent again. (`store`: as a group commit's build sees it.)"""
         for submission_id in quotas.submissions_of(index, sha):
@@ -335,8 +357,9 @@ class Service:
                 return record
         return None
 
-    def _counted(self, track: str, index: dict, revision: str | None = None,
-                 store: Store | None = None) -> list[str]:
+    def _counted(
+        self, track: str, index: dict, revision: str | None = None, store: Store | None = None
+    ) -> list[str]:
         """Times of accepted uploads that use the scored quota (failed ones give the slot back; a held
         near-copy keeps it even when rejected, or probing would cost nothing)."""
         now = datetime.now(UTC)
@@ -589,8 +612,11 @@ class Service:
             else:
                 worker = ages.get("worker")
                 checks["worker"] = (
-                    "ok" if worker is not None and worker < self.stale_after
-                    else "no worker alive" if worker is None else f"no heartbeat for {int(worker)} s"
+                    "ok"
+                    if worker is not None and worker < self.stale_after
+                    else "no worker alive"
+                    if worker is None
+                    else f"no heartbeat for {int(worker)} s"
                 )
             # Beat may run elsewhere (or not yet): reported, not part of "ok".
             info["beat"] = "ok" if ages.get("beat", float("inf")) < self.stale_after else "no heartbeat"
@@ -633,8 +659,9 @@ class Service:
             return public_view(record) | {"hidden": False}
         if record.get("hidden_reason") != PRIVATE_REASON:
             raise PermissionError("this submission was hidden by a maintainer; it cannot be made public")
-        return self.moderate(submission_id, actor=identity, hidden=False,
-                             reason="made public by its submitter")
+        return self.moderate(
+            submission_id, actor=identity, hidden=False, reason="made public by its submitter"
+        )
 
     def is_maintainer(self, identity: str) -> bool:
         return quotas.normalise_identity(identity) in {
@@ -684,10 +711,13 @@ class Service:
         try:
             self.enqueue.publish(record["track"])
         except Exception as exc:  # broker down: the reconciler republishes a board that disagrees
-            log.warning("could not send the publish of %s after moderating %s (%s); the reconciler will",
-                        record["track"], submission_id, type(exc).__name__)
+            log.warning(
+                "could not send the publish of %s after moderating %s (%s); the reconciler will",
+                record["track"],
+                submission_id,
+                type(exc).__name__,
+            )
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
-
 
     # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
 
@@ -716,8 +746,9 @@ class Service:
                 _, append = self._near_copies.find(store, track, fingerprint, head)
                 return append.files(sid), []
 
-            commit_with_retry(self.store, AREA, build, f"index {track}/{sid} for the near-copy guard",
-                              attempts=20)
+            commit_with_retry(
+                self.store, AREA, build, f"index {track}/{sid} for the near-copy guard", attempts=20
+            )
             added += 1
         return added
 
@@ -731,12 +762,15 @@ class Service:
                 if record["status"] != HELD:
                     continue
                 near = record.get("near_copy") or {}
-                out.append(public_view(record) | {
-                    "status": HELD,
-                    "reason": record["error"],
-                    "rows_differing": near.get("rows_differing"),
-                    "near_copy_of": near.get("of"),
-                })
+                out.append(
+                    public_view(record)
+                    | {
+                        "status": HELD,
+                        "reason": record["error"],
+                        "rows_differing": near.get("rows_differing"),
+                        "near_copy_of": near.get("of"),
+                    }
+                )
         return out
 
     def release(self, submission_id: str, *, actor: str, reason: str = "") -> dict:
@@ -746,16 +780,21 @@ class Service:
         try:
             self.enqueue.score(record["track"], submission_id)
         except Exception as exc:  # the record is queued in the store; the reconciler re-sends
-            log.warning("could not send %s to the broker (%s); the reconciler will", submission_id,
-                        type(exc).__name__)
+            log.warning(
+                "could not send %s to the broker (%s); the reconciler will", submission_id, type(exc).__name__
+            )
         return {**public_view(record), "status": record["status"]}
 
     def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
         """End a held submission: it is never scored, and it keeps using its quota slot."""
         if not reason.strip():
             raise ValueError("a reason is required to reject a held submission")
-        record = self._review(submission_id, REJECTED, f"rejected by {actor} after review: {reason}",
-                              error=f"rejected after review: {reason}")
+        record = self._review(
+            submission_id,
+            REJECTED,
+            f"rejected by {actor} after review: {reason}",
+            error=f"rejected after review: {reason}",
+        )
         return {**public_view(record), "status": record["status"], "error": record["error"]}
 
     def _review(self, submission_id: str, status: str, note: str, error: str | None = None) -> dict:

@@ -73,8 +73,9 @@ def _quarantine(path: str, problem: str) -> None:
         if path in _logged:
             return
         _logged.add(path)
-    log.warning("skipping unreadable submission record %s (%s); see `python -m worker quarantine`", path,
-                problem)
+    log.warning(
+        "skipping unreadable submission record %s (%s); see `python -m worker quarantine`", path, problem
+    )
 
 
 def list_records(store: Store, track: str, revision: str | None = None) -> list[dict]:
@@ -108,8 +109,21 @@ def quarantined(store: Store, track: str) -> list[dict]:
 # last looked instead of every record.
 # Every writer of a record therefore commits `index_files(...)` with it (update_record does).
 
-SUMMARY_KEYS = ("submission_id", "track", "status", "sha256", "submitter", "is_baseline", "verified",
-                "hidden", "retired", "created_at", "updated_at", "metadata", "versions")
+SUMMARY_KEYS = (
+    "submission_id",
+    "track",
+    "status",
+    "sha256",
+    "submitter",
+    "is_baseline",
+    "verified",
+    "hidden",
+    "retired",
+    "created_at",
+    "updated_at",
+    "metadata",
+    "versions",
+)
 SUMMARY_VERSION_KEYS = ("version", "scorer_version", "references_sha256", "scored_at", "pending_rescore")
 
 
@@ -168,8 +182,9 @@ def index_files(store: Store, head: str, track: str, records: Iterable[dict]) ->
         key = _shard_key(record["submission_id"])
         if key not in shards:
             stored = key in table["shards"]
-            shards[key] = (read_json(store, AREA, layout.index_shard_path(track, key), head) if stored
-                           else None) or {}
+            shards[key] = (
+                read_json(store, AREA, layout.index_shard_path(track, key), head) if stored else None
+            ) or {}
         shards[key][record["submission_id"]] = summary(record)
     files = {}
     for key, shard in shards.items():

@@ -69,8 +69,10 @@ def undefined_metrics(tp: int, fp: int, fn: int, tn: int) -> dict[str, str]:
         out["f1"] = f"2TP + FP + FN = 0: no positive items and no positive predictions; {ZERO_DIVISION}"
     empty = [label for label, den in ((0, 2 * tn + fn + fp), (1, 2 * tp + fp + fn)) if den == 0]
     if empty:
-        out["macro_f1"] = (f"F1 of class {empty[0]} is 0/0 (no item and no prediction of that class) and "
-                           f"counts as 0 in the mean; {ZERO_DIVISION}")
+        out["macro_f1"] = (
+            f"F1 of class {empty[0]} is 0/0 (no item and no prediction of that class) and "
+            f"counts as 0 in the mean; {ZERO_DIVISION}"
+        )
     return out
 
 

@@ -45,8 +45,9 @@ def derive_spans(scores: Sequence[float], tau: float = DEFAULT_TAU) -> tuple[Spa
     return tuple((int(s), int(e)) for s, e in zip(starts, ends, strict=True) if e - s >= MIN_SPAN_LENGTH)
 
 
-def average_precision(y_true: np.ndarray, y_score: np.ndarray,
-                      sample_weight: np.ndarray | None = None) -> float:
+def average_precision(
+    y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None = None
+) -> float:
     """Average precision, the step-function integral of the precision-recall curve.
 
     ``AP = Σ_n (R_n − R_{n−1}) · P_n`` over the distinct score thresholds taken from high to low, where
@@ -100,8 +101,9 @@ class AttributionChars:
     item: np.ndarray  # int64 row index, for bootstrap weights
 
     @classmethod
-    def build(cls, char_scores: Sequence[np.ndarray],
-              gold_spans: Sequence[Sequence[Span]]) -> AttributionChars:
+    def build(
+        cls, char_scores: Sequence[np.ndarray], gold_spans: Sequence[Sequence[Span]]
+    ) -> AttributionChars:
         parts_s, parts_g, parts_i = [], [], []
         for row, (scores, spans) in enumerate(zip(char_scores, gold_spans, strict=True)):
             gold = index_set(spans)
@@ -117,8 +119,9 @@ class AttributionChars:
         return cls(np.concatenate(parts_s), np.concatenate(parts_g), np.concatenate(parts_i))
 
 
-def attribution_auprc(char_scores: Sequence[np.ndarray],
-                      gold_spans: Sequence[Sequence[Span]]) -> float | None:
+def attribution_auprc(
+    char_scores: Sequence[np.ndarray], gold_spans: Sequence[Sequence[Span]]
+) -> float | None:
     """Micro average precision of the character scores against the gold character set.
 
     Over the concatenation of every character of every item whose gold span set is non-empty:
@@ -136,8 +139,9 @@ def bootstrap_auprc(chars: AttributionChars, idx: np.ndarray) -> np.ndarray:
     counts = resample_counts(idx, int(idx.shape[1]))
     order, last_of_tie = _descending(chars.scores)
     gold, item = chars.gold[order].astype(np.float64), chars.item[order]
-    return np.array([_ap_sorted(gold, counts[b, item], last_of_tie) for b in range(idx.shape[0])],
-                    dtype=np.float64)
+    return np.array(
+        [_ap_sorted(gold, counts[b, item], last_of_tie) for b in range(idx.shape[0])], dtype=np.float64
+    )
 
 
 @dataclass(frozen=True)
@@ -149,8 +153,10 @@ class SpanShape:
 
     @classmethod
     def from_spans(cls, spans: Sequence[Sequence[Span]]) -> SpanShape:
-        return cls(np.asarray([len(s) for s in spans], dtype=np.int64),
-                   np.asarray([sum(e - b for b, e in s) for s in spans], dtype=np.int64))
+        return cls(
+            np.asarray([len(s) for s in spans], dtype=np.int64),
+            np.asarray([sum(e - b for b, e in s) for s in spans], dtype=np.int64),
+        )
 
 
 def fragmentation(shape: SpanShape, weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -164,10 +170,14 @@ def fragmentation(shape: SpanShape, weights: np.ndarray | None = None) -> dict[s
     """
     spans, chars, nonempty = (x.astype(np.float64) for x in (shape.spans, shape.chars, shape.spans > 0))
     if weights is None:
-        return {"spans_per_item": _ratio(spans.sum(), nonempty.sum()),
-                "mean_span_length": _ratio(chars.sum(), spans.sum())}
-    return {"spans_per_item": _ratio(weights @ spans, weights @ nonempty),
-            "mean_span_length": _ratio(weights @ chars, weights @ spans)}
+        return {
+            "spans_per_item": _ratio(spans.sum(), nonempty.sum()),
+            "mean_span_length": _ratio(chars.sum(), spans.sum()),
+        }
+    return {
+        "spans_per_item": _ratio(weights @ spans, weights @ nonempty),
+        "mean_span_length": _ratio(weights @ chars, weights @ spans),
+    }
 
 
 @dataclass(frozen=True)
@@ -199,9 +209,11 @@ class Faithfulness:
 
     def per_item(self) -> dict[str, np.ndarray]:
         """Every reported metric as a per-item vector whose mean is the metric (flat dotted names)."""
-        out = {"comprehensiveness": np.mean([self.comprehensiveness[k] for k in MASK_LEVELS], axis=0),
-               "sufficiency": np.mean([self.sufficiency[k] for k in MASK_LEVELS], axis=0),
-               "decision_flip_20": self.flip_20}
+        out = {
+            "comprehensiveness": np.mean([self.comprehensiveness[k] for k in MASK_LEVELS], axis=0),
+            "sufficiency": np.mean([self.sufficiency[k] for k in MASK_LEVELS], axis=0),
+            "decision_flip_20": self.flip_20,
+        }
         out.update({f"comprehensiveness_k.{k}": self.comprehensiveness[k] for k in MASK_LEVELS})
         out.update({f"sufficiency_k.{k}": self.sufficiency[k] for k in MASK_LEVELS})
         return out
@@ -272,18 +284,24 @@ def explanation_result(
         weights = resample_counts(idx, int(idx.shape[1]))
         resampled = fragmentation(SpanShape(shape.spans[order], shape.chars[order]), weights)
         if "auprc" in point:
-            resampled["auprc"] = bootstrap_auprc(AttributionChars.build(
-                [char_scores[i] for i in order], [gold_spans[i] for i in order]), idx)
+            resampled["auprc"] = bootstrap_auprc(
+                AttributionChars.build([char_scores[i] for i in order], [gold_spans[i] for i in order]), idx
+            )
         if probs is not None:
             faith = Faithfulness.from_probs(labels[order], {k: v[order] for k, v in probs.items()})
             resampled.update(faithfulness(faith, weights))
-        ci = {f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL)
-              for name, values in resampled.items()}
+        ci = {
+            f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL) for name, values in resampled.items()
+        }
     return {"tau": float(tau), "spans_source": spans_source, **nest(point)}, ci
 
 
-def canonical_rows(labels: np.ndarray, char_scores: Sequence[np.ndarray], probs: dict[str, np.ndarray] | None,
-                   gold_spans: Sequence[Sequence[Span]] | None) -> np.ndarray:
+def canonical_rows(
+    labels: np.ndarray,
+    char_scores: Sequence[np.ndarray],
+    probs: dict[str, np.ndarray] | None,
+    gold_spans: Sequence[Sequence[Span]] | None,
+) -> np.ndarray:
     """A row order that depends on each row's content only (label, scores, probabilities, gold characters):
     rows sorted by a SHA-256 digest of that content, ties (identical rows) in any order."""
     digests = []

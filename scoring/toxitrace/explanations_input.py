@@ -36,18 +36,28 @@ class ExplanationRows:
     def mixing_problems(self, rows: int) -> list[Problem]:
         """A file that gives explanations on some lines but not all is refused (scores would be partial)."""
         out = []
-        for part, what in (("char_scores", "'char_scores'"),
-                           ("prob", "the masked probabilities ('prob', 'prob_removed_10', ...)")):
+        for part, what in (
+            ("char_scores", "'char_scores'"),
+            ("prob", "the masked probabilities ('prob', 'prob_removed_10', ...)"),
+        ):
             with_, without = self.lines_with[part], self.lines_without[part]
             if not with_ or not without:
                 continue
-            message = (f"{what} is given on {len(with_):,} of {rows:,} lines (first on line {with_[0]}) but "
-                       "not on this one; explanations are scored on every row, so give them on every line "
-                       "or on none")
+            message = (
+                f"{what} is given on {len(with_):,} of {rows:,} lines (first on line {with_[0]}) but "
+                "not on this one; explanations are scored on every row, so give them on every line "
+                "or on none"
+            )
             out += [Problem(line, part, message) for line in without[:MAX_LINES_NAMED]]
             if len(without) > MAX_LINES_NAMED:
-                out.append(Problem(None, part, f"{len(without):,} lines lack {what} in total "
-                                               f"(the first {MAX_LINES_NAMED} are listed)"))
+                out.append(
+                    Problem(
+                        None,
+                        part,
+                        f"{len(without):,} lines lack {what} in total "
+                        f"(the first {MAX_LINES_NAMED} are listed)",
+                    )
+                )
         return out
 
     def aligned_scores(self, order: list[str]) -> list[np.ndarray] | None:
@@ -72,8 +82,14 @@ def _scores_problem(value: object, text: str | None) -> tuple[np.ndarray | None,
         if not math.isfinite(item):  # 1e999 parses as inf (NaN/Infinity literals are refused by the reader)
             return None, f"char_scores[{k}]", "must be a finite number; got a number too large to represent"
     if text is not None and len(value) != len(text):
-        return None, "char_scores", (f"has {len(value):,} numbers but the item's text has {len(text):,} "
-                                     f"characters (code points); give {SCORES_HINT}")
+        return (
+            None,
+            "char_scores",
+            (
+                f"has {len(value):,} numbers but the item's text has {len(text):,} "
+                f"characters (code points); give {SCORES_HINT}"
+            ),
+        )
     return np.asarray(value, dtype=np.float64), None, ""
 
 
@@ -86,8 +102,9 @@ def _prob_problem(key: str, value: object) -> str | None:
     return None
 
 
-def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | None,
-                             rows: ExplanationRows) -> list[Problem]:
+def parse_explanation_fields(
+    line: int, obj: dict, rid: str | None, text: str | None, rows: ExplanationRows
+) -> list[Problem]:
     """Check ``char_scores``, the probabilities and the hashes of one line; record valid parts in ``rows``.
 
     ``text`` is the row's public text (None for an unknown or invalid id: the coverage check reports it,
@@ -110,11 +127,22 @@ def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | 
         rows.lines_with["prob"].append(line)
         missing = [key for key in PROB_KEYS if key not in obj]
         if missing:
-            problems.append(Problem(line, missing[0], f"the masked probabilities come all together or not at "
-                                                       f"all: this line lacks {', '.join(missing)}"))
+            problems.append(
+                Problem(
+                    line,
+                    missing[0],
+                    f"the masked probabilities come all together or not at "
+                    f"all: this line lacks {', '.join(missing)}",
+                )
+            )
         if "char_scores" not in obj:
-            problems.append(Problem(line, "char_scores", "the masked probabilities need 'char_scores': the "
-                                                          "masked texts are defined by them"))
+            problems.append(
+                Problem(
+                    line,
+                    "char_scores",
+                    "the masked probabilities need 'char_scores': the masked texts are defined by them",
+                )
+            )
         bad = [Problem(line, key, msg) for key in given if (msg := _prob_problem(key, obj[key])) is not None]
         problems += bad
         if not missing and not bad and rid is not None:
@@ -127,8 +155,11 @@ def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | 
             continue
         value = obj[key]
         if not isinstance(value, str):
-            problems.append(Problem(line, key, f"{key} must be a string of 64 hexadecimal digits; "
-                                               f"got {describe_found(value)}"))
+            problems.append(
+                Problem(
+                    line, key, f"{key} must be a string of 64 hexadecimal digits; got {describe_found(value)}"
+                )
+            )
             continue
         if "char_scores" not in obj:
             message = f"{key} needs 'char_scores': the masked text is defined by them"
@@ -138,7 +169,13 @@ def parse_explanation_fields(line: int, obj: dict, rid: str | None, text: str | 
             continue  # the scores (or the id) are already reported; no text to hash
         variant = key.removeprefix("sha256_")
         if value.strip().lower() != text_sha256(masked_text(text, scores, variant)):
-            problems.append(Problem(line, key, f"does not match the {variant} text computed from this line's "
-                                               "char_scores; write the masked inputs with `python -m scoring "
-                                               "masked-inputs` and run the model on those texts"))
+            problems.append(
+                Problem(
+                    line,
+                    key,
+                    f"does not match the {variant} text computed from this line's "
+                    "char_scores; write the masked inputs with `python -m scoring "
+                    "masked-inputs` and run the model on those texts",
+                )
+            )
     return problems

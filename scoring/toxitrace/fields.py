@@ -39,5 +39,5 @@ def id_problem(value: object) -> str | None:
     if isinstance(value, str):
         return None if value.strip() else "id is empty"
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"id must be a string; write it in quotes, e.g. \"{value}\""
+        return f'id must be a string; write it in quotes, e.g. "{value}"'
     return f"id must be a string; got {describe_found(value)}"

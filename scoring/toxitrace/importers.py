@@ -39,8 +39,16 @@ from .fields import EXPRESSIONS, FINE_LABELS, TARGET_GROUPS, TOXIC_TYPES
 from .quality import split_warnings
 
 _GROUP_ALIASES = {
-    "lgbtq": "LGBTQ", "lgbt": "LGBTQ", "region": "Region", "sexism": "Sexism", "racism": "Racism",
-    "others": "others", "other": "others", "non-hate": "non-hate", "nonhate": "non-hate", "none": "non-hate",
+    "lgbtq": "LGBTQ",
+    "lgbt": "LGBTQ",
+    "region": "Region",
+    "sexism": "Sexism",
+    "racism": "Racism",
+    "others": "others",
+    "other": "others",
+    "non-hate": "non-hate",
+    "nonhate": "non-hate",
+    "none": "non-hate",
 }
 _SPLITS = {"train": "train", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev", "test": "test"}
 _SPLIT_ORDER = ("train", "dev", "test")
@@ -74,8 +82,10 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
         disagree = sum(n for split, n in per_file.items() if named is not None and split != named)
         if disagree:
             says = ", ".join(f"{n:,} say {split}" for split, n in sorted(per_file.items()) if split != named)
-            warnings.append(f"{file.name}: {disagree:,} of {sum(per_file.values()):,} rows disagree with the "
-                            f"file name ({says}); rows go where their split column says")
+            warnings.append(
+                f"{file.name}: {disagree:,} of {sum(per_file.values()):,} rows disagree with the "
+                f"file name ({says}); rows go where their split column says"
+            )
     if problems.total:
         raise InputError(list(problems), problems.total)
     if not any(splits.values()):
@@ -85,7 +95,11 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     warnings += split_warnings({split: [r["text"] for r in rows] for split, rows in splits.items()})
     summary: dict = {
-        "dataset": dataset, "sources": [str(f) for f in files], "splits": {}, "toxic": {}, "files": [],
+        "dataset": dataset,
+        "sources": [str(f) for f in files],
+        "splits": {},
+        "toxic": {},
+        "files": [],
         "warnings": warnings,
     }
     for split in sorted(splits, key=lambda s: (_SPLIT_ORDER.index(s) if s in _SPLIT_ORDER else 9, s)):
@@ -118,8 +132,14 @@ def _read_text(file: Path, problems: ProblemList) -> str | None:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        problems.add(Problem(line, None, f"{file.name}: not valid UTF-8 (first bad byte on line {line}); "
-                                         "the published files are UTF-8"))
+        problems.add(
+            Problem(
+                line,
+                None,
+                f"{file.name}: not valid UTF-8 (first bad byte on line {line}); "
+                "the published files are UTF-8",
+            )
+        )
         return None
 
 
@@ -174,8 +194,11 @@ def _csv_rows(file: Path, problems: ProblemList) -> Iterator[tuple[int, dict[str
         if not record or (len(record) == 1 and not record[0].strip()):
             continue  # blank line
         if len(record) != len(header):
-            problems.add(Problem(start, None, f"{file.name}: row has {len(record)} fields but the header has "
-                                              f"{len(header)}"))
+            problems.add(
+                Problem(
+                    start, None, f"{file.name}: row has {len(record)} fields but the header has {len(header)}"
+                )
+            )
             continue
         yield start, dict(zip(header, record, strict=True))
 
@@ -183,8 +206,14 @@ def _csv_rows(file: Path, problems: ProblemList) -> Iterator[tuple[int, dict[str
 def _require_columns(file: Path, columns: set[str], needed: tuple[str, ...], problems: ProblemList) -> bool:
     missing = [c for c in needed if c not in columns]
     if missing:
-        problems.add(Problem(1, None, f"{file.name}: missing column(s) {', '.join(missing)}; found "
-                                      f"{', '.join(sorted(c or '(unnamed)' for c in columns))}"))
+        problems.add(
+            Problem(
+                1,
+                None,
+                f"{file.name}: missing column(s) {', '.join(missing)}; found "
+                f"{', '.join(sorted(c or '(unnamed)' for c in columns))}",
+            )
+        )
     return not missing
 
 
@@ -319,8 +348,14 @@ def _toxicn_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, di
     for line, obj, where in items:
         source = f"{file.name}{where}"
         if not isinstance(obj, dict):
-            problems.add(Problem(line, None, f"{source}: each item must be an object with content, toxic, "
-                                             "toxic_type, expression and target"))
+            problems.add(
+                Problem(
+                    line,
+                    None,
+                    f"{source}: each item must be an object with content, toxic, "
+                    "toxic_type, expression and target",
+                )
+            )
             continue
         bad = False
 
@@ -348,8 +383,11 @@ def _toxicn_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, di
         if obj.get("target") not in (None, ""):
             groups = _target_groups(obj["target"])
             if groups is None:
-                fail("target", "target must be a multi-hot list over (LGBTQ, Region, Sexism, Racism, others"
-                               f"[, non-hate]) or a list of those names; got {_show(obj['target'])}")
+                fail(
+                    "target",
+                    "target must be a multi-hot list over (LGBTQ, Region, Sexism, Racism, others"
+                    f"[, non-hate]) or a list of those names; got {_show(obj['target'])}",
+                )
             else:
                 record["target_groups"] = groups
         topic = obj.get("topic")

@@ -27,9 +27,17 @@ def masked_inputs_jsonl(inputs: list[dict], predictions: bytes, *, spans: SpanMo
     if preds is None:
         raise InputError(report.errors, report.errors_total)
     if preds.char_scores is None:
-        raise InputError([Problem(None, "char_scores", "the predictions have no 'char_scores'; the masked "
-                                                       "texts are the texts minus (or only) their top-scored "
-                                                       "characters, so every line needs them")])
+        raise InputError(
+            [
+                Problem(
+                    None,
+                    "char_scores",
+                    "the predictions have no 'char_scores'; the masked "
+                    "texts are the texts minus (or only) their top-scored "
+                    "characters, so every line needs them",
+                )
+            ]
+        )
     lines = []
     for row, scores in zip(inputs, preds.char_scores, strict=True):
         for variant, text in masked_texts(row["text"], scores).items():

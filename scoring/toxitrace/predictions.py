@@ -92,8 +92,14 @@ def parse_predictions(
         if "spans" not in obj:
             lines_without_spans += 1
             if spans == "required" and "char_scores" not in obj:
-                problems.add(Problem(line, "spans", "missing field 'spans': this track scores toxic spans; "
-                                                    "write [] when the model marks none"))
+                problems.add(
+                    Problem(
+                        line,
+                        "spans",
+                        "missing field 'spans': this track scores toxic spans; "
+                        "write [] when the model marks none",
+                    )
+                )
         elif rid is not None and rid in text_of:  # unknown ids are reported by the coverage check
             parsed, span_problems = parse_spans(obj["spans"], text_of[rid])
             for fld, msg in span_problems:
@@ -109,8 +115,11 @@ def parse_predictions(
     if 0 < lines_without_spans < len(rows) and (spans == "optional" or explained.lines_with["char_scores"]):
         report.advice.append(
             "Some lines give 'spans' and some do not; spans are only scored when every line has them"
-            + (" (otherwise they are derived from 'char_scores')." if explained.lines_with["char_scores"]
-               else ".")
+            + (
+                " (otherwise they are derived from 'char_scores')."
+                if explained.lines_with["char_scores"]
+                else "."
+            )
         )
     if not report.valid:
         return None, report

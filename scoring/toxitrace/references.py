@@ -136,11 +136,14 @@ def parse_references(data: bytes, *, require_spans: bool = False) -> ToxiReferen
                 breakdowns[name].append(row_groups[name])
 
     if require_spans and without_spans:
-        _add_span_coverage(problems, without_spans, "this track scores toxic spans: every row needs 'spans' "
-                                                    "([] for none)")
+        _add_span_coverage(
+            problems, without_spans, "this track scores toxic spans: every row needs 'spans' ([] for none)"
+        )
     elif with_spans and without_spans:
-        message = (f"'spans' is given on {len(with_spans):,} rows but not on this one; "
-                   "give it on every row ([] for none) or on none")
+        message = (
+            f"'spans' is given on {len(with_spans):,} rows but not on this one; "
+            "give it on every row ([] for none) or on none"
+        )
         _add_span_coverage(problems, without_spans, message)
     if problems.total:
         raise InputError(list(problems), problems.total)
@@ -212,7 +215,12 @@ def check_reference_bundle(directory: Path, *, require_spans: bool = False) -> l
         clashes = [i for i in refs.ids if i in seen]
         if clashes:
             shown = ", ".join(quote(i) for i in clashes[:5])
-            problems.append(Problem(None, "id", f"{name}: {len(clashes):,} id(s) also used in "
-                                                f"{seen[clashes[0]]}, e.g. {shown}"))
+            problems.append(
+                Problem(
+                    None,
+                    "id",
+                    f"{name}: {len(clashes):,} id(s) also used in {seen[clashes[0]]}, e.g. {shown}",
+                )
+            )
         seen.update({i: name for i in refs.ids if i not in seen})
     return problems

@@ -43,7 +43,7 @@ SPAN_METRICS = (
     "iou",
 )
 
-SPAN_FORMS = 'a list of spans, each [start, end] (whole numbers) or a string found in the text; [] for none'
+SPAN_FORMS = "a list of spans, each [start, end] (whole numbers) or a string found in the text; [] for none"
 
 
 def _is_int(value: object) -> bool:
@@ -92,8 +92,11 @@ def parse_spans(
             start, end = item
             if not (_is_int(start) and _is_int(end)):
                 problems.append(
-                    (where, "start and end must be whole numbers written without quotes or decimals, "
-                     f"got [{describe_found(start)}, {describe_found(end)}]")
+                    (
+                        where,
+                        "start and end must be whole numbers written without quotes or decimals, "
+                        f"got [{describe_found(start)}, {describe_found(end)}]",
+                    )
                 )
                 continue
             if end <= start:
@@ -101,8 +104,11 @@ def parse_spans(
                 continue
             if start < 0 or end > n:
                 problems.append(
-                    (where, f"offsets [{start}, {end}] fall outside the text, which has {n} characters "
-                     "(code points; end is exclusive)")
+                    (
+                        where,
+                        f"offsets [{start}, {end}] fall outside the text, which has {n} characters "
+                        "(code points; end is exclusive)",
+                    )
                 )
                 continue
             spans.append((start, end))

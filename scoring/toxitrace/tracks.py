@@ -140,15 +140,23 @@ class ToxiTraceTrack:
         preds = self._parse(refs, data)
         return self._result(refs, preds, self._outcomes(refs, preds), bootstrap, seed, disclose)
 
-    def score_with_rows(self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000,
-                        seed: int = 0) -> tuple[dict, dict[str, list]]:
+    def score_with_rows(
+        self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0
+    ) -> tuple[dict, dict[str, list]]:
         """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file."""
         preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
         return self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes
 
-    def _result(self, refs: ToxiReferences, preds: ToxiPredictions, outcomes: dict[str, list],
-                bootstrap: int, seed: int, disclose: bool) -> dict:
+    def _result(
+        self,
+        refs: ToxiReferences,
+        preds: ToxiPredictions,
+        outcomes: dict[str, list],
+        bootstrap: int,
+        seed: int,
+        disclose: bool,
+    ) -> dict:
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
         metrics: dict = binary_metrics(gold, pred)
@@ -225,8 +233,15 @@ class ToxiTraceTrack:
         """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
         return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
 
-    def paired_compare_prepared(self, a: dict[str, list], b: dict[str, list], *, bootstrap: int, seed: int,
-                                metrics: Sequence[str] | None = None) -> dict:
+    def paired_compare_prepared(
+        self,
+        a: dict[str, list],
+        b: dict[str, list],
+        *,
+        bootstrap: int,
+        seed: int,
+        metrics: Sequence[str] | None = None,
+    ) -> dict:
         return self.paired_compare(a, b, bootstrap=bootstrap, seed=seed, metrics=metrics)
 
 

@@ -32,7 +32,8 @@ from .pages.submit import SubmitPage
 from .tables import TRACKS, View
 from .upload import CSS as UPLOAD_CSS
 
-CSS = """
+CSS = (
+    """
 #board table td, #board table th { font-variant-numeric: tabular-nums; }
 .explorer-item mark.varm-target { background: #ffe08a; padding: 0 2px; border-radius: 3px; }
 .explorer-item mark { background: #ffd6a5; }
@@ -70,7 +71,10 @@ CSS = """
     max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
 }
-""" + UPLOAD_CSS + FOOTER_CSS
+"""
+    + UPLOAD_CSS
+    + FOOTER_CSS
+)
 
 
 @dataclass

@@ -15,8 +15,9 @@ def report_frame(report: dict | None, lang: str = "zh") -> pd.DataFrame:
     rows = []
     for p in (report or {}).get("errors") or []:
         line = p.get("line")
-        rows.append([t("file", lang) if line is None else str(line), p.get("field") or "",
-                     p.get("message") or ""])
+        rows.append(
+            [t("file", lang) if line is None else str(line), p.get("field") or "", p.get("message") or ""]
+        )
     return pd.DataFrame(rows, columns=[t(key, lang) for key in REPORT_COLUMNS])
 
 

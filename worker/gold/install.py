@@ -60,24 +60,38 @@ class Installed:
         out = [f"{self.track}: reference set {verb}, sha256 {self.sha256}"]
         for split in SPLITS:
             if split in self.rows:
-                where = {"test": "hidden references; public inputs published",
-                         "dev": "public with labels", "train": "not stored"}[split]
+                where = {
+                    "test": "hidden references; public inputs published",
+                    "dev": "public with labels",
+                    "train": "not stored",
+                }[split]
                 out.append(f"  {split}: {self.rows[split]:,} rows ({where})")
         if self.replaced:
             out.append(f"  replaced the {self.replaced['kind']} set sha256 {self.replaced['sha256']}")
         if self.retired:
-            out.append(f"  retired {len(self.retired)} submission(s) scored on the demo set: "
-                       + ", ".join(_name(r) for r in self.retired))
+            out.append(
+                f"  retired {len(self.retired)} submission(s) scored on the demo set: "
+                + ", ".join(_name(r) for r in self.retired)
+            )
         if self.needs_rescore:
-            out.append(f"  {len(self.needs_rescore)} submission(s) were scored on the replaced set and need "
-                       f"a re-score (python -m worker rescore --track {self.track}): "
-                       + ", ".join(_name(r) for r in self.needs_rescore))
+            out.append(
+                f"  {len(self.needs_rescore)} submission(s) were scored on the replaced set and need "
+                f"a re-score (python -m worker rescore --track {self.track}): "
+                + ", ".join(_name(r) for r in self.needs_rescore)
+            )
         return out
 
     def as_dict(self) -> dict:
-        return {"track": self.track, "sha256": self.sha256, "rows": self.rows, "changed": self.changed,
-                "replaced": self.replaced, "retired": self.retired, "needs_rescore": self.needs_rescore,
-                "public": self.public}
+        return {
+            "track": self.track,
+            "sha256": self.sha256,
+            "rows": self.rows,
+            "changed": self.changed,
+            "replaced": self.replaced,
+            "retired": self.retired,
+            "needs_rescore": self.needs_rescore,
+            "public": self.public,
+        }
 
 
 def _name(entry: dict) -> str:
@@ -97,8 +111,10 @@ def check_bundle(track: str, bundle: Path) -> dict[str, int]:
     """Run the track's reference checker; rows per split. InstallRefused with the report when bad."""
     bundle = Path(bundle)
     if not (bundle / "test.jsonl").is_file():
-        raise InstallRefused(f"{bundle} is not a reference bundle: expected a folder holding test.jsonl "
-                             f"(as `python -m scoring import` writes it)")
+        raise InstallRefused(
+            f"{bundle} is not a reference bundle: expected a folder holding test.jsonl "
+            f"(as `python -m scoring import` writes it)"
+        )
     track_obj = get_track(track)
     if track == "varm":
         from scoring.references import check_reference_bundle
@@ -113,10 +129,12 @@ def check_bundle(track: str, bundle: Path) -> dict[str, int]:
     if problems:
         shown = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20:,} more" if len(problems) > 20 else ""
-        raise InstallRefused(f"{bundle} is not a valid {track} reference bundle ({len(problems):,} "
-                             f"problem(s); `python -m scoring check-references --track {track} {bundle}` "
-                             "lists them all):"
-                             f"\n{shown}{more}")
+        raise InstallRefused(
+            f"{bundle} is not a valid {track} reference bundle ({len(problems):,} "
+            f"problem(s); `python -m scoring check-references --track {track} {bundle}` "
+            "lists them all):"
+            f"\n{shown}{more}"
+        )
     return {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
 
 
@@ -138,8 +156,11 @@ def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:
     # A store seeded before manifests existed: the demo iff its set hashes like the shipped demo's.
     snapshot = store.local_snapshot(REFERENCES) / track
     sha = bundle_sha256(snapshot)
-    demo = demo_dir is not None and (demo_dir / track / "test.jsonl").is_file() and (
-        bundle_sha256(demo_dir / track) == sha)
+    demo = (
+        demo_dir is not None
+        and (demo_dir / track / "test.jsonl").is_file()
+        and (bundle_sha256(demo_dir / track) == sha)
+    )
     return {"track": track, "kind": DEMO if demo else REAL, "sha256": sha, "rows": {}, "installed_at": None}
 
 
@@ -148,8 +169,15 @@ def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int]) -> byt
     return codec.pretty(body)
 
 
-def install(store: Store, track: str, bundle: Path, *, replace: bool = False, kind: str = REAL,
-            demo_dir: Path | None = None) -> Installed:
+def install(
+    store: Store,
+    track: str,
+    bundle: Path,
+    *,
+    replace: bool = False,
+    kind: str = REAL,
+    demo_dir: Path | None = None,
+) -> Installed:
     """Install `bundle` as the reference set of `track` (see the module docstring)."""
     check_track(track)
     bundle = Path(bundle)
@@ -159,26 +187,36 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
     current = current_set(store, track, demo_dir)
     same = current is not None and current["sha256"] == sha and current["kind"] == kind
     # The installed set passed the checker when it was installed: a re-run (every start) skips it.
-    rows = ({s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
-            if same else check_bundle(track, bundle))
+    rows = (
+        {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
+        if same
+        else check_bundle(track, bundle)
+    )
     live = [r for r in list_records(store, track) if not r.get("retired") and r["status"] not in FINAL_BAD]
     if current and current["kind"] == REAL and not same and live and not replace:
         names = ", ".join(_name(_summary(r)) for r in live[:20]) + (" ..." if len(live) > 20 else "")
         raise InstallRefused(
             f"refused: track {track} already has a real reference set (sha256 {current['sha256']}) and "
             f"{len(live)} submission(s) scored on it would need a re-score: {names}. Re-run with --replace "
-            f"to install anyway, then `python -m worker rescore --track {track}`.")
+            f"to install anyway, then `python -m worker rescore --track {track}`."
+        )
 
     refs = reference_files(track, bundle)
     manifest = manifest_bytes(track, kind, sha, rows)
     if not same:
+
         def build_refs(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             add = {**refs, layout.reference_set(track): manifest}
             return add, [p for p in s.list(REFERENCES, layout.references_dir(track), head) if p not in add]
+
         commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
     elif read_json(store, REFERENCES, layout.reference_set(track)) is None:  # a legacy store: record it
-        commit_with_retry(store, REFERENCES, lambda s, h: ({layout.reference_set(track): manifest}, []),
-                          f"record reference set {track} {sha[:12]}")
+        commit_with_retry(
+            store,
+            REFERENCES,
+            lambda s, h: ({layout.reference_set(track): manifest}, []),
+            f"record reference set {track} {sha[:12]}",
+        )
 
     retired: list[dict] = []
     needs_rescore: list[dict] = []
@@ -200,8 +238,16 @@ def install(store: Store, track: str, bundle: Path, *, replace: bool = False, ki
     commit_with_retry(store, RESULTS, build_public, f"publish {kind} reference set {track} {sha[:12]}")
     if not same:
         Publisher(store).publish(track, note=f"{kind} reference set {sha[:12]} installed", export=True)
-    return Installed(track, sha, rows, changed=not same, replaced=None if same else current, retired=retired,
-                     needs_rescore=needs_rescore, public=sorted(public))
+    return Installed(
+        track,
+        sha,
+        rows,
+        changed=not same,
+        replaced=None if same else current,
+        retired=retired,
+        needs_rescore=needs_rescore,
+        public=sorted(public),
+    )
 
 
 def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> list[dict]:
@@ -215,8 +261,12 @@ def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> lis
             fresh = read_json(s, SUBMISSIONS, record_path(track, record["submission_id"]), head)
             if fresh is None or fresh.get("retired"):
                 continue
-            fresh.update(hidden=True, hidden_reason=reason, updated_at=at,
-                         retired={"at": at, "references_sha256": demo_sha})
+            fresh.update(
+                hidden=True,
+                hidden_reason=reason,
+                updated_at=at,
+                retired={"at": at, "references_sha256": demo_sha},
+            )
             fresh["history"] = [*fresh["history"], {"status": fresh["status"], "at": at, "note": reason}]
             changed.append(fresh)
         return record_files(s, head, changed), []

@@ -40,8 +40,12 @@ def pack(rows: dict[str, list]) -> dict:
         kind = "float" if array.dtype.kind == "f" else "int"
         stored = array.astype("<f8") if kind == "float" else _smallest(array.astype(np.int64))
         stored = stored.astype(stored.dtype.newbyteorder("<"))
-        columns[key] = {"kind": kind, "dtype": stored.dtype.str, "shape": list(array.shape),
-                        "data": base64.b64encode(stored.tobytes()).decode("ascii")}
+        columns[key] = {
+            "kind": kind,
+            "dtype": stored.dtype.str,
+            "shape": list(array.shape),
+            "data": base64.b64encode(stored.tobytes()).decode("ascii"),
+        }
     return {"format": FORMAT, "columns": columns}
 
 

@@ -134,8 +134,10 @@ def _report_without(report: dict, kept: list[dict]) -> dict:
     primary = get_track(report["track"]).primary_metric
     old = competition_ranks([(r.get("old") or {}).get(primary) for r in kept])
     new = competition_ranks([(r.get("new") or r.get("old") or {}).get(primary) for r in kept])
-    rows = sorted(({**r, "old_rank": o, "new_rank": n} for r, o, n in zip(kept, old, new, strict=True)),
-                  key=lambda r: r["new_rank"])
+    rows = sorted(
+        ({**r, "old_rank": o, "new_rank": n} for r, o, n in zip(kept, old, new, strict=True)),
+        key=lambda r: r["new_rank"],
+    )
     summary = {
         **(report.get("summary") or {}),
         "submissions": len(rows),
@@ -193,8 +195,11 @@ class Publisher:
         for record in self._records(track):
             hit = last.get(record["submission_id"])
             # the index's summary of a record is another dict once the record changed
-            entry = hit[1] if hit is not None and hit[0] is record else self._entry(track, record, *context,
-                                                                                    on_board)
+            entry = (
+                hit[1]
+                if hit is not None and hit[0] is record
+                else self._entry(track, record, *context, on_board)
+            )
             if entry is None:
                 continue
             listed[record["submission_id"]] = (record, entry)
@@ -515,8 +520,10 @@ def results_change(
     # (on the board at the head, or not seen without any since their record last changed).
     unseen = [r for r in hidden if r["submission_id"] in board_ids or not _seen_empty(cleared, track, r)]
     existing = published_files(
-        store, head, track, {e.key[0] for e in entries if e.key not in on_board} | {
-            r["submission_id"] for r in unseen}
+        store,
+        head,
+        track,
+        {e.key[0] for e in entries if e.key not in on_board} | {r["submission_id"] for r in unseen},
     )
     add: dict[str, bytes] = {}
     added = []

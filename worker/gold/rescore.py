@@ -131,8 +131,13 @@ def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) 
     primary = get_track(track).primary_metric
     ids = list(entries)
     old_rank = dict(zip(ids, competition_ranks([entries[s]["old"].get(primary) for s in ids]), strict=True))
-    new_rank = dict(zip(ids, competition_ranks([(entries[s]["new"] or entries[s]["old"]).get(primary)
-                                                for s in ids]), strict=True))
+    new_rank = dict(
+        zip(
+            ids,
+            competition_ranks([(entries[s]["new"] or entries[s]["old"]).get(primary) for s in ids]),
+            strict=True,
+        )
+    )
     rows = []
     for sid, e in entries.items():
         deltas = {

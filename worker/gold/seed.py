@@ -95,8 +95,10 @@ def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
     demo_dir = Path(demo_dir)
     tracks = [t for t in TRACK_NAMES if (demo_dir / t / "test.jsonl").is_file()]
     if not tracks:
-        raise SeedError(f"{demo_dir} holds no demo track (expected <track>/test.jsonl for one of "
-                        f"{', '.join(TRACK_NAMES)})")
+        raise SeedError(
+            f"{demo_dir} holds no demo track (expected <track>/test.jsonl for one of "
+            f"{', '.join(TRACK_NAMES)})"
+        )
     info = _baseline_info(demo_dir)
     done: dict[str, str] = {}
     submitted: list[str] = []

@@ -74,8 +74,10 @@ def check_path(path: str) -> str:
         if segment in ("", ".", ".."):
             raise StoreError(f"invalid path {path!r}: empty, '.' or '..' segment")
         if not _SEGMENT.fullmatch(segment):
-            raise StoreError(f"invalid path {path!r}: segment {segment!r} must match [A-Za-z0-9._-]+ "
-                             "and not start with '.'")
+            raise StoreError(
+                f"invalid path {path!r}: segment {segment!r} must match [A-Za-z0-9._-]+ "
+                "and not start with '.'"
+            )
     return path
 
 
@@ -96,8 +98,9 @@ def check_area(area: str, allowed: Iterable[str]) -> str:
     if area not in AREAS:
         raise StoreError(f"unknown area {area!r} (expected one of {', '.join(AREAS)})")
     if area not in allowed:
-        raise StoreError(f"area {area!r} is not available to this process (store opened with "
-                         f"areas={sorted(allowed)})")
+        raise StoreError(
+            f"area {area!r} is not available to this process (store opened with areas={sorted(allowed)})"
+        )
     return area
 
 
@@ -120,8 +123,14 @@ BuildChange = Callable[["Store", str], tuple[dict[str, bytes], list[str], T]]
 
 
 def commit_with_retry(
-    store: Store, area: str, build_ops: BuildOps, message: str, attempts: int = 5, backoff: float = 0.05,
-    *, paced: bool = False,
+    store: Store,
+    area: str,
+    build_ops: BuildOps,
+    message: str,
+    attempts: int = 5,
+    backoff: float = 0.05,
+    *,
+    paced: bool = False,
 ) -> str:
     """`commit_change` for a builder that returns only its operations `(add, delete)`; the revision."""
     revision, _ = commit_change(
@@ -131,8 +140,14 @@ def commit_with_retry(
 
 
 def commit_change(
-    store: Store, area: str, build: BuildChange[T], message: str, attempts: int = 5, backoff: float = 0.05,
-    *, paced: bool = False,
+    store: Store,
+    area: str,
+    build: BuildChange[T],
+    message: str,
+    attempts: int = 5,
+    backoff: float = 0.05,
+    *,
+    paced: bool = False,
 ) -> tuple[str, T]:
     """Optimistic read-modify-write: read head, `build(store, head) -> (add, delete, value)`, commit with
     parent=head; returns (revision, the value of the build that was committed).

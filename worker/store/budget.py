@@ -128,8 +128,13 @@ class RedisLedger:
 class CommitBudget:
     """Slots for commits per repo (see the module docstring). Thread-safe; shared through its ledger."""
 
-    def __init__(self, ledger: Ledger | None = None, policy: Policy | None = None,
-                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        ledger: Ledger | None = None,
+        policy: Policy | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.ledger = ledger or MemoryLedger()
         self.policy = policy or Policy()
         self.clock, self.sleep = clock, sleep
@@ -209,8 +214,14 @@ class CommitBudget:
                 "paced": self.policy.tight(times, now),
                 "next_slot_in_s": round(max(0.0, self.policy.next_slot(times, now) - now), 1),
             }
-        return {"commits_last_window": None, "cap": self.policy.cap, "limit": self.policy.limit,
-                "window_s": self.policy.window, "paced": None, "next_slot_in_s": None}
+        return {
+            "commits_last_window": None,
+            "cap": self.policy.cap,
+            "limit": self.policy.limit,
+            "window_s": self.policy.window,
+            "paced": None,
+            "next_slot_in_s": None,
+        }
 
     def tight(self, repo: str) -> bool:
         return bool(self.status(repo).get("paced"))

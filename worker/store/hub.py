@@ -119,8 +119,7 @@ class HubStore:
         for area in self.areas:
             check_area(area, AREAS)
             if not repos.get(area):
-                raise StoreError(f"no Hub repo configured for area {area!r} "
-                                 f"(set HF_{area.upper()}_REPO)")
+                raise StoreError(f"no Hub repo configured for area {area!r} (set HF_{area.upper()}_REPO)")
         self.repos = {area: repos[area] for area in self.areas}  # nothing else is reachable
         self.revision = check_revision(revision)
         self.cache_dir = str(cache_dir) if cache_dir is not None else None
@@ -149,8 +148,14 @@ class HubStore:
         if "budget" not in options:
             policy = Policy(limit=config.hf_commits_per_hour, window=config.hf_commit_window)
             options["budget"] = CommitBudget(_ledger(config), policy)
-        return cls(repos, endpoint=config.hf_endpoint, token=config.hf_token, revision=config.hf_revision,
-                   areas=areas, **options)
+        return cls(
+            repos,
+            endpoint=config.hf_endpoint,
+            token=config.hf_token,
+            revision=config.hf_revision,
+            areas=areas,
+            **options,
+        )
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -159,7 +164,7 @@ class HubStore:
         return self.repos[area]
 
     def _classify(self, exc: BaseException) -> str:
-        """"transient" (retry), "ambiguous" (retry, but the server may have acted) or "fatal"."""
+        """ "transient" (retry), "ambiguous" (retry, but the server may have acted) or "fatal"."""
         import httpx2
         from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
@@ -188,8 +193,10 @@ class HubStore:
         if _status(exc) == 412:
             return ConflictError(f"{what}: the branch moved (HTTP 412); re-read and retry")
         if isinstance(exc, RepositoryNotFoundError):
-            return StoreError(f"{what}: repository not found or not accessible with this token "
-                              f"(check HF_TOKEN and the repo id)")
+            return StoreError(
+                f"{what}: repository not found or not accessible with this token "
+                f"(check HF_TOKEN and the repo id)"
+            )
         if isinstance(exc, RevisionNotFoundError):
             return StoreError(f"{what}: unknown revision")
         detail = " ".join(str(exc).split())[:500] or type(exc).__name__
@@ -225,8 +232,12 @@ class HubStore:
         for area, repo in self.repos.items():
             private = area in PRIVATE_AREAS
             try:
-                self._call(f"create {repo}", lambda repo=repo, private=private: self.api.create_repo(
-                    repo, repo_type="dataset", private=private, exist_ok=True))
+                self._call(
+                    f"create {repo}",
+                    lambda repo=repo, private=private: self.api.create_repo(
+                        repo, repo_type="dataset", private=private, exist_ok=True
+                    ),
+                )
             except StoreError as exc:
                 # A read-only token may not create; that is fine when the repo already exists.
                 if not isinstance(exc.__cause__, HfHubHTTPError) or _status(exc.__cause__) not in (401, 403):
@@ -269,8 +280,9 @@ class HubStore:
 
     def head(self, area: str) -> str:
         repo = self._repo(area)
-        info = self._call(f"head of {area}", lambda: self.api.repo_info(
-            repo, repo_type="dataset", revision=self.revision))
+        info = self._call(
+            f"head of {area}", lambda: self.api.repo_info(repo, repo_type="dataset", revision=self.revision)
+        )
         return info.sha
 
     def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
@@ -282,8 +294,9 @@ class HubStore:
 
         def fetch() -> bytes | None:
             try:
-                local = self.api.hf_hub_download(repo, path, repo_type="dataset", revision=rev,
-                                                 cache_dir=self.cache_dir)
+                local = self.api.hf_hub_download(
+                    repo, path, repo_type="dataset", revision=rev, cache_dir=self.cache_dir
+                )
             except RemoteEntryNotFoundError:
                 return None
             return Path(local).read_bytes()
@@ -303,14 +316,18 @@ class HubStore:
             from huggingface_hub.errors import RemoteEntryNotFoundError
 
             try:
-                tree = self.api.list_repo_tree(repo, folder or None, recursive=True, revision=rev,
-                                               repo_type="dataset")
+                tree = self.api.list_repo_tree(
+                    repo, folder or None, recursive=True, revision=rev, repo_type="dataset"
+                )
                 return [e.path for e in tree if isinstance(e, RepoFile)]
             except RemoteEntryNotFoundError:  # no such folder (yet)
                 return []
 
-        return sorted(p for p in self._call(f"list {area}/{prefix}@{rev}", files)
-                      if p.startswith(prefix) and _visible(p))
+        return sorted(
+            p
+            for p in self._call(f"list {area}/{prefix}@{rev}", files)
+            if p.startswith(prefix) and _visible(p)
+        )
 
     def commit(
         self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
@@ -331,14 +348,21 @@ class HubStore:
                 if landed:
                     return landed
             # Fresh operation objects per attempt: huggingface_hub keeps upload state on them.
-            ops: list = [CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d))
-                         for p, d in sorted(add.items())]
+            ops: list = [
+                CommitOperationAdd(path_in_repo=p, path_or_fileobj=bytes(d)) for p, d in sorted(add.items())
+            ]
             ops += [CommitOperationDelete(path_in_repo=p) for p in sorted(delete)]
             slot = self._slot(area)
             try:
                 info = self.api.create_commit(
-                    repo, ops, commit_message=message, commit_description=f"{NONCE_KEY} {nonce}",
-                    repo_type="dataset", revision=self.revision, parent_commit=parent)
+                    repo,
+                    ops,
+                    commit_message=message,
+                    commit_description=f"{NONCE_KEY} {nonce}",
+                    repo_type="dataset",
+                    revision=self.revision,
+                    parent_commit=parent,
+                )
                 self.budget.landed(repo, slot)
                 return info.oid
             except Exception as exc:
@@ -373,16 +397,25 @@ class HubStore:
     def local_snapshot(self, area: str, revision: str | None = None) -> Path:
         repo = self._repo(area)
         sha = check_revision(revision) if revision is not None else self.head(area)
-        path = self._call(f"snapshot {area}@{sha}", lambda: self.api.snapshot_download(
-            repo, repo_type="dataset", revision=sha, cache_dir=self.cache_dir,
-            ignore_patterns=[".gitattributes"]))
+        path = self._call(
+            f"snapshot {area}@{sha}",
+            lambda: self.api.snapshot_download(
+                repo,
+                repo_type="dataset",
+                revision=sha,
+                cache_dir=self.cache_dir,
+                ignore_patterns=[".gitattributes"],
+            ),
+        )
         return Path(path)
 
     def history(self, area: str, limit: int = 50, full_message: bool = False) -> list[dict]:
         repo = self._repo(area)
         # list_repo_commits walks every page; fine for the small repos this project keeps.
-        commits = self._call(f"history of {area}", lambda: self.api.list_repo_commits(
-            repo, repo_type="dataset", revision=self.revision))
+        commits = self._call(
+            f"history of {area}",
+            lambda: self.api.list_repo_commits(repo, repo_type="dataset", revision=self.revision),
+        )
         return [
             {
                 "revision": c.commit_id,

@@ -206,7 +206,12 @@ class LocalStore:
         return zlib.decompress(data) if path.suffix == ".z" else data
 
     def _write_commit(
-        self, base: Path, parent: str, tree: dict[str, str], message: str, added: list[str],
+        self,
+        base: Path,
+        parent: str,
+        tree: dict[str, str],
+        message: str,
+        added: list[str],
         deleted: list[str],
     ) -> str:
         """Write the delta (or a checkpoint), log line and HEAD, in that order (caller holds the lock)."""
