@@ -60,7 +60,9 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
     log.error("%s %s failed: the store is unavailable (%s)", request.method, request.url.path, exc)
     return JSONResponse(
         {
-            "detail": "The results store is not reachable right now; nothing was saved. Try again in a minute.",
+            "detail": (
+                "The results store is not reachable right now; nothing was saved. Try again in a minute."
+            ),
             "problem": "store_unavailable",
         },
         status_code=503,
