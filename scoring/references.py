@@ -75,6 +75,29 @@ class VarmReferences:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def restricted(self, rows: np.ndarray) -> VarmReferences:
+        """The references of the rows `rows` (ascending indices), the subsets re-indexed to them: what a slice
+        of the test (scoring/slices.py) is scored on."""
+        rows = np.asarray(rows, dtype=np.int64)
+        position = np.full(len(self.rows), -1, dtype=np.int64)
+        position[rows] = np.arange(len(rows))
+        subsets = {name: position[members][position[members] >= 0] for name, members in self.subsets.items()}
+        return VarmReferences(
+            rows=[self.rows[k] for k in rows],
+            ids=[self.ids[k] for k in rows],
+            texts=[self.texts[k] for k in rows],
+            subsets=subsets,
+            has_ids=self.has_ids,
+        )
+
+    def strata(self) -> list[tuple]:
+        """Each row's slice stratum: its gold label and the cue subsets it is in."""
+        member: list[list[str]] = [[] for _ in self.rows]
+        for name, rows in sorted(self.subsets.items()):
+            for k in rows:
+                member[int(k)].append(name)
+        return [(row.get("label"), tuple(names)) for row, names in zip(self.rows, member, strict=True)]
+
 
 def resolve_bundle(path: Path, subsets_dir: Path | None = None) -> tuple[Path, Path | None]:
     """(test file, subsets dir or None) for a test.jsonl path or a bundle directory."""

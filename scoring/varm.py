@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -183,6 +183,28 @@ class VarmTrack:
         """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file (parsing is most of the cost)."""
         outcomes = self._outcomes(refs, data)
         return self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes)
+
+    def score_slices(
+        self,
+        refs: VarmReferences,
+        data: bytes,
+        slices: Mapping[str, np.ndarray],
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> dict[str, tuple[dict, dict[str, list]]]:
+        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file;
+        `slices` maps a name to ascending row indices (scoring/slices.py). A slice's result is exactly what
+        scoring the slice's references and predictions alone gives."""
+        outcomes = self._outcomes(refs, data)
+        out = {"full": (self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes))}
+        for name, rows in slices.items():
+            part, part_outcomes = refs.restricted(rows), _take(outcomes, rows)
+            out[name] = (
+                self._result(part, part_outcomes, bootstrap, seed, True),
+                self._rows(part, part_outcomes),
+            )
+        return out
 
     def _result(
         self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int, disclose: bool

@@ -50,6 +50,24 @@ class ToxiReferences:
     def public_inputs(self) -> list[dict]:
         return [{"id": i, "text": t} for i, t in zip(self.ids, self.texts, strict=True)]
 
+    def restricted(self, rows: np.ndarray) -> ToxiReferences:
+        """The references of the rows `rows` (ascending indices): what a slice of the test is scored on."""
+        rows = np.asarray(rows, dtype=np.int64)
+        return ToxiReferences(
+            ids=[self.ids[k] for k in rows],
+            texts=[self.texts[k] for k in rows],
+            labels=self.labels[rows],
+            spans=None if self.spans is None else [self.spans[k] for k in rows],
+            breakdowns={name: [values[k] for k in rows] for name, values in self.breakdowns.items()},
+        )
+
+    def strata(self) -> list[tuple]:
+        """Each row's slice stratum: its gold label and, where the set has topics, its topic."""
+        topics = self.breakdowns.get("topic") or [()] * len(self.ids)
+        if not any(topics):
+            topics = [()] * len(self.ids)
+        return [(int(label), tuple(topic)) for label, topic in zip(self.labels, topics, strict=True)]
+
 
 def resolve_path(path: Path) -> Path:
     """A bundle directory means its ``test.jsonl``."""

@@ -13,7 +13,7 @@ predictions and seed always give the same dict.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,6 +148,26 @@ class ToxiTraceTrack:
         outcomes = self._outcomes(refs, preds)
         return self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes
 
+    def score_slices(
+        self,
+        refs: ToxiReferences,
+        data: bytes,
+        slices: Mapping[str, np.ndarray],
+        *,
+        bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> dict[str, tuple[dict, dict[str, list]]]:
+        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file;
+        `slices` maps a name to ascending row indices (scoring/slices.py)."""
+        preds = self._parse(refs, data)
+        outcomes = self._outcomes(refs, preds)
+        out = {"full": (self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes)}
+        for name, rows in slices.items():
+            part, part_preds = refs.restricted(rows), _restricted_predictions(preds, rows)
+            part_outcomes = {key: [values[k] for k in rows] for key, values in outcomes.items()}
+            out[name] = (self._result(part, part_preds, part_outcomes, bootstrap, seed, True), part_outcomes)
+        return out
+
     def _result(
         self,
         refs: ToxiReferences,
@@ -243,6 +263,15 @@ class ToxiTraceTrack:
         metrics: Sequence[str] | None = None,
     ) -> dict:
         return self.paired_compare(a, b, bootstrap=bootstrap, seed=seed, metrics=metrics)
+
+
+def _restricted_predictions(preds: ToxiPredictions, rows: np.ndarray) -> ToxiPredictions:
+    return ToxiPredictions(
+        labels=preds.labels[rows],
+        spans=None if preds.spans is None else [preds.spans[k] for k in rows],
+        char_scores=None if preds.char_scores is None else [preds.char_scores[k] for k in rows],
+        probs=None if preds.probs is None else {key: values[rows] for key, values in preds.probs.items()},
+    )
 
 
 def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
