@@ -231,7 +231,7 @@ def store_many(data: Path, count: int) -> None:
 
     store = open_store(Config(data_dir=data))
     pinned = ReferenceCache(store).get(TRACK)
-    template_result, template_rows = compute(pinned, mixed_predictions(0))
+    template_result, template_rows, _ = compute(pinned, mixed_predictions(0))
     add, records = {}, []
     for i in range(count):
         sid = hashlib.sha256(f"bench {i}".encode()).hexdigest()[:16]

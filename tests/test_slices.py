@@ -86,3 +86,76 @@ def test_varm_strata_keep_every_subset_in_both_slices():
     assert {name: len(rows) for name, rows in public.subsets.items()} == {
         name: int(mask[rows].sum()) for name, rows in refs.subsets.items()
     }
+
+
+# -- the worker: the key at install, the public slice staged, the private and full results sealed ----------
+
+
+def _submit(store, service, track: str, name: str) -> str:
+    from tests.conftest_pipeline import baseline_file
+
+    out = service.submit(
+        identity="alice", track=track, data=baseline_file(track, name), metadata={"model_name": name}
+    )
+    return out["submission_id"]
+
+
+def test_install_keys_the_slices_and_the_worker_stages_only_the_public_slice(local_store, tmp_path):
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.gold.sealed import unseal
+    from worker.service import Service
+    from worker.store import layout
+
+    store = local_store
+    install(store, "varm", DEMO / "varm", kind="demo")
+    key = parse_slice_key(store.read("references", layout.slice_key("varm")).decode())
+    assert not any("slice" in path for path in store.list("results", ""))  # never published
+    service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer())
+    sid = _submit(store, service, "varm", "lexicon")
+    assert score_submission(store, ReferenceCache(store).get, "varm", sid, time_limit=300) == "scored"
+
+    refs = _refs("varm")
+    mask = public_mask(key, refs.ids, refs.strata())
+    staged = json.loads(store.read("submissions", layout.staged_result_path("varm", sid, 1)))
+    assert staged["slice"] == "public" and staged["rows"] == int(mask.sum())
+    view = service.submission(sid, viewer="alice")  # what the web process (the owner too) can see
+    assert view["result"]["result"]["rows"] == int(mask.sum())
+
+    sealed_bytes = store.read("submissions", layout.sealed_result_path("varm", sid, 1))
+    assert b"jrem" not in sealed_bytes  # encrypted: the web process reads this area
+    sealed = unseal(key, sealed_bytes)
+    data = (DEMO / "varm" / "baselines" / "lexicon.test.jsonl").read_bytes()
+    scorer = get_track("varm")
+    full, _ = scorer.score_with_rows(refs, data)
+    assert sealed["full"]["metrics"] == full["metrics"] and sealed["full"]["rows"] == len(refs)
+    assert sealed["private"]["rows"] == int((~mask).sum())
+    with pytest.raises(ValueError):  # positive control: another key does not open it
+        unseal(bytes(32), sealed_bytes)
+
+
+def test_the_key_survives_a_reinstall_and_a_new_set_gets_a_new_one(local_store, tmp_path):
+    import shutil
+
+    from worker.gold.install import install
+    from worker.store import layout
+
+    store = local_store
+    install(store, "cold", DEMO / "cold", kind="demo")
+    first = store.read("references", layout.slice_key("cold"))
+    install(store, "cold", DEMO / "cold", kind="demo")  # the same set: nothing changes
+    assert store.read("references", layout.slice_key("cold")) == first
+    # A store installed before slices existed gets a key on the next install run.
+    store.commit("references", {}, [layout.slice_key("cold")], "drop the key (an older store)")
+    install(store, "cold", DEMO / "cold", kind="demo")
+    legacy = store.read("references", layout.slice_key("cold"))
+    assert legacy and legacy != first
+    other = tmp_path / "other"
+    shutil.copytree(DEMO / "cold", other, ignore=shutil.ignore_patterns("baselines"))
+    lines = (other / "test.jsonl").read_text().splitlines()
+    (other / "test.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    install(store, "cold", other, kind="demo")
+    assert store.read("references", layout.slice_key("cold")) not in (first, legacy)

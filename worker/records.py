@@ -23,6 +23,7 @@ from worker.store.layout import (  # noqa: F401
     published_result_path,
     record_path,
     rows_path,
+    sealed_result_path,
     staged_result_path,
     sub_dir,
 )

@@ -85,6 +85,7 @@ class Scored:
     pinned: Pinned
     result: dict = field(default_factory=dict)
     rows: dict = field(default_factory=dict)
+    sealed: dict | None = None  # a private test's private and full results (worker/gold/sealed.py)
     report: dict | None = None
     error: str | None = None
 
@@ -116,7 +117,7 @@ def score_one(store: Store, pinned_for, key: Key) -> Scored:
     track, sid = key
     pinned = pinned_for(track)
     try:
-        result, rows = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
+        result, rows, sealed = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
     except InputError as exc:
         report = {"errors": [p.as_dict() for p in exc.problems], "errors_total": exc.total}
         return Scored("rejected", pinned, report=report)
@@ -124,7 +125,7 @@ def score_one(store: Store, pinned_for, key: Key) -> Scored:
         raise
     except Exception as exc:  # noqa: BLE001 - a scorer bug fails this submission, not the batch
         return Scored("failed", pinned, error=safe_error(exc))
-    return Scored("scored", pinned, result, rows)
+    return Scored("scored", pinned, result, rows, sealed)
 
 
 def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes], str]:
@@ -147,7 +148,7 @@ def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes],
         )
     if scored.kind == "failed":
         return move(record, FAILED, "scorer error", error=scored.error, attempts=attempts), {}, "failed"
-    attached = attach_version(record, scored.pinned, scored.result, scored.rows)
+    attached = attach_version(record, scored.pinned, scored.result, scored.rows, sealed=scored.sealed)
     if attached is None:  # another delivery attached this version: just finish the transition
         return move(record, SCORED, "scored", attempts=attempts), {}, "already"
     new, files = attached

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from scoring.api import references_sha256
 from scoring.problems import InputError, Problem
+from scoring.slices import new_slice_key
 from scoring.tracks import get_track
 from worker.gold.publish import Publisher
 from worker.gold.seed import (  # the files seed writes for the demo, for any bundle
@@ -204,9 +205,11 @@ def install(
     refs = reference_files(track, bundle)
     manifest = manifest_bytes(track, kind, sha, rows)
     if not same:
+        # A new set gets a new slice key, so its public slice says nothing about the old set's.
+        key = {layout.slice_key(track): _key()}
 
         def build_refs(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
-            add = {**refs, layout.reference_set(track): manifest}
+            add = {**refs, **key, layout.reference_set(track): manifest}
             return add, [p for p in s.list(REFERENCES, layout.references_dir(track), head) if p not in add]
 
         commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
@@ -216,6 +219,17 @@ def install(
             REFERENCES,
             lambda s, h: ({layout.reference_set(track): manifest}, []),
             f"record reference set {track} {sha[:12]}",
+        )
+
+    if same and store.read(REFERENCES, layout.slice_key(track)) is None:  # installed before slices existed
+        commit_with_retry(
+            store,
+            REFERENCES,
+            lambda s, h: (
+                {} if s.read(REFERENCES, layout.slice_key(track), h) else {layout.slice_key(track): _key()},
+                [],
+            ),
+            f"slice key for {track}",
         )
 
     retired: list[dict] = []
@@ -248,6 +262,10 @@ def install(
         needs_rescore=needs_rescore,
         public=sorted(public),
     )
+
+
+def _key() -> bytes:
+    return new_slice_key().hex().encode()
 
 
 def _retire(store: Store, track: str, records: list[dict], demo_sha: str) -> list[dict]:

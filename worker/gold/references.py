@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from scoring.api import references_sha256
+from scoring.slices import parse_slice_key, public_mask, slice_rows
 from scoring.tracks import get_track
-from worker.store import Store
+from worker.store import Store, layout
 
 AREA = "references"
 MAX_CACHED = 8
+PRIVATE, PUBLIC = "private", "public"
 
 
 @dataclass(frozen=True)
@@ -19,6 +25,26 @@ class Pinned:
     revision: str
     refs: Any  # the track's References object; never logged, never returned to a caller outside the worker
     sha256: str
+    test_status: str = PRIVATE  # ../shared/spec/disclosure.md §1
+    # A private set's row indices per slice ({"public", "private"}, §2); None for a public set or a set
+    # installed without a slice key (nothing to hide then, or nothing to hide it with).
+    slices: dict[str, np.ndarray] | None = None
+    slice_key: bytes | None = None  # seals the private and full results (worker/gold/sealed.py)
+
+
+def test_status(snapshot: Path) -> str:
+    """The set's test status from its manifest; a manifest without one (or none at all) is private."""
+    manifest = snapshot / layout.REFERENCE_SET
+    try:
+        status = json.loads(manifest.read_bytes()).get("test_status", PRIVATE) if manifest.is_file() else None
+    except (OSError, ValueError, AttributeError):
+        status = None
+    return PUBLIC if status == PUBLIC else PRIVATE
+
+
+def slice_key(snapshot: Path) -> bytes | None:
+    key_file = snapshot / layout.SLICE_KEY
+    return parse_slice_key(key_file.read_text()) if key_file.is_file() else None
 
 
 class ReferenceCache:
@@ -40,7 +66,13 @@ class ReferenceCache:
             subsets = snapshot / "subsets"
             subsets_dir = subsets if subsets.is_dir() else None
             refs = get_track(track).load_references(test, subsets_dir)
+            status, key = test_status(snapshot), slice_key(snapshot)
+            slices = None
+            if status == PRIVATE and key is not None:
+                slices = slice_rows(public_mask(key, refs.ids, refs.strata()))
             if len(self._cache) >= MAX_CACHED:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = Pinned(track, revision, refs, references_sha256(test, subsets_dir))
+            self._cache[key] = Pinned(
+                track, revision, refs, references_sha256(test, subsets_dir), status, slices, key
+            )
         return self._cache[key]

@@ -75,7 +75,7 @@ def score_chunk(
 ) -> dict:
     """Score `ids`, attach versions (unless dry_run) and the chunk's summary in one submissions commit."""
     summary: dict[str, dict] = {}
-    computed: dict[str, tuple[dict, dict]] = {}
+    computed: dict[str, tuple[dict, dict, dict | None]] = {}
     published = published_runs(store, track)
     for sid in ids:
         record = load_record(store, track, sid)
@@ -93,11 +93,11 @@ def score_chunk(
             entry.update(skipped=True, new_version=same["version"], new=_headline(track, result))
         else:
             try:
-                result, rows = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
+                result, rows, sealed = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop a re-score
                 entry.update(skipped=True, new_version=None, new={}, error=safe_error(exc))
             else:
-                computed[sid] = (result, rows)
+                computed[sid] = (result, rows, sealed)
                 entry.update(skipped=False, new_version=None, new=_headline(track, result))
         summary[sid] = entry
 
@@ -105,9 +105,13 @@ def score_chunk(
         add: dict[str, bytes] = {}
         chunk = {sid: dict(entry) for sid, entry in summary.items()}  # this head's version numbers
         changed = []
-        for sid, (result, rows) in computed.items():
+        for sid, (result, rows, sealed) in computed.items():
             record = load_record(store, track, sid, head)
-            attached = None if dry_run else attach_version(record, pinned, result, rows, pending_rescore=run)
+            attached = (
+                None
+                if dry_run
+                else attach_version(record, pinned, result, rows, sealed=sealed, pending_rescore=run)
+            )
             if attached is not None:
                 new, files = attached
                 chunk[sid]["new_version"] = new["versions"][-1]["version"]

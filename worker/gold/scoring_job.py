@@ -19,6 +19,7 @@ from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker.gold.outcomes import pack
 from worker.gold.references import Pinned
+from worker.gold.sealed import seal
 from worker.records import (
     FAILED,
     MAX_ATTEMPTS,
@@ -30,6 +31,7 @@ from worker.records import (
     now_iso,
     predictions_path,
     rows_path,
+    sealed_result_path,
     staged_result_path,
     transition,
 )
@@ -44,23 +46,44 @@ TEST_DELAY_ENV = (
 )
 
 
-def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict]:
-    """(result dict with provenance, private row outcomes) for one predictions file."""
+def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict, dict | None]:
+    """(the result the board may show, its private row outcomes, the sealed part or None) for one file.
+
+    A private test set (../shared/spec/disclosure.md §2) is scored once on its public slice, its private
+    slice and in full: the public slice's result and rows are what is staged for the board (and every
+    comparison and tie group built on the rows); the private and full results, with the private slice's
+    rows, are the sealed part, kept for releases. A public test set (or one without a slice key) is scored
+    in full, and that is what the board shows."""
     delay = float(os.environ.get(TEST_DELAY_ENV) or 0)
     if delay:
         time.sleep(delay)
     track = get_track(pinned.track)
-    result, rows = track.score_with_rows(pinned.refs, data, bootstrap=BOOTSTRAP, seed=SEED)
-    result["provenance"] = {  # as scoring.api.score_file does, with the hash cached per revision
+    provenance = {  # as scoring.api.score_file does, with the hash cached per revision
         "scorer_version": SCORER_VERSION,
         "references_sha256": pinned.sha256,
         "predictions_sha256": hashlib.sha256(data).hexdigest(),
     }
-    return result, rows
+    if pinned.slices is None:
+        result, rows = track.score_with_rows(pinned.refs, data, bootstrap=BOOTSTRAP, seed=SEED)
+        return {**result, "provenance": provenance}, rows, None
+    scored = track.score_slices(pinned.refs, data, pinned.slices, bootstrap=BOOTSTRAP, seed=SEED)
+    (public, public_rows), (private, private_rows) = scored["public"], scored["private"]
+    sealed = {
+        "private": {**private, "slice": "private", "provenance": provenance},
+        "private_rows": pack(private_rows),
+        "full": {**scored["full"][0], "slice": "full", "provenance": provenance},
+    }
+    return {**public, "slice": "public", "provenance": provenance}, public_rows, sealed
 
 
 def attach_version(
-    record: dict, pinned: Pinned, result: dict, rows: dict, *, pending_rescore: str | None = None
+    record: dict,
+    pinned: Pinned,
+    result: dict,
+    rows: dict,
+    *,
+    sealed: dict | None = None,
+    pending_rescore: str | None = None,
 ) -> tuple[dict, dict[str, bytes]] | None:
     """`record` with a new result version and the files to write with it; None when already attached."""
     if find_version(record, SCORER_VERSION, pinned.sha256) is not None:
@@ -81,6 +104,8 @@ def attach_version(
         rows_path(track, sid, number): dumps(pack(rows)),  # compact columns (worker/gold/outcomes.py)
         staged_result_path(track, sid, number): dumps(result),
     }
+    if sealed is not None and pinned.slice_key is not None:
+        files[sealed_result_path(track, sid, number)] = seal(pinned.slice_key, sealed)
     return new, files
 
 
@@ -132,7 +157,7 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
 
     try:
         data = store.read(AREA, predictions_path(track, submission_id)) or b""
-        result, rows = compute(pinned, data)
+        result, rows, sealed = compute(pinned, data)
     except InputError as exc:
         report = {"errors": [p.as_dict() for p in exc.problems], "errors_total": exc.total}
         update_record(
@@ -174,7 +199,7 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
         return "failed"
 
     def finish(store: Store, head: str, rec: dict):
-        attached = attach_version(rec, pinned, result, rows)
+        attached = attach_version(rec, pinned, result, rows, sealed=sealed)
         if attached is None:  # another delivery won the race: keep its version, write nothing
             return (transition(rec, SCORED, "scored") if rec["status"] in PENDING else None), {}
         new, files = attached

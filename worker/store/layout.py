@@ -47,6 +47,7 @@ from scoring.tracks import TRACK_NAMES
 _ID = re.compile(r"[0-9a-f]{16}")
 _STAMP = _ID  # a change stamp: the first 16 hex digits of a sha256
 REFERENCE_SET = "reference_set.json"
+SLICE_KEY = "slice_key.txt"
 CHANGELOG = "changelog.jsonl"
 CHANGELOG_PARTS = "changelog/"
 DATASET_CARD = "README.md"
@@ -84,6 +85,11 @@ def reference_subset(track: str, name: str) -> str:
 
 def reference_set(track: str) -> str:
     return f"{check_track(track)}/{REFERENCE_SET}"
+
+
+def slice_key(track: str) -> str:
+    """The key of the public/private slices (hex; scoring/slices.py): private, workers only."""
+    return f"{check_track(track)}/{SLICE_KEY}"
 
 
 def references_dir(track: str) -> str:
@@ -128,6 +134,12 @@ def rows_path(track: str, submission_id: str, version: int) -> str:
 def staged_result_path(track: str, submission_id: str, version: int) -> str:
     """The scorer's result, staged privately until a publish copies it into the results area."""
     return f"{sub_dir(track, submission_id)}/result_v{int(version)}.json"
+
+
+def sealed_result_path(track: str, submission_id: str, version: int) -> str:
+    """A private test's private-slice result, its row outcomes and the full-test result, sealed for the
+    workers (worker/gold/sealed.py) until a release."""
+    return f"{sub_dir(track, submission_id)}/sealed_v{int(version)}.bin"
 
 
 def fingerprint_path(track: str, submission_id: str) -> str:
