@@ -19,8 +19,42 @@ SMALL_CELL = f"n/a: fewer than {MIN_CELL_ROWS} rows (small groups reveal individ
 LABEL_PURE = "n/a: every row of this group has the same gold label (only accuracy is published)"
 
 
+DERIVED_CELL = (
+    f"n/a: the rows outside the published groups would form a derivable group of fewer than {MIN_CELL_ROWS} "
+    "rows (overall minus the other groups)"
+)
+
+
 def small_cell(rows: int) -> bool:
     return rows < MIN_CELL_ROWS
+
+
+def derived_small(cells: dict[str, int], total: int) -> set[str]:
+    """The cells of a partition to withhold so that no cell anyone can derive is small.
+
+    `cells` maps each group of DISJOINT rows to its size; `total` is the rows of the whole (published) test.
+    The overall result minus the published cells gives the cell of every row in no published group (the
+    rows in no group, plus the withheld groups), so that union must be empty or reach MIN_CELL_ROWS rows:
+    while it does not, the smallest published group is withheld too. Small groups are withheld anyway."""
+    withheld = {name for name, rows in cells.items() if small_cell(rows)}
+    rest = total - sum(cells.values())
+    hidden = rest + sum(cells[name] for name in withheld)
+    shown = sorted((rows, name) for name, rows in cells.items() if name not in withheld)
+    while 0 < hidden < MIN_CELL_ROWS and shown:
+        rows, name = shown.pop(0)
+        withheld.add(name)
+        hidden += rows
+    return withheld
+
+
+def disjoint(groups: Iterable[Iterable[int]]) -> bool:
+    seen: set[int] = set()
+    for rows in groups:
+        members = {int(k) for k in rows}
+        if seen & members:
+            return False
+        seen |= members
+    return True
 
 
 def withhold(cell: dict, keys: Iterable[str], reason: str) -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table
-from .disclosure import unlinked_rows
+from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .problems import InputError, Problem
 from .protocol import ParsedOutput, parse_output, summarise_advice
@@ -33,6 +33,7 @@ from .varm_metrics import (
     resampled_metrics,
     row_outcomes,
     subset_metrics,
+    withheld_subset,
 )
 from .version import SCORER_VERSION
 
@@ -210,7 +211,6 @@ class VarmTrack:
         self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int, disclose: bool
     ) -> dict:
         matrix = outcomes.indicator_matrix()
-        publish = disclosed_subset if disclose else dict
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_count_table(outcomes.n, bootstrap, seed)
@@ -222,13 +222,27 @@ class VarmTrack:
             "rows": outcomes.n,
             "metrics": overall_metrics(outcomes, matrix),
             "format_issues": format_issue_counts(outcomes),
-            "subsets": {
-                name: publish(subset_metrics(outcomes, rows, matrix))
-                for name, rows in sorted(refs.subsets.items())
-            },
+            "subsets": self._subsets(refs, outcomes, matrix, disclose),
             "ci": ci,
             "bootstrap": {"resamples": max(bootstrap, 0), "seed": seed, "level": DEFAULT_LEVEL},
         }
+
+    @staticmethod
+    def _subsets(refs: VarmReferences, outcomes: RowOutcomes, matrix: np.ndarray, disclose: bool) -> dict:
+        if not disclose:
+            return {
+                name: subset_metrics(outcomes, rows, matrix) for name, rows in sorted(refs.subsets.items())
+            }
+        cells = {
+            name: disclosed_subset(subset_metrics(outcomes, rows, matrix))
+            for name, rows in refs.subsets.items()
+        }
+        if disjoint(refs.subsets.values()):  # overall minus the others would give a withheld one back
+            sizes = {name: len(rows) for name, rows in refs.subsets.items()}
+            for name in derived_small(sizes, outcomes.n):
+                if cells[name]["withheld"] != SMALL_CELL:
+                    cells[name] = withheld_subset(cells[name], DERIVED_CELL)
+        return dict(sorted(cells.items()))
 
     def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list]:
         """PRIVATE per-row arrays (gold-joined) for paired comparisons; never publish them."""

@@ -35,6 +35,7 @@ __all__ = [
     "resampled_metrics",
     "row_outcomes",
     "disclosed_subset",
+    "withheld_subset",
     "subset_metrics",
     "target_f1",
 ]
@@ -317,12 +318,17 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
 _SUBSET_COUNTS = ("rows", "rows_harmful", "rows_non_harmful", "format_issues", "withheld")
 
 
+def withheld_subset(cell: dict, reason: str) -> dict:
+    """A subset cell with every metric withheld (its counts stay)."""
+    return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], reason)
+
+
 def disclosed_subset(cell: dict) -> dict:
     """The publishable form of a subset cell (`scoring.disclosure`): a subset under MIN_CELL_ROWS rows
     shows no metric; the gold-有害 / gold-无害 JREM (groups defined by the label) and their gap are shown
     only when their own group reaches MIN_CELL_ROWS rows. `withheld` names what was left out and why."""
     if small_cell(cell["rows"]):
-        return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], SMALL_CELL)
+        return withheld_subset(cell, SMALL_CELL)
     small = [
         key
         for key, n in (("jrem_harmful", "rows_harmful"), ("jrem_non_harmful", "rows_non_harmful"))

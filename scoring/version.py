@@ -1,3 +1,0 @@
-"""The scorer's version. Bump it (semver) with a docs/CHANGELOG.md entry whenever a metric changes."""
-
-SCORER_VERSION = "3.2.0"

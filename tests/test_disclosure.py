@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.api import score_file
-from scoring.disclosure import LABEL_PURE, MIN_CELL_ROWS, SMALL_CELL
+from scoring.disclosure import DERIVED_CELL, LABEL_PURE, MIN_CELL_ROWS, SMALL_CELL, derived_small, disjoint
 from scoring.toxitrace.tracks import COLD
 from scoring.version import SCORER_VERSION
 
@@ -48,6 +48,10 @@ def test_small_cells_are_withheld_and_cells_of_30_rows_are_published(tmp_path: P
         [
             ("race", "attack_group", 1, 15),
             ("race", "other_non_offensive", 0, 15),  # race: 30 rows, mixed
+            ("gender", "attack_group", 1, 15),
+            ("gender", "other_non_offensive", 0, 15),  # gender: 30 rows, mixed
+            ("health", "attack_group", 1, 20),
+            ("health", "other_non_offensive", 0, 20),  # health: 40 rows, mixed
             ("region", "attack_individual", 1, 14),
             ("region", "anti_bias", 0, 15),
         ],  # region: 29 rows
@@ -55,9 +59,32 @@ def test_small_cells_are_withheld_and_cells_of_30_rows_are_published(tmp_path: P
     cells = COLD.score(COLD.load_references(bundle), preds, bootstrap=0)["breakdowns"]["topic"]
     assert cells["region"]["rows"] == MIN_CELL_ROWS - 1
     assert all(cells["region"][m] is None for m in METRICS) and cells["region"]["withheld"] == SMALL_CELL
+    # overall minus the others would give region back: the smallest published topic (gender, 30) goes too
+    assert cells["gender"]["withheld"] == DERIVED_CELL and cells["gender"]["f1"] is None
     assert cells["race"]["rows"] == MIN_CELL_ROWS and cells["race"]["withheld"] is None
     assert all(isinstance(cells["race"][m], float) for m in METRICS)
     assert SMALL_CELL.startswith("n/a") and "30 rows" in SMALL_CELL
+
+
+def test_a_complement_cell_is_never_small() -> None:
+    assert derived_small({"a": 40, "b": 50}, 90) == set()  # a partition: nothing derivable is small
+    assert derived_small({"a": 40, "b": 50}, 95) == {"a"}  # 5 rows in no group: a goes with them
+    assert derived_small({"a": 40, "b": 50}, 130) == set()  # 40 rows in no group: published as derived
+    assert derived_small({"a": 10, "b": 50, "c": 35}, 95) == {"a", "c"}
+    assert disjoint([[1, 2], [3]]) and not disjoint([[1, 2], [2, 3]])
+
+
+def test_the_varm_demo_rows_in_no_cue_subset_cannot_be_derived() -> None:
+    """The demo's 28 rows in no cue subset (label-pure) were overall minus the four subsets; now the
+    smallest subset is withheld with them, and the others stay published (positive control)."""
+    data = (DEMO / "varm" / "baselines" / "lexicon.test.jsonl").read_bytes()
+    subsets = score_file("varm", DEMO / "varm", data, bootstrap=0)["subsets"]
+    rows = {name: cell["rows"] for name, cell in subsets.items()}
+    assert sum(rows.values()) == 400 - 28
+    smallest = min(rows, key=lambda name: (rows[name], name))
+    assert subsets[smallest]["withheld"] == DERIVED_CELL and subsets[smallest]["jrem"] is None
+    others = [subsets[n] for n in rows if n != smallest]
+    assert all(cell["withheld"] != DERIVED_CELL and cell["jrem"] is not None for cell in others)
 
 
 def test_label_defined_groups_show_accuracy_only(tmp_path: Path) -> None:

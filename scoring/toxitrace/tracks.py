@@ -20,7 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from ..bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_table
-from ..disclosure import LABEL_PURE, SMALL_CELL, small_cell, unlinked_rows, withhold
+from ..disclosure import (
+    DERIVED_CELL,
+    LABEL_PURE,
+    SMALL_CELL,
+    derived_small,
+    small_cell,
+    unlinked_rows,
+    withhold,
+)
 from ..problems import InputError
 from ..report import Report
 from ..tracks import PRIMARY_METRICS, TRACK_TITLES
@@ -28,7 +36,13 @@ from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics, undefined_binary
 from .explanations import derive_spans, explanation_result
 from .predictions import ToxiPredictions, parse_predictions
-from .references import ToxiReferences, bundle_warnings, check_reference_bundle, load_references
+from .references import (
+    LIST_BREAKDOWNS,
+    ToxiReferences,
+    bundle_warnings,
+    check_reference_bundle,
+    load_references,
+)
 from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics, undefined_span_metrics
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
@@ -329,9 +343,17 @@ def _breakdowns(
             for value in values:
                 members.setdefault(value, []).append(row)
         out[name] = {}
+        # A scalar field partitions the rows: a cell left out is derivable as overall minus the others.
+        derived = (
+            derived_small({value: len(rows) for value, rows in members.items()}, len(gold))
+            if disclose and name not in LIST_BREAKDOWNS
+            else set()
+        )
         for value in sorted(members):
             rows = np.asarray(members[value], dtype=np.int64)
             cell = breakdown_cell(gold[rows], pred[rows], label_defined=name in LABEL_DEFINED_BREAKDOWNS)
+            if value in derived and not small_cell(len(rows)):
+                cell = withhold(raw_cell(gold[rows], pred[rows]), METRICS, DERIVED_CELL)
             out[name][value] = cell if disclose else raw_cell(gold[rows], pred[rows])
     return out
 
