@@ -25,6 +25,23 @@ DERIVED_CELL = (
 )
 
 
+PUBLISHED_DECIMALS = 3  # 0.1 percentage point on the [0, 1] scale (spec §3, "Rounding")
+
+
+def rounded(value):
+    """`value` with every float rounded to PUBLISHED_DECIMALS places (dicts and lists walked; counts, which
+    are ints, and strings stay exact). The published form of anything computed on a private test's public
+    slice: a full-precision metric is a function of every row, and its digits beyond what a reader needs
+    carry row-level information (the CNTP attribution AUPRC decoded an item's gold span from them)."""
+    if isinstance(value, float):
+        return round(value, PUBLISHED_DECIMALS) + 0.0  # + 0.0: -0.0 is published as 0.0
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(item) for item in value]
+    return value
+
+
 def small_cell(rows: int) -> bool:
     return rows < MIN_CELL_ROWS
 

@@ -233,3 +233,9 @@ def validate_metadata(raw: dict, *, baseline: bool = False) -> tuple[dict, list[
             Problem(None, "setting", "must be 'zero-shot', 'taxonomy' or 'fine-tuned' (or left empty)")
         )
     return meta, problems
+
+
+def on_board(record: dict) -> bool:
+    """What the board shows, and so what Compare may take: a held, private, hidden or unpublished
+    submission is no comparison's side (the comparison would measure hidden labels through it)."""
+    return record["status"] == PUBLISHED and not record.get("hidden") and bool(record["versions"])

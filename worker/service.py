@@ -40,6 +40,7 @@ from worker.records import (
     is_submission_id,
     new_record,
     now_iso,
+    on_board,
     predictions_path,
     public_version,
     public_view,
@@ -633,8 +634,8 @@ class Service:
             raise ValueError("unknown submission id")
         if a["track"] != b["track"]:
             raise ValueError("submissions are on different tracks")
-        if not a["versions"] or not b["versions"]:
-            raise ValueError("both submissions must be scored first")
+        if not (on_board(a) and on_board(b)):
+            raise ValueError("both submissions must be on the board (published and visible)")
         return self.enqueue.compare(a["track"], a_id, b_id)
 
     # -- maintainers -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import traceback
 
 from celery.exceptions import SoftTimeLimitExceeded
 
+from scoring.disclosure import rounded
 from scoring.problems import InputError
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
@@ -73,7 +74,8 @@ def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict, dict | None]:
         "private_rows": pack(private_rows),
         "full": {**scored["full"][0], "slice": "full", "provenance": provenance},
     }
-    return {**public, "slice": "public", "provenance": provenance}, public_rows, sealed
+    # The disclosure gate (scoring/disclosure.py, spec §3): what is staged here is all the web side sees.
+    return {**rounded(public), "slice": "public", "provenance": provenance}, public_rows, sealed
 
 
 def attach_version(

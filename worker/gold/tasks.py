@@ -10,6 +10,7 @@ from functools import cache
 
 from celery.signals import beat_init, worker_ready, worker_shutdown
 
+from scoring.disclosure import rounded
 from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
@@ -21,7 +22,7 @@ from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
 from worker.gold.rescore import chunks_done, finalize, plan, poll_delay, score_chunk, stamp
 from worker.heartbeat import Heartbeats
-from worker.records import check_track, rows_path
+from worker.records import check_track, on_board, rows_path
 from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
 from worker.submissions import AREA, find_record, read_json
 
@@ -125,11 +126,13 @@ def compare(track: str, a_id: str, b_id: str) -> dict:
     rows = []
     for sid in (a_id, b_id):
         record = find_record(store(), sid)
-        if record is None or record["track"] != track or not record["versions"]:
-            raise ValueError("both submissions must exist on this track and be scored")
+        if record is None or record["track"] != track or not on_board(record):
+            raise ValueError("both submissions must be on this track's board")
         path = rows_path(track, sid, record["versions"][-1]["version"])
         rows.append(unpack(read_json(store(), AREA, path)))
-    return track_obj.paired_compare(rows[0], rows[1], bootstrap=1000, seed=0)
+    # The rows are a private test's public slice (worker/gold/scoring_job.py); the intervals are rounded as
+    # every published number is (spec §3): full-precision paired intervals determined joint label counts.
+    return rounded(track_obj.paired_compare(rows[0], rows[1], bootstrap=1000, seed=0))
 
 
 @app.task(name="worker.tasks.rescore_track")
