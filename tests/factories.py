@@ -251,3 +251,23 @@ def mixed_predictions(track: str, skill: float, seed: object = 0, base: str = "l
             pred = other[ref["id"]]
         lines.append(json.dumps(pred, ensure_ascii=False))
     return ("\n".join(lines) + "\n").encode()
+
+
+def public_slice_result(store, track: str, data: bytes, *, bootstrap: int = 1000) -> dict:
+    """What the board shows for `data` on a private test (../shared/spec/disclosure.md §2-3), computed apart
+    from the worker: the scorer's result on the track's public slice alone (the slice key read from the
+    references area), every float rounded by the gate."""
+    from scoring.disclosure import rounded
+    from scoring.slices import parse_slice_key, public_mask
+    from scoring.tracks import get_track
+
+    snapshot = store.local_snapshot("references") / track
+    scorer = get_track(track)
+    subsets = snapshot / "subsets"
+    refs = scorer.load_references(snapshot / "test.jsonl", subsets if subsets.is_dir() else None)
+    key = parse_slice_key((snapshot / "slice_key.txt").read_text())
+    keep = {refs.ids[k] for k, public in enumerate(public_mask(key, refs.ids, refs.strata())) if public}
+    lines = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+    part = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines if x["id"] in keep).encode()
+    rows = [k for k, item_id in enumerate(refs.ids) if item_id in keep]
+    return rounded(scorer.score(refs.restricted(rows), part, bootstrap=bootstrap, seed=0))

@@ -159,3 +159,62 @@ def test_the_key_survives_a_reinstall_and_a_new_set_gets_a_new_one(local_store, 
     (other / "test.jsonl").write_text("\n".join(lines[:-1]) + "\n")
     install(store, "cold", other, kind="demo")
     assert store.read("references", layout.slice_key("cold")) not in (first, legacy)
+
+
+def _floats(value):
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _floats(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _floats(item)
+
+
+def test_the_gate_rounds_every_staged_number_of_a_private_test_and_none_of_a_public_one(local_store):
+    from worker.gold.install import install
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import compute
+
+    store = local_store
+    install(store, "cntp", DEMO / "cntp", kind="demo")
+    data = (DEMO / "cntp" / "baselines" / "char-ngram.test.jsonl").read_bytes()
+    result, _, sealed = compute(ReferenceCache(store).get("cntp"), data)
+    floats = list(
+        _floats({k: result[k] for k in ("metrics", "ci", "breakdowns", "explanations") if k in result})
+    )
+    assert floats and all(x == round(x, 3) for x in floats)
+    # Positive control: the sealed full result keeps full precision (the gate rounds, nothing else does).
+    assert any(x != round(x, 3) for x in _floats(sealed["full"]["metrics"]))
+
+    manifest = json.loads(store.read("references", "cntp/reference_set.json"))
+    store.commit(
+        "references",
+        {"cntp/reference_set.json": json.dumps({**manifest, "test_status": "public"}).encode()},
+        [],
+        "mark the set public",
+    )
+    public, _, none = compute(ReferenceCache(store).get("cntp"), data)
+    assert none is None and "slice" not in public and public["rows"] == sealed["full"]["rows"]
+    assert public["metrics"] == sealed["full"]["metrics"]  # a public test: full and exact (spec §5)
+
+
+def test_compare_takes_only_submissions_on_the_board(local_store, tmp_path):
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.config import Config
+    from worker.records import PUBLISHED, on_board
+    from worker.service import Service
+
+    store = local_store
+    from worker.gold.install import install
+
+    install(store, "varm", DEMO / "varm", kind="demo")
+    enqueuer = RecordingEnqueuer()
+    service = Service(Config(data_dir=tmp_path / "data"), store, enqueuer)
+    a, b = _submit(store, service, "varm", "lexicon"), _submit(store, service, "varm", "majority")
+    with pytest.raises(ValueError, match="on the board"):
+        service.compare(a, b)  # queued, not published: no comparison
+    record = {"status": PUBLISHED, "hidden": False, "versions": [{"version": 1}]}
+    assert on_board(record)  # positive control
+    assert not on_board({**record, "hidden": True}) and not on_board({**record, "status": "held"})

@@ -19,6 +19,7 @@ import pytest
 from gradio_client import handle_file
 from gradio_client.exceptions import AppError
 
+from scoring.disclosure import rounded
 from scoring.tracks import get_track
 from space.ui.safe import md
 from space.ui.tables import (
@@ -386,7 +387,7 @@ def test_compare(ui_client, ui_app) -> None:
     a, b = ui_app.ids["varm"][3:5]
     # The expected statistics, computed here from the private row outcomes the scoring job stored.
     outcomes = [unpack(read_json(ui_app.store, "submissions", rows_path("varm", sid, 1))) for sid in (a, b)]
-    expected = get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0)
+    expected = rounded(get_track("varm").paired_compare(*outcomes, bootstrap=1000, seed=0))  # the gate
     title, comp, fig, deltas = ui_client.predict("varm", a, b, "en", api_name="/compare")
     rows = table(comp)["data"]
     names = [metric_header("varm", k) for k in expected]
