@@ -35,8 +35,8 @@ from scoring.references import normalise_for_dedup
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "data" / "demo"
 SPLITS = ("train", "dev", "test")
-VARM_SIZES = {"train": 1100, "dev": 200, "test": 400}
-TOXITRACE_SIZES = {"train": 300, "dev": 100, "test": 200}
+VARM_SIZES = {"train": 1100, "dev": 200, "test": 2000}
+TOXITRACE_SIZES = {"train": 300, "dev": 100, "test": 1000}
 HARMFUL_SHARE = 0.55
 SUBSETS = ("demographic_identity", "social_status_role", "body_health_disability", "general_abuse")
 MAX_ATTEMPTS = 400
