@@ -118,7 +118,8 @@ def paired_bootstrap(
     """Compare two submissions metric by metric from values computed on the SAME resamples.
 
     `values_*` are the point estimates, `resampled_*` the per-resample values (same index matrix for
-    both). `significant` means the percentile CI of the difference excludes 0.
+    both). `significant` means the percentile CI of the difference excludes 0; `se` is the standard deviation
+    of the resampled differences (the bootstrap standard error of a − b).
     """
     out: dict[str, dict] = {}
     for name in values_a:
@@ -130,5 +131,8 @@ def paired_bootstrap(
             "diff": float(values_a[name] - values_b[name]),
             "ci": ci,
             "significant": bool(ci is not None and (ci[0] > 0.0 or ci[1] < 0.0)),
+            "se": float(np.std(diff))
+            if diff.size
+            else None,  # the Ladder's release margin (scoring/ladder.py)
         }
     return out

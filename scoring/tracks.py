@@ -70,6 +70,9 @@ class Track(Protocol):
         self, a: Any, b: Any, *, bootstrap: int, seed: int, metrics: Sequence[str] | None = None
     ) -> dict: ...
 
+    # The Ladder (scoring/ladder.py): `new` against its submitter's released best, both prepared.
+    def release_margin(self, new: Any, best: Any, *, bootstrap: int, seed: int) -> Any: ...
+
 
 def get_track(name: str) -> Track:
     """The track object for `name`; ValueError for an unknown or unavailable track."""

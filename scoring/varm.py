@@ -13,6 +13,7 @@ import numpy as np
 from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table
 from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
+from .ladder import Margin, per_row_margin
 from .problems import InputError, Problem
 from .protocol import ParsedOutput, parse_output, summarise_advice
 from .references import VarmReferences, load_references
@@ -276,6 +277,15 @@ class VarmTrack:
         outcomes = RowOutcomes.from_lists(rows)
         return _comparable(tuple(map(sys.intern, rows["id"])), outcomes)
 
+    def release_margin(
+        self, new: ComparableRows, best: ComparableRows, *, bootstrap: int, seed: int
+    ) -> Margin:
+        """The Ladder's margin on the primary metric, JREM: a per-row mean, so std(d) / √n."""
+        del bootstrap, seed  # the per-row rule needs no resampling
+        best = _aligned(new, best)
+        column = COLUMNS[self.primary_metric]
+        return per_row_margin(new.matrix()[:, column], best.matrix()[:, column])
+
     def paired_compare_prepared(
         self,
         a: ComparableRows,
@@ -287,11 +297,7 @@ class VarmTrack:
     ) -> dict:
         """`paired_compare` of two `prepare_compare` results: the same dict, without decoding either side
         again (tie groups compare each entry with its group's leader)."""
-        if not a.unique_ids or (a.ids != b.ids and sorted(a.ids) != sorted(b.ids)):
-            raise ValueError("the two row-outcome sets do not cover the same rows")
-        if a.ids != b.ids:  # align b to a's row order
-            position = {row_id: k for k, row_id in enumerate(b.ids)}
-            b = _comparable(a.ids, _take(b.outcomes, [position[row_id] for row_id in a.ids]))
+        b = _aligned(a, b)
         in_order_a, in_order_b = a.matrix(), b.matrix()
         # Resampled in one canonical order of the joint outcomes (`unlinked_rows`): pairs stay pairs, and the
         # published comparison depends on the joint counts only, not on which rows.
@@ -338,6 +344,16 @@ class ComparableRows:
         if missing:
             self.points.update(metrics_for_rows(self.outcomes, matrix=self.matrix(), names=missing))
         return {name: self.points[name] for name in names}
+
+
+def _aligned(a: ComparableRows, b: ComparableRows) -> ComparableRows:
+    """`b` in `a`'s row order; ValueError when they do not cover the same rows."""
+    if not a.unique_ids or (a.ids != b.ids and sorted(a.ids) != sorted(b.ids)):
+        raise ValueError("the two row-outcome sets do not cover the same rows")
+    if a.ids == b.ids:
+        return b
+    position = {row_id: k for k, row_id in enumerate(b.ids)}
+    return _comparable(a.ids, _take(b.outcomes, [position[row_id] for row_id in a.ids]))
 
 
 def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:

@@ -29,6 +29,7 @@ from ..disclosure import (
     unlinked_rows,
     withhold,
 )
+from ..ladder import Margin, bootstrap_margin
 from ..problems import InputError
 from ..report import Report
 from ..tracks import PRIMARY_METRICS, TRACK_TITLES
@@ -266,6 +267,15 @@ class ToxiTraceTrack:
     def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> dict[str, list]:
         """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
         return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
+
+    def release_margin(self, new, best, *, bootstrap: int, seed: int) -> Margin:
+        """The Ladder's margin on the primary metric (F1 or span F1: not a per-row mean, so the paired
+        bootstrap's standard error, with `bootstrap` resamples and `seed`)."""
+        primary = self.primary_metric
+        comparison = self.paired_compare_prepared(
+            new, best, bootstrap=bootstrap, seed=seed, metrics=[primary]
+        )
+        return bootstrap_margin(comparison[primary])
 
     def paired_compare_prepared(
         self,
