@@ -163,12 +163,80 @@ def best_splitting(n: int, error: float, trials: int) -> tuple[float, int]:
     return best
 
 
+def boosting_attack(
+    n: int, submissions: int, seed: int, *, ladder: bool, share: float = 0.3
+) -> tuple[float, float, float]:
+    """Blum & Hardt (2015, §5): submit random label files, keep those the board says improved, submit their
+    majority vote. Returns (the public-slice score the board shows for the attacker at the end, the final
+    file's public-slice accuracy, its private-slice accuracy). Gold labels are coin flips, so chance is 0.5
+    on both slices; every published score is rounded to 0.001 (the gate).
+
+    Without the Ladder the board shows each file's public score: the attacker keeps the files scoring
+    above 0.5. With the Ladder (scoring/ladder.py) it learns only "released" or not (a file beats the
+    released best by more than the paired SE), keeps the released ones, and the board shows the best
+    released score."""
+    from scoring.ladder import per_row_margin
+
+    rng = np.random.default_rng(seed)
+    public_n = round(share * n)
+    gold_public, gold_private = rng.integers(0, 2, public_n), rng.integers(0, 2, n - public_n)
+    kept_public, kept_private = [], []
+    best_rows, shown = None, 0.0
+    for _ in range(submissions - 1):
+        guess_public, guess_private = rng.integers(0, 2, public_n), rng.integers(0, 2, n - public_n)
+        rows = (guess_public == gold_public).astype(float)
+        score = round(float(rows.mean()), 3)
+        if not ladder:
+            keep = score > 0.5
+            shown = max(shown, score)
+        elif best_rows is None or per_row_margin(rows, best_rows).released:
+            keep, best_rows, shown = True, rows, score
+        else:
+            keep = False
+        if keep:
+            kept_public.append(guess_public)
+            kept_private.append(guess_private)
+    if not kept_public:
+        return shown, 0.5, 0.5
+    vote_public = (np.mean(kept_public, axis=0) > 0.5).astype(int)
+    vote_private = (np.mean(kept_private, axis=0) > 0.5).astype(int)
+    rows = (vote_public == gold_public).astype(float)
+    public_acc, private_acc = float(rows.mean()), float((vote_private == gold_private).mean())
+    if not ladder or best_rows is None or per_row_margin(rows, best_rows).released:
+        shown = max(shown, round(public_acc, 3))
+    return shown, public_acc, private_acc
+
+
+def boosting_table(n: int, trials: int) -> None:
+    se = math.sqrt(0.25 / round(0.3 * n))
+    print(
+        f"\nBoosting attack (Blum & Hardt 2015, §5) on a COLD-sized private test: {n} rows, public slice "
+        f"{round(0.3 * n)} (chance 0.500, one SE of chance = {se:.4f}); mean of {trials} runs"
+    )
+    header = f"{'submissions':>12}{'shown, no Ladder':>18}{'private':>9}{'shown, Ladder':>15}{'private':>9}"
+    print(header)
+    print("-" * len(header))
+    for k in (50, 100, 200, 400, 800):
+        plain = np.mean([boosting_attack(n, k, t, ladder=False) for t in range(trials)], axis=0)
+        laddered = np.mean([boosting_attack(n, k, t, ladder=True) for t in range(trials)], axis=0)
+        print(f"{k:>12}{plain[0]:>18.3f}{plain[2]:>9.3f}{laddered[0]:>15.3f}{laddered[2]:>9.3f}")
+    print(
+        "shown = the public-slice score the live board shows for the attacker (its best); private = the "
+        "final majority vote's accuracy on the private slice. Without the Ladder the shown score climbs "
+        "while the private one stays at chance; with it the shown score stays near chance."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quota", type=int, default=Config().quota_per_day, help="QUOTA_PER_DAY")
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--alternatives", type=int, default=100, help="equal-count alternatives (CI test)")
+    parser.add_argument("--boosting-only", action="store_true", help="only the Ladder's boosting attack")
     args = parser.parse_args()
+    if args.boosting_only:
+        boosting_table(TRACKS[0][1], args.trials)
+        return
     cold = cold_cells()
     print(__doc__.split("Method", 1)[1].split("\n", 1)[1])
     print(f"QUOTA_PER_DAY = {args.quota}; cells under {MIN_CELL_ROWS} rows publish nothing.")
@@ -228,6 +296,7 @@ def main() -> None:
         f"and in {now:.0%} as published now (outcomes resampled in canonical order: the interval is a "
         "function of the counts, adding no bits)."
     )
+    boosting_table(TRACKS[0][1], args.trials)
 
 
 if __name__ == "__main__":
