@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from scoring.ladder import Margin, bootstrap_margin, per_row_margin
 from scoring.tracks import get_track
@@ -81,4 +82,75 @@ def test_replay_releases_the_first_and_then_only_clear_gains_per_submitter():
         "a4": False,
         "b2": True,
     }
-    assert steps[("a2", 1)] == Step(False, 0.05)
+    assert steps[("a2", 1)] == Step(False, ("a1", 1), 0.05)
+    assert steps[("a4", 1)] == Step(False, ("a3", 1), 0.05) and steps[("a3", 1)] == Step(True, ("a1", 1))
+
+
+def test_replay_reuses_a_remembered_step_only_while_its_best_is_unchanged():
+    calls = []
+
+    def margin(new, best):
+        calls.append((new.key[0], best.key[0]))
+        return Margin(-1.0, 0.05)  # never released when measured
+
+    first = _entry("a1", "alice", "2026-01-01", 0.5)
+    second = _entry("a2", "alice", "2026-01-02", 0.9)
+    second.record["ladder"] = Step(True, ("a1", 1)).as_record(1)  # remembered: released over a1
+    assert replay([first, second], margin)[("a2", 1)].released and calls == []
+    # a0 joins before a1 (an older submission made public): a2's best moved, so it is measured again
+    zeroth = _entry("a0", "alice", "2025-12-31", 0.5)
+    first.record["ladder"] = Step(True).as_record(1)
+    steps = replay([zeroth, first, second], margin)
+    # a1 is measured against a0 and not released; a2 was remembered over a1, now its best is a0: measured
+    assert calls == [("a1", "a0"), ("a2", "a0")]
+    assert not steps[("a1", 1)].released and not steps[("a2", 1)].released
+
+
+def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(local_store, tmp_path):
+    """In-process pipeline on the demo VARM (a private test): alice's first upload is released; a worse
+    one is published but not released (no number for anyone, a reason for her, off the board, no Compare);
+    a clearly better one is released. Bob's chain is his own."""
+    from tests.conftest_pipeline import RecordingEnqueuer, baseline_file
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.service import Service
+
+    store = local_store
+    install(store, "varm", DEMO / "varm", kind="demo")
+    service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer())
+    cache, publisher = ReferenceCache(store), Publisher(store)
+
+    def upload(who: str, name: str) -> str:
+        sid = service.submit(
+            identity=who, track="varm", data=baseline_file("varm", name), metadata={"model_name": name}
+        )["submission_id"]
+        assert score_submission(store, cache.get, "varm", sid, time_limit=300) == "scored"
+        assert service.submission(sid, viewer=who)["result"] is None  # not before the Ladder decided
+        publisher.publish("varm")
+        return sid
+
+    first, worse, better = (
+        upload("alice", "lexicon"),
+        upload("alice", "majority"),
+        upload("alice", "char-ngram"),
+    )
+    bobs = upload("bob", "majority")  # bob's first: released whatever alice did
+    board = {row["submission_id"] for row in service.leaderboard("varm")["rows"]}
+    assert {first, better, bobs} <= board and worse not in board
+
+    mine = service.submission(worse, viewer="alice")
+    assert mine["status"] == "published" and mine["released"] is False and mine["result"] is None
+    assert "not released" in mine["not_released"] and "points" in mine["not_released"]
+    assert service.submission(worse) is None  # nobody else sees it at all
+    assert service.submission(first)["result"]["result"]["slice"] == "public"  # positive control
+    own = {s.submission_id: s for s in service.my_submissions("alice", "varm")}
+    assert own[worse].scores in (None, {}) and own[first].scores
+    with pytest.raises(ValueError):
+        service.compare(first, worse)
+    published = store.list("results", "")
+    assert not any(worse in path for path in published)
+    assert not any(worse.encode() in (store.read("results", path) or b"") for path in published)
+    assert any(first.encode() in (store.read("results", path) or b"") for path in published)  # control

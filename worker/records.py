@@ -236,6 +236,48 @@ def validate_metadata(raw: dict, *, baseline: bool = False) -> tuple[dict, list[
 
 
 def on_board(record: dict) -> bool:
-    """What the board shows, and so what Compare may take: a held, private, hidden or unpublished
-    submission is no comparison's side (the comparison would measure hidden labels through it)."""
-    return record["status"] == PUBLISHED and not record.get("hidden") and bool(record["versions"])
+    """What the board shows, and so what Compare may take: a held, private, hidden, unpublished or not
+    released submission is no comparison's side (the comparison would measure hidden labels through it)."""
+    return (
+        record["status"] == PUBLISHED
+        and not record.get("hidden")
+        and bool(record["versions"])
+        and not not_released(record)
+    )
+
+
+def not_released(record: dict) -> bool:
+    """Scored and published, but the Ladder did not release it (../shared/spec/disclosure.md §3): it is on
+    no public page, and its owner sees why and no number."""
+    return (record.get("ladder") or {}).get("released") is False
+
+
+def shows_result(record: dict, result: dict | None) -> bool:
+    """May the web side show this staged `result` of the record's latest version (to anyone, its owner
+    too)? A private test's public-slice result only once the Ladder released it; before the publish that
+    decides, nobody sees it (a scored file would otherwise show a number the Ladder may then withhold). A
+    public test's result (or one scored before slices existed) as soon as it is scored."""
+    if result is None:
+        return False
+    if result.get("slice") != "public":
+        return True
+    ladder = record.get("ladder") or {}
+    latest = record["versions"][-1]["version"] if record.get("versions") else None
+    return (
+        record["status"] == PUBLISHED and ladder.get("released") is True and ladder.get("version") == latest
+    )
+
+
+def ladder_message(record: dict) -> str | None:
+    """The owner's explanation of a submission the Ladder did not release (no number from the test but
+    the margin it had to beat)."""
+    ladder = record.get("ladder") or {}
+    if ladder.get("released") is not False:
+        return None
+    se = ladder.get("se")
+    margin = f" ({100 * se:.1f} points)" if isinstance(se, int | float) and se == se else ""
+    return (
+        "scored — not released: not better than your released best by more than one standard error"
+        f"{margin}. The live board shows each submitter's released best on the public slice; see README, "
+        '"What the live board shows".'
+    )

@@ -38,12 +38,15 @@ from worker.records import (
     format_report_path,
     held_record,
     is_submission_id,
+    ladder_message,
     new_record,
+    not_released,
     now_iso,
     on_board,
     predictions_path,
     public_version,
     public_view,
+    shows_result,
     staged_result_path,
     transition,
     validate_metadata,
@@ -428,7 +431,10 @@ class Service:
         if record["versions"]:
             version = record["versions"][-1]["version"]
             result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
-            out["result"] = {"version": version, "result": result}
+            if shows_result(record, result):
+                out["result"] = {"version": version, "result": result}
+        out["released"] = not not_released(record)
+        out["not_released"] = ladder_message(record)
         return out
 
     def my_submissions(
@@ -456,6 +462,7 @@ class Service:
             if record["versions"]:
                 version = record["versions"][-1]["version"]
                 result = read_json(self.store, AREA, staged_result_path(name, submission_id, version))
+                result = result if shows_result(record, result) else None
             out.append(own_submission(record, result, self._format_report(name, submission_id)))
             if len(out) >= limit:
                 break
@@ -641,8 +648,9 @@ class Service:
     # -- maintainers -----------------------------------------------------------------------------------
 
     def may_see(self, record: dict, viewer: str | None) -> bool:
-        """Everyone may see a visible submission; a hidden one only its submitter and the maintainers."""
-        if not record.get("hidden"):
+        """Everyone may see a visible submission; a hidden one, or one the Ladder did not release, only its
+        submitter and the maintainers."""
+        if not record.get("hidden") and not not_released(record):
             return True
         return bool(viewer) and (quotas.owned_by(record, viewer) or self.is_maintainer(viewer))
 

@@ -123,6 +123,7 @@ SUMMARY_KEYS = (
     "updated_at",
     "metadata",
     "versions",
+    "ladder",
 )
 SUMMARY_VERSION_KEYS = ("version", "scorer_version", "references_sha256", "scored_at", "pending_rescore")
 

@@ -17,10 +17,13 @@ from collections.abc import Callable
 
 from cachetools import LRUCache
 
+from scoring.ladder import Margin
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker import live_board
+from worker.gold.ladder import Step, replay
 from worker.gold.outcomes import unpack_arrays
+from worker.gold.references import PRIVATE, PUBLIC
 from worker.leaderboard import (
     BASE_COLUMNS,
     Entry,
@@ -48,7 +51,8 @@ from worker.records import (
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
 from worker.submissions import AREA, list_records, load_record, read_index, read_json, record_files
 
-RESULTS = "results"
+RESULTS, REFERENCES = "results", "references"
+RELEASED = Step(True)
 log = logging.getLogger(__name__)
 TIE_BOOTSTRAP = 1000
 TIE_SEED = 0
@@ -178,6 +182,9 @@ class Publisher:
         # track -> ((re-score stamp, published runs), {id: (summary, its entry or, if hidden, the summary)})
         # of the last listing: a summary the index still holds (the same dict) gives the same answer
         self._listed: dict[str, tuple[tuple, dict]] = {}
+        # (track, new key, best key) -> the Ladder's margin (worker/gold/ladder.py); immutable per pair
+        self._margins: LRUCache[tuple, Margin] = LRUCache(maxsize=COMPARISONS_CACHED)
+        self._status: dict[str, tuple[str, str]] = {}  # track -> (references head, test status)
 
     def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
         """(visible entries, hidden records) of a track as of the submissions head.
@@ -392,7 +399,11 @@ class Publisher:
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
         """
-        entries, hidden = self.entries(track, rescore_stamp)
+        listed, hidden = self.entries(track, rescore_stamp)
+        steps = self.ladder(track, listed)
+        # Not released (the Ladder): on no public page, so its envelope goes like a hidden one's.
+        entries = [e for e in listed if steps.get(e.key, RELEASED).released]
+        hidden = hidden + [e.record for e in listed if not steps.get(e.key, RELEASED).released]
         board = self.board(track, entries)
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
@@ -420,17 +431,58 @@ class Publisher:
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
-        self._mark_published(track, entries, done)
+        self._mark_published(track, listed, done, steps)
         return {"revision": revision, "changed": revision != before, **summary}
 
-    def _mark_published(self, track: str, entries: list[Entry], done: frozenset[str] | set[str]) -> None:
-        # Only records that were scored or flagged when listed can need a change: re-reading the others
-        # (every published submission) made each publish read N records twice.
+    def ladder(self, track: str, entries: list[Entry]) -> dict[tuple[str, int], Step]:
+        """Each entry's Ladder step (worker/gold/ladder.py); empty for a public test set (§5: no Ladder),
+        where every entry is released."""
+        if self.test_status(track) == PUBLIC:
+            return {}
+        track_obj = get_track(track)
+
+        def margin(new: Entry, best: Entry) -> Margin:
+            key = (track, new.key, best.key)
+            if key not in self._margins:
+                self._margins[key] = track_obj.release_margin(
+                    self._row_outcomes(track, new),
+                    self._row_outcomes(track, best),
+                    bootstrap=TIE_BOOTSTRAP,
+                    seed=TIE_SEED,
+                )
+            return self._margins[key]
+
+        return replay(entries, margin)
+
+    def test_status(self, track: str) -> str:
+        """The installed set's test status (§1), read once per references revision."""
+        head = self.store.head(REFERENCES)
+        cached = self._status.get(track)
+        if cached is None or cached[0] != head:
+            manifest = read_json(self.store, REFERENCES, layout.reference_set(track), head) or {}
+            cached = (head, PUBLIC if manifest.get("test_status") == PUBLIC else PRIVATE)
+            self._status[track] = cached
+        return cached[1]
+
+    def _mark_published(
+        self,
+        track: str,
+        entries: list[Entry],
+        done: frozenset[str] | set[str],
+        steps: dict[tuple[str, int], Step],
+    ) -> None:
+        # Only records that were scored, flagged or given another Ladder step can need a change: re-reading
+        # the others (every published submission) made each publish read N records twice.
+        def stale_step(e: Entry) -> bool:
+            step = steps.get(e.key)
+            return step is not None and e.record.get("ladder") != step.as_record(e.key[1])
+
         waiting = [
             e
             for e in entries
             if e.record["status"] == SCORED
             or (done and any(v.get("pending_rescore") in done for v in e.record["versions"]))
+            or stale_step(e)
         ]
         if not waiting:
             return
@@ -447,8 +499,12 @@ class Publisher:
                 if record is None:
                     continue
                 pending = any(v.get("pending_rescore") in done for v in record["versions"])
-                if record["status"] != SCORED and not pending:
+                step = steps.get(e.key)
+                ladder = None if step is None else step.as_record(e.key[1])
+                if record["status"] != SCORED and not pending and record.get("ladder") == ladder:
                     continue
+                if ladder is not None:
+                    record = {**record, "ladder": ladder}
                 if pending:
                     record = {
                         **record,
@@ -458,7 +514,12 @@ class Publisher:
                         ],
                     }
                 if record["status"] == SCORED:
-                    record = transition(record, PUBLISHED, f"on the leaderboard as version {e.key[1]}")
+                    note = (
+                        f"on the leaderboard as version {e.key[1]}"
+                        if step is None or step.released
+                        else f"scored as version {e.key[1]}; not released (the Ladder)"
+                    )
+                    record = transition(record, PUBLISHED, note)
                 changed.append(record)
             return record_files(store, head, changed), []
 
