@@ -10,21 +10,18 @@ from functools import cache
 
 from celery.signals import beat_init, worker_ready, worker_shutdown
 
-from scoring.disclosure import rounded
-from scoring.tracks import get_track
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
 from worker.gold.batch import score as run_scoring
-from worker.gold.outcomes import unpack
+from worker.gold.compare import compare as compare_submissions
 from worker.gold.publish import Publisher
 from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
 from worker.gold.rescore import chunks_done, finalize, plan, poll_delay, score_chunk, stamp
 from worker.heartbeat import Heartbeats
-from worker.records import check_track, on_board, rows_path
+from worker.records import check_track
 from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
-from worker.submissions import AREA, find_record, read_json
 
 log = logging.getLogger(__name__)
 
@@ -121,18 +118,8 @@ def reconcile() -> dict:
 
 @app.task(name="worker.tasks.compare")
 def compare(track: str, a_id: str, b_id: str) -> dict:
-    """Paired bootstrap of two scored submissions (uses private row outcomes; returns only statistics)."""
-    track_obj = get_track(check_track(track))
-    rows = []
-    for sid in (a_id, b_id):
-        record = find_record(store(), sid)
-        if record is None or record["track"] != track or not on_board(record):
-            raise ValueError("both submissions must be on this track's board")
-        path = rows_path(track, sid, record["versions"][-1]["version"])
-        rows.append(unpack(read_json(store(), AREA, path)))
-    # The rows are a private test's public slice (worker/gold/scoring_job.py); the intervals are rounded as
-    # every published number is (spec §3): full-precision paired intervals determined joint label counts.
-    return rounded(track_obj.paired_compare(rows[0], rows[1], bootstrap=1000, seed=0))
+    """Paired bootstrap of two submissions on the board (uses private row outcomes; returns statistics)."""
+    return compare_submissions(store(), track, a_id, b_id)
 
 
 @app.task(name="worker.tasks.rescore_track")
