@@ -48,7 +48,7 @@ class Track(Protocol):
     ) -> tuple[dict, dict[str, list]]: ...  # (score(...), row_outcomes(...)), the file parsed once
 
     def score_slices(
-        self, refs: Any, data: bytes, slices: Any, *, bootstrap: int = 1000, seed: int = 0
+        self, refs: Any, data: bytes, slices: Any, *, bootstrap: Any, seed: int = 0
     ) -> dict[str, tuple[dict, dict[str, list]]]: ...  # {"full" | slice name: (result, row outcomes)}
 
     def paired_compare(

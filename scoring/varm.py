@@ -192,18 +192,22 @@ class VarmTrack:
         data: bytes,
         slices: Mapping[str, np.ndarray],
         *,
-        bootstrap: int = 1000,
+        bootstrap: Mapping[str, int],
         seed: int = 0,
     ) -> dict[str, tuple[dict, dict[str, list]]]:
-        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file;
-        `slices` maps a name to ascending row indices (scoring/slices.py). A slice's result is exactly what
-        scoring the slice's references and predictions alone gives."""
+        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file.
+
+        `slices` maps a name to ascending row indices (scoring/slices.py); `bootstrap` the resamples of each
+        result ("full" and each slice's name; 0: no intervals). A slice's result is exactly what scoring the
+        slice's references and predictions alone gives."""
         outcomes = self._outcomes(refs, data)
-        out = {"full": (self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes))}
+        out = {
+            "full": (self._result(refs, outcomes, bootstrap["full"], seed, True), self._rows(refs, outcomes))
+        }
         for name, rows in slices.items():
             part, part_outcomes = refs.restricted(rows), _take(outcomes, rows)
             out[name] = (
-                self._result(part, part_outcomes, bootstrap, seed, True),
+                self._result(part, part_outcomes, bootstrap[name], seed, True),
                 self._rows(part, part_outcomes),
             )
         return out

@@ -63,7 +63,7 @@ def test_slice_results_equal_scoring_the_slice_alone(track):
     data = (DEMO / track / "baselines" / "char-ngram.test.jsonl").read_bytes()
     mask = public_mask(KEY, refs.ids, refs.strata())
     slices = slice_rows(mask)
-    out = scorer.score_slices(refs, data, slices, bootstrap=50, seed=0)
+    out = scorer.score_slices(refs, data, slices, bootstrap={"full": 50, "public": 50, "private": 50}, seed=0)
     assert out["full"] == scorer.score_with_rows(refs, data, bootstrap=50, seed=0)
     lines = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
     for name, rows in slices.items():
@@ -104,6 +104,7 @@ def test_install_keys_the_slices_and_the_worker_stages_only_the_public_slice(loc
     from tests.conftest_pipeline import RecordingEnqueuer
     from worker.config import Config
     from worker.gold.install import install
+    from worker.gold.publish import Publisher
     from worker.gold.references import ReferenceCache
     from worker.gold.scoring_job import score_submission
     from worker.gold.sealed import unseal
@@ -122,6 +123,8 @@ def test_install_keys_the_slices_and_the_worker_stages_only_the_public_slice(loc
     mask = public_mask(key, refs.ids, refs.strata())
     staged = json.loads(store.read("submissions", layout.staged_result_path("varm", sid, 1)))
     assert staged["slice"] == "public" and staged["rows"] == int(mask.sum())
+    assert service.submission(sid, viewer="alice")["result"] is None  # not before the Ladder's publish
+    Publisher(store).publish("varm")
     view = service.submission(sid, viewer="alice")  # what the web process (the owner too) can see
     assert view["result"]["result"]["rows"] == int(mask.sum())
 

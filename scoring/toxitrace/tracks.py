@@ -169,18 +169,23 @@ class ToxiTraceTrack:
         data: bytes,
         slices: Mapping[str, np.ndarray],
         *,
-        bootstrap: int = 1000,
+        bootstrap: Mapping[str, int],
         seed: int = 0,
     ) -> dict[str, tuple[dict, dict[str, list]]]:
-        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file;
-        `slices` maps a name to ascending row indices (scoring/slices.py)."""
+        """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file.
+
+        `slices` maps a name to ascending row indices (scoring/slices.py); `bootstrap` the resamples of each
+        result ("full" and each slice's name; 0: no intervals)."""
         preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
-        out = {"full": (self._result(refs, preds, outcomes, bootstrap, seed, True), outcomes)}
+        out = {"full": (self._result(refs, preds, outcomes, bootstrap["full"], seed, True), outcomes)}
         for name, rows in slices.items():
             part, part_preds = refs.restricted(rows), _restricted_predictions(preds, rows)
             part_outcomes = {key: [values[k] for k in rows] for key, values in outcomes.items()}
-            out[name] = (self._result(part, part_preds, part_outcomes, bootstrap, seed, True), part_outcomes)
+            out[name] = (
+                self._result(part, part_preds, part_outcomes, bootstrap[name], seed, True),
+                part_outcomes,
+            )
         return out
 
     def _result(

@@ -67,7 +67,10 @@ def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict, dict | None]:
     if pinned.slices is None:
         result, rows = track.score_with_rows(pinned.refs, data, bootstrap=BOOTSTRAP, seed=SEED)
         return {**result, "provenance": provenance}, rows, None
-    scored = track.score_slices(pinned.refs, data, pinned.slices, bootstrap=BOOTSTRAP, seed=SEED)
+    # Intervals for the public slice only: a release re-derives the private slice's for its finals (at most
+    # two per submitter), and the full test's numbers are shown without them (spec §4).
+    resamples = {"public": BOOTSTRAP, "private": 0, "full": 0}
+    scored = track.score_slices(pinned.refs, data, pinned.slices, bootstrap=resamples, seed=SEED)
     (public, public_rows), (private, private_rows) = scored["public"], scored["private"]
     sealed = {
         "private": {**private, "slice": "private", "provenance": provenance},
