@@ -154,3 +154,39 @@ def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(loca
     assert not any(worse in path for path in published)
     assert not any(worse.encode() in (store.read("results", path) or b"") for path in published)
     assert any(first.encode() in (store.read("results", path) or b"") for path in published)  # control
+
+
+def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path):
+    """A private upload's number would be an oracle beside the Ladder: it is in its submitter's chain, and
+    its owner sees a number only when it is released; released or not, it stays off the board."""
+    from tests.conftest_pipeline import RecordingEnqueuer, baseline_file
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.service import Service
+
+    store = local_store
+    install(store, "cold", DEMO / "cold", kind="demo")
+    service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer())
+    cache, publisher = ReferenceCache(store), Publisher(store)
+
+    def upload(name: str, private: bool) -> str:
+        sid = service.submit(
+            identity="alice",
+            track="cold",
+            data=baseline_file("cold", name),
+            metadata={"model_name": name},
+            private=private,
+        )["submission_id"]
+        assert score_submission(store, cache.get, "cold", sid, time_limit=300) == "scored"
+        publisher.publish("cold")
+        return sid
+
+    public, worse, better = upload("lexicon", False), upload("majority", True), upload("char-ngram", True)
+    assert service.submission(worse, viewer="alice")["result"] is None
+    assert service.submission(better, viewer="alice")["result"]["result"]["slice"] == "public"
+    board = {row["submission_id"] for row in service.leaderboard("cold")["rows"]}
+    assert public in board and not board & {worse, better}
+    assert service.submission(better) is None and service.submission(worse) is None

@@ -256,16 +256,15 @@ def shows_result(record: dict, result: dict | None) -> bool:
     """May the web side show this staged `result` of the record's latest version (to anyone, its owner
     too)? A private test's public-slice result only once the Ladder released it; before the publish that
     decides, nobody sees it (a scored file would otherwise show a number the Ladder may then withhold). A
-    public test's result (or one scored before slices existed) as soon as it is scored."""
+    public test's result (or one scored before slices existed) as soon as it is scored. A private
+    submission's too once released (it is in its submitter's chain, worker/gold/ladder.py)."""
     if result is None:
         return False
     if result.get("slice") != "public":
         return True
     ladder = record.get("ladder") or {}
     latest = record["versions"][-1]["version"] if record.get("versions") else None
-    return (
-        record["status"] == PUBLISHED and ladder.get("released") is True and ladder.get("version") == latest
-    )
+    return ladder.get("released") is True and ladder.get("version") == latest
 
 
 def ladder_message(record: dict) -> str | None:

@@ -118,6 +118,7 @@ SUMMARY_KEYS = (
     "is_baseline",
     "verified",
     "hidden",
+    "hidden_reason",
     "retired",
     "created_at",
     "updated_at",

@@ -4,7 +4,9 @@ At every publish of a private test's track, each submitter's visible, scored ent
 submission order (created_at, then id): the first is released; a later one is released only when it beats
 the submitter's released best by more than the standard error of the paired difference on the public slice
 (scoring/ladder.py). The replay is a pure function of the entries and their row outcomes, so a re-score
-replays every chain under the new scorer and two publishers agree. Baselines follow the same rule.
+replays every chain under the new scorer and two publishers agree. Baselines follow the same rule, each
+baseline its own chain. A submitter's private submissions are in their chain too (a private upload's number
+would otherwise be an oracle beside the Ladder): released or not, they stay off the board.
 
 A step is remembered on its record (`ladder`: the version it was decided for, the best it was measured
 against, the verdict): while the chain before it is unchanged the replay reuses it, so a restarted worker
@@ -47,12 +49,20 @@ def remembered(record: dict) -> Step | None:
     return Step(stored["released"], key, stored.get("se"))
 
 
+def chain_of(record: dict) -> str:
+    """Whose chain a submission is in: its submitter's; each of the project's baselines is a system of its
+    own (a majority and a lexicon baseline are reference points, not one submitter's attempts)."""
+    if record.get("is_baseline"):
+        return "baseline:" + str((record.get("metadata") or {}).get("model_name") or "")
+    return "user:" + str(record.get("submitter") or "")
+
+
 def replay(entries: Iterable[Entry], margin: Callable[[Entry, Entry], Margin]) -> dict[Key, Step]:
     """{entry key: Step}. `margin(new, best)` compares two entries of one submitter on the public slice."""
     best: dict[str, Entry] = {}
     steps: dict[Key, Step] = {}
     for entry in sorted(entries, key=lambda e: (e.record["created_at"], e.key)):
-        submitter = entry.record.get("submitter") or ""
+        submitter = chain_of(entry.record)
         held = best.get(submitter)
         against = None if held is None else held.key
         known = remembered(entry.record)

@@ -36,6 +36,7 @@ from worker.leaderboard import (
     to_parquet,
     with_ranks,
 )
+from worker.own import PRIVATE_REASON
 from worker.records import (
     FINAL_BAD,
     PUBLISHED,
@@ -400,7 +401,8 @@ class Publisher:
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
         """
         listed, hidden = self.entries(track, rescore_stamp)
-        steps = self.ladder(track, listed)
+        private = self._private_entries(track, hidden, rescore_stamp)
+        steps = self.ladder(track, listed + private)
         # Not released (the Ladder): on no public page, so its envelope goes like a hidden one's.
         entries = [e for e in listed if steps.get(e.key, RELEASED).released]
         hidden = hidden + [e.record for e in listed if not steps.get(e.key, RELEASED).released]
@@ -431,8 +433,20 @@ class Publisher:
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
-        self._mark_published(track, listed, done, steps)
+        self._mark_published(track, listed + private, done, steps)
         return {"revision": revision, "changed": revision != before, **summary}
+
+    def _private_entries(self, track: str, hidden: list[dict], rescore_stamp: str | None) -> list[Entry]:
+        """Entries of the submitters' own private submissions (hidden, but in their Ladder chains)."""
+        published = published_runs(self.store, track) if hidden else frozenset()
+        out = []
+        for record in hidden:
+            if record.get("hidden_reason") != PRIVATE_REASON or record["status"] in FINAL_BAD:
+                continue
+            version = version_for(record, rescore_stamp, published)
+            if version is not None:
+                out.append(Entry(record, version, None))
+        return out
 
     def ladder(self, track: str, entries: list[Entry]) -> dict[tuple[str, int], Step]:
         """Each entry's Ladder step (worker/gold/ladder.py); empty for a public test set (§5: no Ladder),
@@ -480,7 +494,7 @@ class Publisher:
         waiting = [
             e
             for e in entries
-            if e.record["status"] == SCORED
+            if (e.record["status"] == SCORED and not e.record.get("hidden"))
             or (done and any(v.get("pending_rescore") in done for v in e.record["versions"]))
             or stale_step(e)
         ]
@@ -495,16 +509,14 @@ class Publisher:
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             changed = []
             for e in waiting:
-                record = load_record(store, track, e.key[0], head)
-                if record is None:
+                found = load_record(store, track, e.key[0], head)
+                if found is None:
                     continue
+                record = found
                 pending = any(v.get("pending_rescore") in done for v in record["versions"])
                 step = steps.get(e.key)
-                ladder = None if step is None else step.as_record(e.key[1])
-                if record["status"] != SCORED and not pending and record.get("ladder") == ladder:
-                    continue
-                if ladder is not None:
-                    record = {**record, "ladder": ladder}
+                if step is not None:
+                    record = {**record, "ladder": step.as_record(e.key[1])}
                 if pending:
                     record = {
                         **record,
@@ -513,14 +525,15 @@ class Publisher:
                             for ver in record["versions"]
                         ],
                     }
-                if record["status"] == SCORED:
+                if record["status"] == SCORED and not record.get("hidden"):
                     note = (
                         f"on the leaderboard as version {e.key[1]}"
                         if step is None or step.released
                         else f"scored as version {e.key[1]}; not released (the Ladder)"
                     )
                     record = transition(record, PUBLISHED, note)
-                changed.append(record)
+                if record != found:
+                    changed.append(record)
             return record_files(store, head, changed), []
 
         commit_with_retry(self.store, AREA, build, f"mark {track} submissions published", attempts=20)
