@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
 SPLITS = ("train", "dev", "test")
 TOXITRACE = ("cold", "toxicn", "cntp")
-MIN_VARM = {"train": 1000, "dev": 200, "test": 400}
+MIN_VARM = {"train": 1000, "dev": 200, "test": 2000}
 # Words well beyond the "mild insult" register the demo promises; none may occur anywhere.
 STRONG_WORDS = (
     "傻逼",
@@ -158,7 +158,7 @@ def _toxitrace_rows(track: str) -> dict[str, list[dict]]:
 @pytest.mark.parametrize("track", TOXITRACE)
 def test_toxitrace_sizes_ratios_and_uniqueness(track: str) -> None:
     splits = _toxitrace_rows(track)
-    assert {s: len(rows) for s, rows in splits.items()} == {"train": 300, "dev": 100, "test": 200}
+    assert {s: len(rows) for s, rows in splits.items()} == {"train": 300, "dev": 100, "test": 1000}
     for rows in splits.values():
         share = sum(r["label"] for r in rows) / len(rows)
         assert 0.4 <= share <= 0.6
@@ -214,7 +214,8 @@ def test_language_is_mild_and_data_is_small() -> None:
     files = sorted(DEMO.rglob("*.jsonl"))
     text = "".join(p.read_text(encoding="utf-8") for p in files)
     assert not [w for w in STRONG_WORDS if w in text]
-    assert sum(p.stat().st_size for p in DEMO.rglob("*") if p.is_file()) < 5 * 1024 * 1024
+    # The test splits are large enough for a public slice with real cells (issue 22): ~10 MB in all.
+    assert sum(p.stat().st_size for p in DEMO.rglob("*") if p.is_file()) < 12 * 1024 * 1024
 
 
 def test_readme_marks_the_set_as_synthetic() -> None:

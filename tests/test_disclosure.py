@@ -75,16 +75,19 @@ def test_a_complement_cell_is_never_small() -> None:
 
 
 def test_the_varm_demo_rows_in_no_cue_subset_cannot_be_derived() -> None:
-    """The demo's 28 rows in no cue subset (label-pure) were overall minus the four subsets; now the
-    smallest subset is withheld with them, and the others stay published (positive control)."""
-    data = (DEMO / "varm" / "baselines" / "lexicon.test.jsonl").read_bytes()
-    subsets = score_file("varm", DEMO / "varm", data, bootstrap=0)["subsets"]
+    """On the demo's first 400 test rows, 26 are in no cue subset: overall minus the four subsets would give
+    them back, so the smallest subset is withheld with them, and the others stay published (positive
+    control)."""
+    subsets = _restricted("varm", lambda refs: np.arange(400))["subsets"]
     rows = {name: cell["rows"] for name, cell in subsets.items()}
-    assert sum(rows.values()) == 400 - 28
+    assert sum(rows.values()) == 400 - 26
     smallest = min(rows, key=lambda name: (rows[name], name))
     assert subsets[smallest]["withheld"] == DERIVED_CELL and subsets[smallest]["jrem"] is None
     others = [subsets[n] for n in rows if n != smallest]
     assert all(cell["withheld"] != DERIVED_CELL and cell["jrem"] is not None for cell in others)
+    # With 33 rows in no subset (the first 500 rows), the derived cell may be published: nothing withheld.
+    wider = _restricted("varm", lambda refs: np.arange(500))["subsets"]
+    assert all(cell["withheld"] != DERIVED_CELL for cell in wider.values())
 
 
 def test_label_defined_groups_show_accuracy_only(tmp_path: Path) -> None:
@@ -131,23 +134,44 @@ def test_varm_subset_cells_and_harmful_jrem_obey_the_cell_rule(tmp_path: Path) -
     assert None not in (even["jrem_harmful"], even["jrem_non_harmful"], even["jrem_gap"])
 
 
+def _restricted(track: str, pick, baseline: str = "lexicon") -> dict:
+    """A baseline's published result on the demo test rows `pick(refs)` chose (ascending indices)."""
+    from scoring.tracks import get_track
+
+    scorer = get_track(track)
+    subsets = DEMO / track / "subsets"
+    refs = scorer.load_references(DEMO / track / "test.jsonl", subsets if subsets.is_dir() else None)
+    rows = pick(refs)
+    keep = {refs.ids[k] for k in rows}
+    lines = (DEMO / track / "baselines" / f"{baseline}.test.jsonl").read_text().splitlines()
+    part = "".join(line + "\n" for line in lines if line.strip() and json.loads(line)["id"] in keep)
+    return scorer.score(refs.restricted(rows), part.encode(), bootstrap=0)
+
+
+def _public_slice(track: str) -> dict:
+    """The demo board's result of the lexicon baseline: the scorer on the public slice alone (a fixed key)."""
+    from scoring.slices import public_mask, slice_rows
+
+    return _restricted(
+        track, lambda refs: slice_rows(public_mask(bytes(range(32)), refs.ids, refs.strata()))["public"]
+    )
+
+
 def test_demo_board_shows_values_and_reasoned_na_cells() -> None:
-    """The demo tracks are small: their breakdowns must still show numbers where allowed and say why not."""
-    lexicon = "baselines/lexicon.test.jsonl"
-    cold = score_file("cold", DEMO / "cold", (DEMO / "cold" / lexicon).read_bytes(), bootstrap=0)
+    """The demo board (each test's public slice) shows numbers where allowed and says why not."""
+    cold = _public_slice("cold")
     assert cold["scorer_version"] == SCORER_VERSION
-    assert all(c["withheld"] is None for c in cold["breakdowns"]["topic"].values())  # 57..72 rows, mixed
+    assert all(c["withheld"] is None for c in cold["breakdowns"]["topic"].values())  # ~100 rows, mixed
     assert all(
         c["withheld"] == LABEL_PURE and c["accuracy"] is not None
         for c in cold["breakdowns"]["fine_label"].values()
     )
-    toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
+    toxicn = _public_slice("toxicn")
     groups = toxicn["breakdowns"]["target_groups"]
     assert groups["Racism"]["withheld"] == SMALL_CELL and groups["non-hate"]["accuracy"] is not None
     assert all(c["withheld"] == LABEL_PURE for c in toxicn["breakdowns"]["toxic_type"].values())
-    varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
-    assert varm["subsets"]["general_abuse"]["jrem_non_harmful"] is None  # 24 non-harmful rows
-    assert varm["subsets"]["demographic_identity"]["jrem_gap"] is not None
+    varm = _public_slice("varm")
+    assert all(cell["rows"] >= 100 and cell["jrem_gap"] is not None for cell in varm["subsets"].values())
 
 
 def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
@@ -157,8 +181,7 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
 
     note = t(WITHHELD_COLUMN, "en")
 
-    lexicon = "baselines/lexicon.test.jsonl"
-    toxicn = score_file("toxicn", DEMO / "toxicn", (DEMO / "toxicn" / lexicon).read_bytes(), bootstrap=0)
+    toxicn = _public_slice("toxicn")
     table = breakdowns_table(toxicn, "en").set_index(["Field", "Value"])
     racism = table.loc[("target_groups", "Racism")]
     assert racism["Accuracy ↑"] == "n/a" and racism[note] == SMALL_CELL
@@ -173,7 +196,7 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert "n/a" in [c[1] for c in groups.data[0].customdata]
     assert SMALL_CELL.split(" (")[0] in groups.layout.title.text.replace("<br>", " ")  # said under the title
 
-    varm = score_file("varm", DEMO / "varm", (DEMO / "varm" / lexicon).read_bytes(), bootstrap=0)
+    varm = _restricted("varm", lambda refs: np.arange(400))  # a small test: general_abuse has 24 non-harmful
     subsets = subsets_table(varm, "en").set_index("Subset")
     assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
     assert "fewer than 30 rows" in subsets.loc["general_abuse", note]
