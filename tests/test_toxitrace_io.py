@@ -290,7 +290,14 @@ def test_paired_compare(tmp_path: Path):
     assert out["f1"]["a"] == 1.0 and out["f1"]["significant"]
     assert math.isclose(out["f1"]["diff"], out["f1"]["a"] - out["f1"]["b"])
     same = TOXICN.paired_compare(a, a, bootstrap=100, seed=0)
-    assert same["accuracy"] == {"a": 1.0, "b": 1.0, "diff": 0.0, "ci": [0.0, 0.0], "significant": False}
+    assert same["accuracy"] == {
+        "a": 1.0,
+        "b": 1.0,
+        "diff": 0.0,
+        "ci": [0.0, 0.0],
+        "significant": False,
+        "se": 0.0,
+    }
     assert TOXICN.paired_compare(a, b, bootstrap=300, seed=0) == out
 
 
