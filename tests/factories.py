@@ -225,6 +225,8 @@ def submission_view(entry: Entry, status: str = "published") -> dict:
         "versions": [entry.version],
         "format_report": {"entries": [], "total": 0, "advice": []} if record["track"] == "varm" else None,
         "result": {"version": entry.version["version"], "result": entry.result},
+        "released": True,
+        "not_released": None,
     }
 
 
