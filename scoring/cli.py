@@ -1,4 +1,4 @@
-"""Command line: validate, score, check-references, import, masked-inputs.
+"""Command line: validate, score, check-references, import, masked-inputs, verify.
 
 Exit codes: 0 success/valid, 1 the input has problems (listed line by line), 2 usage error (bad arguments,
 unreadable file). Never prints a traceback for bad input.
@@ -284,7 +284,45 @@ def _parser() -> argparse.ArgumentParser:
     masked.add_argument("--predictions", required=True, help="predictions with char_scores on every line")
     masked.add_argument("out", help="output JSONL, one line per row and masking variant")
     masked.set_defaults(run=_masked_inputs)
+
+    verify = commands.add_parser(
+        "verify", help="check the signatures of a release or a result, and re-derive its numbers"
+    )
+    verify.add_argument("path", help="a release folder (or its rows.json), or one signed row / result JSON")
+    verify.add_argument("--public-key", required=True, help="the service's key (base64) or a file holding it")
+    verify.add_argument("--track", choices=TRACK_NAMES)
+    verify.add_argument("--predictions", help="the row's predictions file (to re-derive its numbers)")
+    verify.add_argument("--references", help="the test set (a public or retired one)")
+    verify.set_defaults(run=_verify)
     return parser
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import check_numbers, check_signatures, derived_columns, rows_of
+
+    key_text = args.public_key
+    if Path(key_text).is_file():
+        key_text = Path(key_text).read_text(encoding="utf-8")
+    try:
+        rows = rows_of(_existing(args.path, "release or result"))
+        problems = check_signatures(rows, key_text)
+    except (ValueError, KeyError) as error:
+        raise UsageError(f"cannot read {args.path} or the key: {error}") from None
+    if args.predictions or args.references:
+        if not (args.predictions and args.references and args.track) or len(rows) != 1:
+            raise UsageError("re-deriving needs --track, --predictions and --references, and one row")
+        result = score_file(
+            args.track,
+            _existing(args.references, "references"),
+            _read(args.predictions, "predictions"),
+            bootstrap=0,
+        )
+        problems += check_numbers(rows[0], derived_columns(result))
+    for problem in problems:
+        print(problem)
+    verdict = "FAILED" if problems else "OK"
+    print(f"{verdict}: {len(rows)} row(s) checked, {len(problems)} problem(s)")
+    return EXIT_INVALID if problems else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

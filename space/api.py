@@ -278,6 +278,37 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         found = service.my_submissions(user, track_or_404(track) if track else None, limit)
         return {"submitter": user, "submissions": [s.as_dict() for s in found]}
 
+    @router.get("/me/finals", summary="Your chosen finals on a track (what a release reveals of you)")
+    def my_finals(
+        track: Annotated[str, Query()],
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        return {"track": track_or_404(track), "finals": service.finals(user, track)}
+
+    @router.put(
+        "/me/finals",
+        summary="Choose at most 2 of your released submissions as your finals on a track (an empty list: "
+        "your best released one); changeable until a release is cut",
+    )
+    def set_my_finals(
+        track: Annotated[str, Query()],
+        body: Annotated[dict, Body(examples=[{"submission_ids": ["0123456789abcdef"]}])],
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        ids = body.get("submission_ids") if isinstance(body, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise HTTPException(422, 'send {"submission_ids": [id, ...]} (at most 2)')
+        try:
+            return {"track": track, "finals": service.set_finals(user, track_or_404(track), ids)}
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+
     boards = BoardBytes(service.leaderboard_at, service.reference_set)
 
     def board_query(

@@ -40,7 +40,9 @@ def scored(tmp_path: Path, demo_dir: Path):
     ids = {
         "public": submit("alice", "varm", baseline_file("varm", "lexicon"), "alice-public"),
         # better than her first by far: the Ladder releases it (to her: it stays private)
-        "private": submit("alice", "varm", baseline_file("varm", "char-ngram"), "alice-private", private=True),
+        "private": submit(
+            "alice", "varm", baseline_file("varm", "char-ngram"), "alice-private", private=True
+        ),
         "bob": submit("bob", "varm", variant(baseline_file("varm", "lexicon"), 3), "bob-model"),
     }
     for key in ("public", "private", "bob"):

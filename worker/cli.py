@@ -3,6 +3,7 @@
 submit FILE --track T --model-name N [--wait [--json]] [--api URL] [--token T]   (REST)
 status ID [--json] [--api URL] [--token T]                                      (REST)
 make-public ID [--api URL] [--token T]   put your private submission (submit --private) on the board (REST)
+finals --track T [ID [ID]] [--clear]     show or choose your finals (at most 2; what a release reveals) (REST)
   --api defaults to $VARM_API, else http://127.0.0.1:$PORT; --token to $VARM_TOKEN, else the local
   token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
@@ -14,6 +15,7 @@ held [--track T]                near-copies held for review (maintainers; names 
 release ID [--reason R]         score and publish a held submission
 reject ID --reason R            end a held submission unscored
 reindex [--track T]             index submissions stored before the near-copy guard existed (once, on upgrade)
+release cut --track T --name N  cut a release: the finals' private-slice ranks, full-test scores, signed
 """
 
 from __future__ import annotations
@@ -202,6 +204,41 @@ def cmd_make_public(args, config: Config) -> int:
     return 0
 
 
+def cmd_finals(args, config: Config) -> int:
+    token = args.token or _default_token(config)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
+        if args.submission_ids or args.clear:
+            body = {"submission_ids": [] if args.clear else args.submission_ids}
+            response = _request(client, "PUT", f"/api/v1/me/finals?track={args.track}", json=body)
+        else:
+            response = _request(client, "GET", f"/api/v1/me/finals?track={args.track}")
+    if response.status_code != 200:
+        print("\n".join(_error_lines(response.status_code, response.json())), file=sys.stderr)
+        return 1
+    chosen = response.json()["finals"]
+    print(f"{args.track}: finals {', '.join(chosen)}" if chosen else f"{args.track}: your best released one")
+    return 0
+
+
+def cmd_release(args, config: Config) -> int:
+    from worker.gold.release import ReleaseRefused, cut
+    from worker.store import open_store
+
+    try:
+        release = cut(open_store(config), args.track, args.name, actor=args.actor)
+    except ReleaseRefused as error:
+        print(f"release refused: {error}", file=sys.stderr)
+        return 1
+    counts = release["counts"]
+    print(
+        f"{args.track} release {args.name}: {counts['finals']} finals of {counts['submitters']} submitters, "
+        f"{release['test_status']} test, scorer {release['scorer_version']}; "
+        f"results folder releases/{args.track}/{args.name}/"
+    )
+    return 0
+
+
 def cmd_reconcile(args, config: Config) -> int:
     from worker.celery import make_app
     from worker.enqueue import CeleryEnqueuer
@@ -355,6 +392,19 @@ def parser(config: Config) -> argparse.ArgumentParser:
     mp.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
     mp.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
     mp.set_defaults(run=cmd_make_public)
+    fi = sub.add_parser("finals", help="show or choose your finals on a track (at most 2)")
+    fi.add_argument("submission_ids", nargs="*")
+    fi.add_argument("--track", required=True)
+    fi.add_argument("--clear", action="store_true", help="no choice: a release takes your best released one")
+    fi.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
+    fi.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
+    fi.set_defaults(run=cmd_finals)
+    rl = sub.add_parser("release", help="cut a release of a track (maintainers; needs the workers' store)")
+    rl.add_argument("action", choices=["cut"])
+    rl.add_argument("--track", required=True)
+    rl.add_argument("--name", required=True, help="like 2027-03 (an erratum: 2027-03.1)")
+    rl.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+    rl.set_defaults(run=cmd_release)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)

@@ -728,6 +728,52 @@ class Service:
             )
         return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
 
+    # -- finals (../shared/spec/disclosure.md §4: what a release reveals of each submitter) -------------
+
+    def finals(self, identity: str, track: str) -> list[str]:
+        """The caller's chosen finals on `track` (ids; empty: a release takes their best released one)."""
+        return [r["submission_id"] for r in self._own_records(identity, track) if r.get("final")]
+
+    def set_finals(self, identity: str, track: str, submission_ids: list[str]) -> list[str]:
+        """Choose at most 2 of the caller's released, visible submissions on `track` as their finals (an
+        empty list: back to the default, their best released one). ValueError naming what is wrong."""
+        check_track(track)
+        wanted = list(dict.fromkeys(submission_ids))
+        if len(wanted) > 2:
+            raise ValueError("choose at most 2 finals per track")
+        own = {r["submission_id"]: r for r in self._own_records(identity, track)}
+        for sid in wanted:
+            record = own.get(sid)
+            if record is None:
+                raise LookupError(f"{sid}: not one of your submissions on {track}")
+            if not on_board(record):
+                raise ValueError(f"{sid}: only a released submission on the board can be a final")
+
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+            changed = []
+            for sid, summary in own.items():
+                if bool(summary.get("final")) == (sid in wanted):
+                    continue
+                record = load_record(store, track, sid, head)
+                if record is None:
+                    continue
+                record = {**record, "final": sid in wanted, "updated_at": now_iso()}
+                changed.append(record)
+            return record_files(store, head, changed), []
+
+        commit_with_retry(self.store, AREA, build, f"finals of a submitter on {track}")
+        return wanted
+
+    def _own_records(self, identity: str, track: str) -> list[dict]:
+        identity = quotas.normalise_identity(identity)
+        index = read_json(self.store, AREA, quotas.index_path(identity, check_track(track))) or {}
+        out = []
+        for entry in index.get("accepted") or []:
+            record = load_record(self.store, track, entry["submission_id"])
+            if record is not None and quotas.owned_by(record, identity):
+                out.append(record)
+        return out
+
     # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
 
     def index_earlier_submissions(self, track: str) -> int:

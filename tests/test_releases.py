@@ -1,0 +1,174 @@
+"""Releases (../shared/spec/disclosure.md §4, §6): finals, the cut, the frozen signed snapshot, verify."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.api import score_file
+from scoring.tracks import get_track
+from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
+from tests.factories import mixed_predictions
+
+SUBMITTERS, EACH = 20, 6
+
+
+@pytest.fixture
+def pipeline(local_store, tmp_path):
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.service import Service
+
+    store = local_store
+    install(store, "cold", DEMO / "cold", kind="demo")
+    config = Config(data_dir=tmp_path / "data", quota_per_day=100, attempts_per_day=100)
+    service = Service(config, store, RecordingEnqueuer())
+    cache, publisher = ReferenceCache(store), Publisher(store)
+
+    def upload(user: str, data: bytes, name: str) -> str:
+        out = service.submit(identity=user, track="cold", data=data, metadata={"model_name": name})
+        assert out["status"] == "queued", out
+        assert score_submission(store, cache.get, "cold", out["submission_id"], time_limit=300) == "scored"
+        return out["submission_id"]
+
+    return store, service, publisher, upload
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_release_reveals_at_most_two_finals_per_submitter(pipeline, tmp_path):
+    """20 submitters x 6 submissions (increasing skill, so the Ladder releases several of each): a release
+    holds at most 2 rows per submitter, exactly the chosen finals where there is a choice; a private-slice
+    number appears nowhere else in the results area."""
+    from worker.gold.release import cut
+
+    store, service, publisher, upload = pipeline
+    ids: dict[str, list[str]] = {}
+    for k in range(SUBMITTERS):
+        user = f"user{k:02d}"
+        ids[user] = [
+            upload(user, mixed_predictions("cold", 0.1 + 0.15 * j, seed=f"{user}-{j}"), f"{user} m{j}")
+            for j in range(EACH)
+        ]
+    publisher.publish("cold")
+    released = {
+        user: [s for s in sids if service.submission(s, viewer=user)["released"]]
+        for user, sids in ids.items()
+    }
+    assert all(len(r) >= 2 for r in released.values())
+    for k, user in enumerate(ids):
+        if k % 2 == 0:
+            assert service.set_finals(user, "cold", released[user][:2]) == released[user][:2]
+
+    release = cut(store, "cold", "2027-03", actor="maud")
+    rows = json.loads(store.read("results", "releases/cold/2027-03/rows.json"))["rows"]
+    by_user: dict[str, list[str]] = {}
+    for row in rows:
+        by_user.setdefault(row["submitter"], []).append(row["submission_id"])
+    assert all(len(chosen) <= 2 for chosen in by_user.values()) and len(by_user) == SUBMITTERS
+    for k, user in enumerate(ids):
+        assert sorted(by_user[user]) == (sorted(released[user][:2]) if k % 2 == 0 else by_user[user])
+    assert release["counts"] == {
+        "submitters": SUBMITTERS,
+        "finals": len(rows),
+        "rows_scored": 700,
+        "rows_full": 1000,
+    }
+    # ranks on the private slice, the live public rank beside them, and the Rank Delta
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert all(r["rank_delta"] == r["live_rank"] - r["rank"] for r in rows if r["live_rank"] is not None)
+    # the full-test numbers beside them are exact: the scorer's, unrounded
+    first = rows[0]
+    data = store.read("submissions", f"cold/{first['submission_id']}/predictions.jsonl")
+    full = score_file("cold", DEMO / "cold", data, bootstrap=0)["metrics"]
+    assert first["full.f1"] == full["f1"] and first["full.accuracy"] == full["accuracy"]
+    # private-slice numbers nowhere else: no other file at the results head carries a release row's value
+    private_f1 = {json.dumps(r["f1"]) for r in rows if round(r["f1"], 3) != r["f1"]}  # unrounded ones
+    assert len(private_f1) >= 10
+    outside = [p for p in store.list("results", "") if not p.startswith("releases/")]
+    for path in outside:
+        text = (store.read("results", path) or b"").decode("utf-8", "replace")
+        assert not any(f'"f1": {value}' in text or f'"f1":{value}' in text for value in private_f1), path
+
+
+def test_a_release_is_frozen_signed_and_verifiable(pipeline, tmp_path):
+    from worker.gold.release import ReleaseRefused, cut
+
+    store, service, publisher, upload = pipeline
+    alice = [
+        upload("alice", (DEMO / "cold" / "baselines" / f"{n}.test.jsonl").read_bytes(), n)
+        for n in ("lexicon", "char-ngram")
+    ]
+    bob = upload("bob", (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes(), "majority")
+    publisher.publish("cold")
+    with pytest.raises(ValueError):
+        service.set_finals("alice", "cold", [alice[0], alice[1], bob])
+    with pytest.raises(LookupError):
+        service.set_finals("alice", "cold", [bob])  # not hers
+    assert service.set_finals("alice", "cold", alice) == alice and service.finals("alice", "cold") == alice
+
+    cut(store, "cold", "2027-03", actor="maud")
+    folder = tmp_path / "release"
+    folder.mkdir()
+    for path in store.list("results", "releases/cold/2027-03/"):
+        (folder / Path(path).name).write_bytes(store.read("results", path))
+    key = store.read("results", "keys/ed25519.pub").decode()
+    before = {p: store.read("results", p) for p in store.list("results", "releases/")}
+    assert sorted(Path(p).name for p in before) == [
+        "CITATION.cff",
+        "citation.bib",
+        "release.json",
+        "rows.json",
+        "rows.parquet",
+    ]
+    assert "@misc{varm-leaderboard-cold-2027-03" in before["releases/cold/2027-03/citation.bib"].decode()
+
+    ok = _cli("verify", str(folder), "--public-key", key)
+    assert ok.returncode == 0 and ok.stdout.strip().splitlines()[-1].startswith("OK: 3 row(s)"), ok.stdout
+    # one byte of a row changed: refused, naming the row
+    rows = json.loads((folder / "rows.json").read_text())
+    tampered = {**rows["rows"][0], "full.f1": rows["rows"][0]["full.f1"] - 0.001}
+    (tmp_path / "row.json").write_text(json.dumps(tampered))
+    bad = _cli("verify", str(tmp_path / "row.json"), "--public-key", key)
+    assert bad.returncode == 1 and "signature does not match" in bad.stdout
+    # another key: refused
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from scoring.signatures import public_key_text
+
+    other = _cli("verify", str(folder), "--public-key", public_key_text(Ed25519PrivateKey.generate()))
+    assert other.returncode == 1
+    # re-derived from the predictions and the (here: known) references: the field that differs is named
+    sid = tampered["submission_id"]
+    (tmp_path / "p.jsonl").write_bytes(store.read("submissions", f"cold/{sid}/predictions.jsonl"))
+    derive = [
+        "--track",
+        "cold",
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        "--references",
+        str(DEMO / "cold"),
+    ]
+    named = _cli("verify", str(tmp_path / "row.json"), "--public-key", key, *derive)
+    assert named.returncode == 1 and "field full.f1 differs" in named.stdout
+    (tmp_path / "good.json").write_text(json.dumps(rows["rows"][0]))
+    assert _cli("verify", str(tmp_path / "good.json"), "--public-key", key, *derive).returncode == 0
+
+    # frozen: the same name is refused; a later publish or re-score leaves every byte of it
+    with pytest.raises(ReleaseRefused):
+        cut(store, "cold", "2027-03", actor="maud")
+    upload("carol", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes() + b"\n", "carol")
+    publisher.publish("cold", export=True)
+    assert {p: store.read("results", p) for p in store.list("results", "releases/")} == before
+    assert get_track("cold").primary_metric == "f1"
