@@ -396,6 +396,24 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         described = [(t, [m.as_dict() for m in metric_specs(t)]) for t in TRACK_NAMES]
         return {"tracks": [{**service.reference_set(t), "metrics": specs} for t, specs in described]}
 
+    @router.get("/releases", summary="Every release: its date, scorer version, reference commitment, counts")
+    def releases(track: Annotated[str | None, Query()] = None):
+        return {"releases": service.releases(track_or_404(track) if track else None)}
+
+    @router.get("/releases/{track}/{name}", summary="One release: the frozen, signed rows of its finals")
+    def one_release(track: str, name: str):
+        found = service.published_release(track_or_404(track), name)
+        if found is None:
+            raise HTTPException(404, "no such release")
+        return found
+
+    @router.get("/keys", summary="The public key (Ed25519, base64) that signs every release row")
+    def keys():
+        key = service.public_key()
+        if key is None:
+            raise HTTPException(404, "no key published yet (it comes with the first release)")
+        return {"ed25519": key, "verify": "python -m scoring verify RELEASE --public-key KEY"}
+
     @router.get("/quota", summary="The caller's quota on a track")
     def quota(
         track: Annotated[str, Query()],

@@ -172,3 +172,40 @@ def test_a_release_is_frozen_signed_and_verifiable(pipeline, tmp_path):
     publisher.publish("cold", export=True)
     assert {p: store.read("results", p) for p in store.list("results", "releases/")} == before
     assert get_track("cold").primary_metric == "f1"
+
+
+def test_releases_over_rest(pipeline):
+    from fastapi.testclient import TestClient
+
+    from space.auth import Auth
+    from space.server import create_app
+    from worker.gold.release import cut
+
+    store, service, publisher, upload = pipeline
+    client = TestClient(
+        create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
+    )
+    assert client.get("/api/v1/keys").status_code == 404  # no release yet
+    sid = upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    publisher.publish("cold")
+    answer = client.put(
+        "/api/v1/me/finals",
+        params={"track": "cold"},
+        json={"submission_ids": [sid]},
+        headers={"X-User": "alice"},
+    )
+    assert answer.status_code == 200 and answer.json()["finals"] == [sid]
+    refused = client.put(
+        "/api/v1/me/finals",
+        params={"track": "cold"},
+        json={"submission_ids": [sid]},
+        headers={"X-User": "bob"},
+    )
+    assert refused.status_code == 404
+    cut(store, "cold", "2027-03", actor="maud")
+    listed = client.get("/api/v1/releases").json()["releases"]
+    assert [(r["track"], r["name"]) for r in listed] == [("cold", "2027-03")]
+    body = client.get("/api/v1/releases/cold/2027-03").json()
+    assert [r["submission_id"] for r in body["rows"]] == [sid] and body["release"]["counts"]["finals"] == 1
+    assert client.get("/api/v1/releases/cold/2099-01").status_code == 404
+    assert client.get("/api/v1/keys").json()["ed25519"] == body["release"]["public_key"]

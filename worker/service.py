@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import re
 import secrets
 import shutil
 import threading
@@ -67,6 +68,7 @@ from worker.submissions import (
 )
 
 log = logging.getLogger(__name__)
+RELEASE_NAME = re.compile(r"^\d{4}-\d{2}(\.\d{1,3})?$")
 PUBLIC_FILES = ("test_inputs.jsonl", "dev.jsonl", "subsets.json", "dev_subsets.json", "reference_set.json")
 BASELINE_SUBMITTER = "baseline"
 FORMAT_REPORT_MAX = 1000  # entries kept in format_report.json (the total is counted)
@@ -596,6 +598,37 @@ class Service:
         if name not in PUBLIC_FILES:
             return None
         return self.store.read("results", layout.public_file(track, name))
+
+    # -- releases (../shared/spec/disclosure.md §4; written by worker/gold/release.py) ----------------------
+
+    def releases(self, track: str | None = None) -> list[dict]:
+        """The signed `release.json` of every release (of `track`), newest name first."""
+        tracks = [check_track(track)] if track else list(TRACK_NAMES)
+        found = []
+        for name in tracks:
+            prefix = f"releases/{name}/"
+            for path in self.store.list("results", prefix):
+                if path.endswith("/release.json") and path.count("/") == 3:
+                    body = read_json(self.store, "results", path)
+                    if body is not None:
+                        found.append(body)
+        return sorted(found, key=lambda r: (r["track"], r["name"]), reverse=True)
+
+    def published_release(self, track: str, name: str) -> dict | None:
+        """One release: its `release.json` and its signed rows; None when there is none."""
+        if not RELEASE_NAME.match(name):
+            return None
+        folder = f"releases/{check_track(track)}/{name}/"
+        meta = read_json(self.store, "results", folder + "release.json")
+        rows = read_json(self.store, "results", folder + "rows.json")
+        if meta is None or rows is None:
+            return None
+        return {"release": meta, "rows": rows["rows"]}
+
+    def public_key(self) -> str | None:
+        """The workers' Ed25519 public key (base64), once a release published it."""
+        data = self.store.read("results", "keys/ed25519.pub")
+        return data.decode().strip() if data else None
 
     def health(self) -> dict:
         checks = {}
