@@ -179,14 +179,16 @@ class Publisher:
         # of the last listing: a summary the index still holds (the same dict) gives the same answer
         self._listed: dict[str, tuple[tuple, dict]] = {}
 
-    def entries(self, track: str, rescore_stamp: str | None = None) -> tuple[list[Entry], list[dict]]:
-        """(visible entries, hidden records) of a track as of the submissions head.
+    def entries(
+        self, track: str, rescore_stamp: str | None = None, results_head: str | None = None
+    ) -> tuple[list[Entry], list[dict]]:
+        """(visible entries, hidden records) of a track as of the submissions head, read now.
 
         Records come from the record index (summaries: only the shards that changed are read), and an
-        entry already on the published board reuses its row's metric columns (its result is immutable),
-        so a publish reads the staged results of new entries only."""
+        entry already on the board at `results_head` (default: the results head) reuses its row's metric
+        columns (its result is immutable), so a publish reads the staged results of new entries only."""
         entries, hidden = [], []
-        results_head = self.store.head(RESULTS)
+        results_head = self.store.head(RESULTS) if results_head is None else results_head
         context = (rescore_stamp, published_runs(self.store, track, results_head))
         on_board = self._board_columns(track, results_head)
         last_context, last = self._listed.get(track, (None, {}))
@@ -392,10 +394,15 @@ class Publisher:
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
         """
-        entries, hidden = self.entries(track, rescore_stamp)
-        board = self.board(track, entries)
+        listed: list[list[Entry]] = []  # the entries of each build; the last one is the committed one
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
+            # Listed from the submissions head read AFTER `head`, on every attempt: the board at `head` was
+            # built from records no newer than these, so this board never takes a row off a newer one
+            # (a stale listing rebuilt on a conflict's new head did, issue 22 item 8).
+            entries, hidden = self.entries(track, rescore_stamp, head)
+            listed.append(entries)
+            board = self.board(track, entries)
             envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
             return results_change(
                 store,
@@ -416,6 +423,7 @@ class Publisher:
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        entries = listed[-1]
         self._columns[track] = (revision, {e.key: e.metric_columns() for e in entries})
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.

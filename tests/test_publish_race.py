@@ -1,0 +1,139 @@
+"""Issue 22 item 8: a stale publish never replaces a newer board.
+
+Several publishers (one per worker process in production; one per thread here, each with its own
+Publisher as a process has) publish the same track while submissions keep arriving, against a store that
+holds each results commit back until another writer has had a chance to land first, so commits conflict and
+are rebuilt. Every revision of the results history is then walked: a row once on the board stays on it
+(no submission is hidden in these scenarios). The positive controls show the races happened (conflicts,
+a commit that waited for another one) and that the walk does see a row leave a planted stale board."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+from tests.conftest_ui import publish_demo_board
+from tests.test_live_board import TRACK, add_submission
+from tests.test_publish_attacks import RacingStore
+from worker import live_board
+from worker.gold.publish import Publisher
+from worker.store import ConflictError, LocalStore, Store
+
+
+def board_ids(store: Store, revision: str) -> set[str]:
+    board = live_board.read(store, TRACK, revision)[0] or {}
+    return {row["submission_id"] for row in board.get("rows") or []}
+
+
+def rows_that_left(store: Store) -> list[tuple[int, set[str]]]:
+    """(revision number, ids) for every results revision whose board lacks rows of the one before it."""
+    revisions = [h["revision"] for h in reversed(store.history("results", limit=100_000))]
+    left, before = [], set()
+    for number, revision in enumerate(revisions):
+        now = board_ids(store, revision)
+        if before - now:
+            left.append((number, before - now))
+        before = now
+    return left
+
+
+class HeldCommits:
+    """A store whose results commits wait (a random time up to `hold` seconds, as a slow Hub commit does)
+    for another results commit to land on top of the parent they were built on, so concurrent publishers
+    overtake each other and rebuild; counts conflicts."""
+
+    def __init__(self, store: Store, hold: float, seed: int = 0) -> None:
+        self._store, self._hold, self._rng = store, hold, random.Random(seed)
+        self._landed = threading.Condition()
+        self.conflicts = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def commit(self, area, add, delete, message, parent=None):
+        if area != "results":
+            return self._store.commit(area, add, delete, message, parent=parent)
+        with self._landed:
+            self._landed.wait_for(
+                lambda: self._store.head(area) != parent, timeout=self._rng.uniform(0, self._hold)
+            )
+        try:
+            revision = self._store.commit(area, add, delete, message, parent=parent)
+        except ConflictError:
+            with self._landed:
+                self.conflicts += 1
+            raise
+        with self._landed:
+            self._landed.notify_all()
+        return revision
+
+
+def test_an_overtaken_publish_is_rebuilt_from_the_records_at_the_new_head(tmp_path) -> None:
+    """B lists the records, then (before its commit) a new submission is scored and A publishes it. B's
+    commit conflicts; its rebuild must not commit B's old board over A's newer one."""
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 2)
+    a = Publisher(store, export_every=1e9)
+    newer: list[str] = []
+
+    def meanwhile() -> None:
+        newer.append(add_submission(store, 2, 0.6))
+        a.publish(TRACK)
+        assert newer[0] in board_ids(store, store.head("results"))
+
+    b = Publisher(RacingStore(store, meanwhile), export_every=1e9)
+    first = add_submission(store, 1, 0.5)  # B has something to publish
+    out = b.publish(TRACK)
+    assert newer, "the race did not happen"  # positive control: A published in the middle of B's publish
+    assert {first, newer[0]} <= board_ids(store, store.head("results"))
+    assert out["rows"] == len(board_ids(store, store.head("results")))
+    assert rows_that_left(store) == []
+
+
+def test_concurrent_publishers_never_take_a_published_row_off_the_board(tmp_path) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 2)
+    held = HeldCommits(store, hold=0.3)
+    arrived: list[str] = []
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def publisher(k: int) -> None:
+        pub, rng = Publisher(held, export_every=1e9), random.Random(k)
+        try:
+            while not done.is_set():
+                pub.publish(TRACK)
+                done.wait(rng.uniform(0, 0.3))  # staggered: their listings are not all taken together
+            pub.publish(TRACK)
+        except BaseException as exc:  # reported below: a failing thread must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=publisher, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    rng = random.Random(99)
+    try:
+        for i in range(20):
+            arrived.append(add_submission(store, 10 + i, round(0.3 + 0.02 * i, 2)))
+            done.wait(rng.uniform(0, 0.3))  # submissions arrive while publishes are under way
+    finally:
+        done.set()
+        for t in threads:
+            t.join(timeout=300)
+    assert errors == []
+    assert held.conflicts > 0  # positive control: publishers did overtake each other
+    assert set(arrived) <= board_ids(store, store.head("results"))
+    assert rows_that_left(store) == []
+
+
+def test_the_history_walk_sees_a_row_leave_a_stale_board(tmp_path) -> None:
+    """Positive control of the walk: a board committed from an older listing is found."""
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 2)
+    old = store.head("results")
+    stale = {p: store.read("results", p, old) for p in store.list("results", "cold/board/", old)}
+    sid = add_submission(store, 1, 0.5)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    now = store.list("results", "cold/board/")
+    store.commit("results", stale, sorted(set(now) - set(stale)), "a stale board (as an older worker wrote)")
+    assert rows_that_left(store) == [(len(store.history("results", limit=100_000)) - 1, {sid})]
