@@ -1,5 +1,5 @@
 """Attacks on the rank parts (worker/live_board.py), the folder listings of HubStore.list and the publisher's
-memo of hidden submissions seen without envelopes (worker/gold/publish.py), with real stores.
+memo of hidden submissions seen without envelopes (worker/gold/publish/history.py), with real stores.
 
 Each scenario ends at the results head: a hidden submission named in no file there, the rank parts on disk
 exactly the ones the rank table lists, the live board as leaderboard.json holds it when that was rebuilt
@@ -122,7 +122,7 @@ def test_a_stale_writer_puts_a_hidden_submission_back_and_the_next_publish_takes
     a.publish(TRACK)
     a.publish(TRACK)
     assert naming(store, target) == []
-    assert (TRACK, target) in a._cleared  # A remembers it as seen empty
+    assert (TRACK, target) in a.cache.cleared  # A remembers it as seen empty
     old = {p: store.read("results", p, shown) for p in store.list("results", "", shown)}
     store.commit("results", old, sorted(set(store.list("results", "")) - set(old)), "a stale writer")
     # Positive control: the stale writer put it back at the head.
