@@ -20,17 +20,18 @@ from worker.gold.publish import Publisher
 from worker.store import ConflictError, LocalStore, Store
 
 
-def board_ids(store: Store, revision: str) -> set[str]:
-    board = live_board.read(store, TRACK, revision)[0] or {}
+def board_ids(store: Store, revision: str, track: str = TRACK) -> set[str]:
+    board = live_board.read(store, track, revision)[0] or {}
     return {row["submission_id"] for row in board.get("rows") or []}
 
 
-def rows_that_left(store: Store) -> list[tuple[int, set[str]]]:
-    """(revision number, ids) for every results revision whose board lacks rows of the one before it."""
+def rows_that_left(store: Store, track: str = TRACK) -> list[tuple[int, set[str]]]:
+    """(revision number, ids) for every results revision whose board of `track` lacks rows of the one
+    before it."""
     revisions = [h["revision"] for h in reversed(store.history("results", limit=100_000))]
     left, before = [], set()
     for number, revision in enumerate(revisions):
-        now = board_ids(store, revision)
+        now = board_ids(store, revision, track)
         if before - now:
             left.append((number, before - now))
         before = now
