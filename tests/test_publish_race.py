@@ -17,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest_ui import publish_demo_board
 from tests.test_live_board import TRACK, add_submission
 from tests.test_publish_attacks import RacingStore
@@ -188,3 +190,27 @@ def test_the_history_walk_sees_a_row_leave_a_stale_board(tmp_path) -> None:
     now = store.list("results", "cold/board/")
     store.commit("results", stale, sorted(set(now) - set(stale)), "a stale board (as an older worker wrote)")
     assert rows_that_left(store) == [(len(store.history("results", limit=100_000)) - 1, {sid})]
+
+
+def test_a_publish_that_failed_covers_no_request(monkeypatch) -> None:
+    """A request sent before a publish started is skipped as covered by it only when that publish
+    committed: one that gave up (its commits kept being overtaken) covers nothing."""
+    from worker.gold import tasks
+
+    calls = []
+
+    class Overtaken:
+        def publish(self, track: str) -> dict:
+            calls.append(track)
+            if len(calls) == 1:
+                raise ConflictError("overtaken on every attempt")
+            return {"changed": True, "rows": 1}
+
+    monkeypatch.setattr(tasks, "publisher", lambda: Overtaken())
+    monkeypatch.setattr(tasks, "_publish_started", {})
+    asked = time.time() - 10  # sent before both publishes below started
+    with pytest.raises(ConflictError):
+        tasks.publish_track(TRACK, time.time())
+    assert tasks.publish_track(TRACK, asked)["changed"]  # not covered by the failed one
+    assert tasks.publish_track(TRACK, asked) == {"changed": False, "covered": True}  # positive control
+    assert calls == [TRACK, TRACK]
