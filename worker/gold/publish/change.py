@@ -44,6 +44,16 @@ class Head:
         return (self.board or {}).get("rows") or []
 
 
+@dataclass(frozen=True)
+class Request:
+    """What the caller of a publish asks for besides the board."""
+
+    extra: dict[str, bytes] = field(default_factory=dict)  # more files (a re-score report), scrubbed
+    note: str = ""  # the changelog line's note
+    export: bool = False  # rebuild the complete exports now
+    export_every: float = live_board.EXPORT_EVERY_SECONDS  # seconds a change may wait for them
+
+
 def results_change(
     store: Store,
     head: str,
@@ -51,12 +61,8 @@ def results_change(
     cache: Cache,
     board: dict,
     listing: Listing,
-    extra: dict[str, bytes],
-    note: str,
     envelope: Callable[[Entry], dict],
-    *,
-    export_every: float = live_board.EXPORT_EVERY_SECONDS,
-    export: bool = False,
+    request: Request,
 ) -> tuple[dict[str, bytes], list[str], dict]:
     """The results commit that publishes `board` (of `listing`) on top of `head`: (add, delete, summary),
     summary = {"added": ["<id>/v<N>", ...], "removed": [hidden ids whose envelopes go], "rows": n};
@@ -73,12 +79,12 @@ def results_change(
     envelopes = envelopes_change(track, new, existing, envelope)
     hidden = hidden_change(store, head, track, cache, listing, look, existing, at)
     summary = {"added": envelopes.value, "removed": hidden.value.removed, "rows": len(board["rows"])}
-    due = bool(envelopes.add or hidden.add or hidden.delete or extra)
-    shown = board_change(store, head, track, cache, board, at, hidden.value.scrub, due, export_every, export)
+    due = bool(envelopes.add or hidden.add or hidden.delete or request.extra)
+    shown = board_change(store, head, track, cache, board, at, hidden.value.scrub, due, request)
     if shown is None:
         return {}, [], summary
-    logged = changelog_change(store, head, track, board, note, envelopes.value, hidden.value)
-    extras = Change({p: history.scrub_hidden(p, d, hidden.value.hidden) for p, d in extra.items()})
+    logged = changelog_change(store, head, track, board, request.note, envelopes.value, hidden.value)
+    extras = Change({p: history.scrub_hidden(p, d, hidden.value.hidden) for p, d in request.extra.items()})
     steps = [envelopes, hidden, shown, logged, extras]
     return (
         {p: d for s in steps for p, d in s.add.items()},
@@ -143,8 +149,7 @@ def board_change(
     at: Head,
     scrub: frozenset[str],
     due: bool,
-    export_every: float,
-    export: bool,
+    request: Request,
 ) -> Change | None:
     """The live board's files (and the complete exports and dataset card when due: with `export`, on a
     first live board, when a hidden submission is scrubbed, or by `live_board.export_due`), replacing the
@@ -157,10 +162,10 @@ def board_change(
     changed = (previous or {}).get("changed", 0) + live_board.changed_rows(before, contents)
     now = parse_iso(board["generated_at"])
     export = (
-        export
+        request.export
         or at.table is None
         or bool(scrub)
-        or live_board.export_due(previous, changed, len(board["rows"]), now, export_every)
+        or live_board.export_due(previous, changed, len(board["rows"]), now, request.export_every)
     )
     if not due and not export and at.rows == board["rows"]:
         return None

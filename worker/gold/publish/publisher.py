@@ -5,7 +5,7 @@ from __future__ import annotations
 from worker import live_board
 from worker.gold.publish import disclosure, ranking
 from worker.gold.publish.cache import Cache
-from worker.gold.publish.change import results_change
+from worker.gold.publish.change import Request, results_change
 from worker.gold.publish.listing import Listing, listing, published_runs
 from worker.gold.publish.marks import mark_published
 from worker.leaderboard import Entry
@@ -83,6 +83,7 @@ class Publisher:
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
         """
+        request = Request(extra or {}, note, export or rescore_stamp is not None, self.export_every)
         built: list[Listing] = []  # the listing of each build; the last one is the committed one
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
@@ -91,19 +92,9 @@ class Publisher:
             # (a stale listing rebuilt on a conflict's new head did, issue 22 item 8).
             listed = self._listing(track, rescore_stamp, head)
             built.append(listed)
-            return results_change(
-                store,
-                head,
-                track,
-                self.cache,
-                self.board(track, listed.entries),
-                listed,
-                extra or {},
-                note,
-                lambda e: self.envelope(track, e),  # read only for new entries
-                export_every=self.export_every,
-                export=export or rescore_stamp is not None,
-            )
+            board = self.board(track, listed.entries)
+            envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
+            return results_change(store, head, track, self.cache, board, listed, envelope, request)
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
