@@ -25,6 +25,8 @@ FEW_FOLDERS = 8  # up to this many submissions' results folders are listed one b
 
 @dataclass(frozen=True)
 class Change:
+    """A step's part of the results commit: files written, files deleted, and what the step found."""
+
     add: dict[str, bytes] = field(default_factory=dict)
     delete: list[str] = field(default_factory=list)
     value: Any = None
