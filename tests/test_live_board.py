@@ -18,8 +18,7 @@ from tests.conftest_ui import publish_demo_board
 from tests.factories import PRIMARY, make_entries, mixed_predictions
 from worker import live_board
 from worker.config import Config
-from worker.gold import publish
-from worker.gold.publish import Publisher
+from worker.gold.publish import Publisher, history
 from worker.gold.references import ReferenceCache
 from worker.gold.scoring_job import score_submission
 from worker.leaderboard import metric
@@ -307,7 +306,7 @@ def test_a_reader_after_a_publish_reads_the_rank_table_and_the_changed_segment(
 
 
 def test_the_changelog_is_sealed_into_parts_and_scrubbed_in_all(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(publish, "CHANGELOG_HEAD_BYTES", 400)  # two or three lines a part
+    monkeypatch.setattr(history, "CHANGELOG_HEAD_BYTES", 400)  # two or three lines a part
     store = LocalStore(tmp_path)
     ids = publish_demo_board(store, TRACK, 3)
     late = []

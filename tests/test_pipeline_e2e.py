@@ -34,6 +34,7 @@ from tests.conftest_pipeline import (
     worker_env,
 )
 from tests.factories import public_slice_result
+from tests.test_publish_race import board_ids, rows_that_left
 from worker.celery import make_app
 from worker.config import Config
 from worker.service import Service
@@ -212,6 +213,8 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
     ]
     for sid in sids:
         wait_status(client, sid, "published")
+    # Publishes may run at once (-c 2): none put an older board over a newer one (issue 22 item 8).
+    assert set(sids) <= board_ids(store, store.head("results"), "varm")
     _pretend_old_scorer(store, sids)
 
     env = worker_env(redis_config)
@@ -251,6 +254,7 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
     again = app.send_task("worker.tasks.rescore_track", args=["varm", False, "maint"]).get(timeout=30)
     summary = app.AsyncResult(again["finalize_task_id"]).get(timeout=60)
     assert summary["rescored"] == 0 and summary["skipped"] == 2
+    assert rows_that_left(store, "varm") == []  # no revision took a published row off the board
 
 
 def test_seed_is_idempotent(tmp_path, demo_dir):

@@ -1,5 +1,5 @@
 """Attacks on the rank parts (worker/live_board.py), the folder listings of HubStore.list and the publisher's
-memo of hidden submissions seen without envelopes (worker/gold/publish.py), with real stores.
+memo of hidden submissions seen without envelopes (worker/gold/publish/history.py), with real stores.
 
 Each scenario ends at the results head: a hidden submission named in no file there, the rank parts on disk
 exactly the ones the rank table lists, the live board as leaderboard.json holds it when that was rebuilt
@@ -81,36 +81,57 @@ def test_a_hidden_record_without_updated_at_is_looked_at_again(tmp_path) -> None
     assert store.read("results", left) is None, "a record without updated_at was taken as seen empty"
 
 
-def test_a_stale_publisher_puts_a_hidden_submission_back_and_the_next_publish_takes_it_off(tmp_path) -> None:
-    """Two worker processes: B listed the records before the hide; while it builds, A publishes the hide
-    twice (so A's memo holds the submission as seen empty). B's commit conflicts, B rebuilds on the new
-    head with its stale listing and puts the submission back (envelope and row). A's next publish must
-    look again (it is on the board at the head) and take it off, memo or not."""
+def test_a_publisher_overtaken_by_a_hide_does_not_put_the_submission_back(tmp_path) -> None:
+    """Two worker processes: B listed the records before the hide; while it builds, A publishes the hide.
+    B's commit conflicts and B rebuilds from the records at the new head (issue 22 item 8): the hidden
+    submission stays off (a stale listing used to put its envelope and row back)."""
+    store = LocalStore(tmp_path)
+    ids = publish_demo_board(store, TRACK, 4)
+    target = ids[4]
+    service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
+    a = Publisher(store, export_every=1e9)
+    raced = []
+
+    def meanwhile() -> None:
+        service.moderate(target, actor="boss", hidden=True, reason="probe")
+        a.publish(TRACK)
+        raced.append(naming(store, target))
+
+    b = Publisher(RacingStore(store, meanwhile), export_every=1e9)
+    add_submission(store, 1, 0.5)  # B has something to publish
+    assert target in {r["submission_id"] for r in live_board.read(store, TRACK)[0]["rows"]}  # B lists it
+    b.publish(TRACK)
+    assert raced == [[]]  # positive control: the hide was published in the middle of B's publish
+    assert naming(store, target) == []
+    check_rank_parts(store)
+
+
+def test_a_stale_writer_puts_a_hidden_submission_back_and_the_next_publish_takes_it_off(tmp_path) -> None:
+    """A's memo holds the hidden submission as seen empty (A published the hide twice); then a stale writer
+    (a worker of an older release during an upgrade) commits the board of before the hide again, envelope
+    and row. A's next publish must look again (it is on the board at the head) and take it off, memo or
+    not."""
     store = LocalStore(tmp_path)
     ids = publish_demo_board(store, TRACK, 4)
     target = ids[4]
     service = Service(Config(data_dir=tmp_path, maintainers=("boss",)), store, RecordingEnqueuer())
     a = Publisher(store, export_every=1e9)
     a.publish(TRACK)
-
-    def meanwhile() -> None:
-        service.moderate(target, actor="boss", hidden=True, reason="probe")
-        a.publish(TRACK)
-        a.publish(TRACK)
-        assert naming(store, target) == []
-        assert (TRACK, target) in a._cleared  # A remembers it as seen empty
-
-    b = Publisher(RacingStore(store, meanwhile), export_every=1e9)
-    add_submission(store, 1, 0.5)  # B has something to publish
-    b.publish(TRACK)
-    # Positive control: the race happened, B's stale listing put it back at the head.
+    shown = store.head("results")
+    service.moderate(target, actor="boss", hidden=True, reason="probe")
+    a.publish(TRACK)
+    a.publish(TRACK)
+    assert naming(store, target) == []
+    assert (TRACK, target) in a.cache.cleared  # A remembers it as seen empty
+    old = {p: store.read("results", p, shown) for p in store.list("results", "", shown)}
+    store.commit("results", old, sorted(set(store.list("results", "")) - set(old)), "a stale writer")
+    # Positive control: the stale writer put it back at the head.
     assert layout.published_result_path(TRACK, target, 1) in naming(store, target)
     assert target in {r["submission_id"] for r in live_board.read(store, TRACK)[0]["rows"]}
+    add_submission(store, 1, 0.5)
     a.publish(TRACK)
     assert naming(store, target) == []
     check_rank_parts(store)
-    b.publish(TRACK)  # B, now current, changes nothing about it
-    assert naming(store, target) == []
 
 
 @pytest.mark.parametrize("seed", [5, 11, 23])

@@ -209,3 +209,31 @@ def test_releases_over_rest(pipeline):
     assert [r["submission_id"] for r in body["rows"]] == [sid] and body["release"]["counts"]["finals"] == 1
     assert client.get("/api/v1/releases/cold/2099-01").status_code == 404
     assert client.get("/api/v1/keys").json()["ed25519"] == body["release"]["public_key"]
+
+
+def test_cli_cuts_a_release_and_refuses_a_taken_name(pipeline, tmp_path):
+    import os
+
+    store, service, publisher, upload = pipeline
+    upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    publisher.publish("cold")
+    env = {**os.environ, "DATA_DIR": str(tmp_path / "data")}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "worker", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    done = cli("release", "cut", "--track", "cold", "--name", "2027-04")
+    assert done.returncode == 0 and "cold release 2027-04: 1 finals of 1 submitters" in done.stdout, (
+        done.stderr
+    )
+    again = cli("release", "cut", "--track", "cold", "--name", "2027-04")
+    assert again.returncode == 1 and "never changed" in again.stderr and "Traceback" not in again.stderr
+    bad = cli("release", "cut", "--track", "cold", "--name", "March")
+    assert bad.returncode == 1 and "named like 2027-03" in bad.stderr

@@ -127,7 +127,7 @@ def test_a_restarted_publisher_compares_only_the_new_entry(tmp_path, counted) ->
     # The board is the one a full recomputation (no recalled verdicts) gives.
     published = restarted.board(TRACK, restarted.entries(TRACK)[0])["rows"]
     scratch = Publisher(store)
-    scratch._recalled.add(TRACK)  # recall nothing: every verdict computed
+    scratch.cache.recalled.add(TRACK)  # recall nothing: every verdict computed
     counted.clear()
     recomputed = scratch.board(TRACK, scratch.entries(TRACK)[0])["rows"]
     assert len(counted) >= 17 and recomputed == published
@@ -141,7 +141,7 @@ def test_a_board_from_another_scorer_version_is_not_recalled(tmp_path, monkeypat
     store = open_store(Config(data_dir=tmp_path / "data"))
     publish_demo_board(store, TRACK, 3)
     assert Publisher(store).recall_verdicts(TRACK) == 5  # positive control: 6 rows, 5 verdicts
-    monkeypatch.setattr("worker.gold.publish.SCORER_VERSION", "0.0.0-other")
+    monkeypatch.setattr("worker.gold.publish.ranking.SCORER_VERSION", "0.0.0-other")
     assert Publisher(store).recall_verdicts(TRACK) == 0
 
 

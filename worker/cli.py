@@ -339,6 +339,12 @@ def cmd_reindex(args, config: Config) -> int:
 def cmd_review(args, config: Config) -> int:
     from worker.service import NotHeld
 
+    if args.command == "release" and args.submission_id == "cut":
+        if not (args.track and args.name):
+            print("error: release cut needs --track and --name", file=sys.stderr)
+            return 2
+        return cmd_release(args, config)
+
     service = _service(config)
     action = service.release if args.command == "release" else service.reject
     try:
@@ -399,12 +405,6 @@ def parser(config: Config) -> argparse.ArgumentParser:
     fi.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
     fi.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
     fi.set_defaults(run=cmd_finals)
-    rl = sub.add_parser("release", help="cut a release of a track (maintainers; needs the workers' store)")
-    rl.add_argument("action", choices=["cut"])
-    rl.add_argument("--track", required=True)
-    rl.add_argument("--name", required=True, help="like 2027-03 (an erratum: 2027-03.1)")
-    rl.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
-    rl.set_defaults(run=cmd_release)
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)
@@ -420,13 +420,16 @@ def parser(config: Config) -> argparse.ArgumentParser:
     hd.add_argument("--track")
     hd.set_defaults(run=cmd_held)
     for name, what in (
-        ("release", "score and publish a held submission"),
+        ("release", "score and publish a held submission; `release cut`: cut a track's release"),
         ("reject", "end a held submission unscored"),
     ):
         rv = sub.add_parser(name, help=f"{what} (maintainers)")
-        rv.add_argument("submission_id")
+        rv.add_argument("submission_id", help="a held submission's id (or `cut` with --track and --name)")
         rv.add_argument("--reason", required=name == "reject", default="")
         rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+        if name == "release":
+            rv.add_argument("--track", help="release cut: the track")
+            rv.add_argument("--name", help="release cut: like 2027-03 (an erratum: 2027-03.1)")
         rv.set_defaults(run=cmd_review)
     ri = sub.add_parser("reindex", help="add submissions stored before the near-copy guard to its index")
     ri.add_argument("--track")

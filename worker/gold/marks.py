@@ -1,9 +1,9 @@
 """Marking scored records published without a commit of their own, while the Hub's commit budget is paced.
 
 A publish puts scored submissions on the board and then marks their records published in a submissions
-commit; under a paced budget it skips that commit (worker/gold/publish.py). The marks then ride along with
-a commit that is made anyway (a batch of scoring, worker/gold/batch.py), or, once the burst has stopped, one
-commit of the reconciler per track. A record counts as shown when the results head holds the published
+commit; under a paced budget it skips that commit (worker/gold/publish/marks.py). The marks then ride along
+with a commit that is made anyway (a batch of scoring, worker/gold/batch.py), or, once the burst has stopped,
+one commit of the reconciler per track. A record counts as shown when the results head holds the published
 envelope of its latest version: a publish writes it in the same commit as the board that shows it.
 """
 

@@ -99,8 +99,9 @@ def publish_track(track: str, requested_at: float | None = None) -> dict:
     started = _publish_started.get(track)
     if requested_at is not None and started is not None and requested_at < started - CLOCK_MARGIN:
         return {"changed": False, "covered": True}
-    _publish_started[track] = time.time()
+    begun = time.time()
     summary = publisher().publish(track)
+    _publish_started[track] = begun  # only a publish that committed covers the requests sent before it
     log.info("publish %s: changed=%s rows=%s", track, summary["changed"], summary.get("rows"))
     return summary
 

@@ -1,0 +1,76 @@
+"""After a publish: its scored submissions are marked published, and the re-score flags of published runs are
+cleared, in one submissions commit (skipped while the Hub's commit budget is paced: worker/gold/marks.py
+then lets them ride along with a later commit)."""
+
+from __future__ import annotations
+
+from worker.gold.ladder import Step
+from worker.leaderboard import Entry
+from worker.records import PUBLISHED, SCORED, transition
+from worker.store import Store, commit_with_retry
+from worker.submissions import AREA, load_record, record_files
+
+
+def mark_published(
+    store: Store,
+    track: str,
+    entries: list[Entry],
+    done: frozenset[str] | set[str],
+    steps: dict[tuple[str, int], Step] | None = None,
+) -> None:
+    """Mark the scored ones of the published `entries` published, clear the flags of the runs `done`, and
+    write each entry's Ladder step (`steps`, worker/gold/ladder.py) on its record."""
+    steps = steps or {}
+
+    def stale_step(e: Entry) -> bool:
+        step = steps.get(e.key)
+        return step is not None and e.record.get("ladder") != step.as_record(e.key[1])
+
+    # Only records that were scored, flagged or given another Ladder step can need a change: re-reading the
+    # others (every published submission) made each publish read N records twice.
+    waiting = [
+        e
+        for e in entries
+        if (e.record["status"] == SCORED and not e.record.get("hidden"))
+        or (done and any(v.get("pending_rescore") in done for v in e.record["versions"]))
+        or stale_step(e)
+    ]
+    if not waiting:
+        return
+    tight = getattr(store, "budget_tight", None)
+    if tight is not None and tight(AREA):
+        # The Hub's commit budget is being paced (worker/store/budget.py): the board already shows these,
+        # so their records wait for a quieter publish (the reconciler republishes scored records).
+        return
+
+    def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
+        changed = []
+        for e in waiting:
+            found = load_record(store, track, e.key[0], head)
+            if found is None:
+                continue
+            record = found
+            pending = any(v.get("pending_rescore") in done for v in record["versions"])
+            step = steps.get(e.key)
+            if step is not None:
+                record = {**record, "ladder": step.as_record(e.key[1])}
+            if pending:
+                record = {
+                    **record,
+                    "versions": [
+                        {k: v for k, v in ver.items() if not (k == "pending_rescore" and v in done)}
+                        for ver in record["versions"]
+                    ],
+                }
+            if record["status"] == SCORED and not record.get("hidden"):
+                note = (
+                    f"on the leaderboard as version {e.key[1]}"
+                    if step is None or step.released
+                    else f"scored as version {e.key[1]}; not released (the Ladder)"
+                )
+                record = transition(record, PUBLISHED, note)
+            if record != found:
+                changed.append(record)
+        return record_files(store, head, changed), []
+
+    commit_with_retry(store, AREA, build, f"mark {track} submissions published", attempts=20)

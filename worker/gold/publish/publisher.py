@@ -1,0 +1,111 @@
+"""The Publisher: one per worker process, its memo tables (`cache`) kept across publishes."""
+
+from __future__ import annotations
+
+from worker import live_board
+from worker.gold.publish import disclosure, laddered, ranking
+from worker.gold.publish.cache import Cache
+from worker.gold.publish.change import Request, results_change
+from worker.gold.publish.laddered import Laddered
+from worker.gold.publish.listing import Listing, listing, published_runs
+from worker.gold.publish.marks import mark_published
+from worker.leaderboard import Entry
+from worker.records import staged_result_path
+from worker.store import Store, commit_change
+from worker.submissions import AREA, load_record, read_json
+
+RESULTS = "results"
+
+
+class Publisher:
+    """Builds and commits a track's public files. Keeps immutable per-version files in memory."""
+
+    def __init__(self, store: Store, *, export_every: float = live_board.EXPORT_EVERY_SECONDS) -> None:
+        self.store = store
+        self.export_every = export_every  # seconds changes may wait for the complete exports
+        self.cache = Cache()
+
+    def entries(
+        self, track: str, rescore_stamp: str | None = None, results_head: str | None = None
+    ) -> tuple[list[Entry], list[dict]]:
+        """(visible entries, hidden records) of a track as of the submissions head, read now, for a board
+        built on `results_head` (default: the results head)."""
+        listed = self._listing(track, rescore_stamp, results_head or self.store.head(RESULTS))
+        return listed.entries, listed.hidden
+
+    def _listing(self, track: str, rescore_stamp: str | None, results_head: str) -> Listing:
+        return listing(
+            self.store,
+            self.cache,
+            track,
+            rescore_stamp,
+            results_head,
+            lambda sid, v: self.result(track, sid, v),
+        )
+
+    def envelope(self, track: str, entry: Entry) -> dict:
+        """The public result envelope of a new entry."""
+        record = load_record(self.store, track, entry.key[0]) or entry.record
+        return disclosure.envelope(record, entry.key[1], entry.result or self.result(track, *entry.key))
+
+    def result(self, track: str, submission_id: str, version: int) -> dict:
+        key = (submission_id, version)
+        if key not in self.cache.results:
+            self.cache.results[key] = read_json(
+                self.store, AREA, staged_result_path(track, submission_id, version)
+            )
+        return self.cache.results[key]
+
+    def significance(self, track: str) -> ranking.Below:
+        """`below(leader, entry)`: is `entry` significantly worse than `leader` on the primary metric?"""
+        return ranking.significance(self.store, self.cache, track)
+
+    def recall_verdicts(self, track: str) -> int:
+        """Seed the comparison cache from the published board (see `ranking.recall_verdicts`)."""
+        return ranking.recall_verdicts(self.store, self.cache, track)
+
+    def board(self, track: str, entries: list[Entry]) -> dict:
+        """The board of `entries`, built from the last board of this Publisher (`ranking.board`)."""
+        self.recall_verdicts(track)
+        return ranking.board(self.cache, track, entries, self.significance(track))
+
+    def publish(
+        self,
+        track: str,
+        *,
+        rescore_stamp: str | None = None,
+        extra: dict[str, bytes] | None = None,
+        note: str = "",
+        export: bool = False,
+    ) -> dict:
+        """Commit the track's public state; then mark its scored submissions published. The complete exports
+        are rebuilt when due, and always with `export` or a re-score (`rescore_stamp`).
+
+        Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
+        area already showed exactly this state (so a burst of publish tasks costs one real publish).
+        """
+        request = Request(extra or {}, note, export or rescore_stamp is not None, self.export_every)
+        built: list[Laddered] = []  # the listing of each build; the last one is the committed one
+
+        def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
+            # Listed from the submissions head read AFTER `head`, on every attempt: the board at `head` was
+            # built from records no newer than these, so this board never takes a row off a newer one
+            # (a stale listing rebuilt on a conflict's new head did, issue 22 item 8).
+            listed = laddered.apply(
+                store, self.cache, track, self._listing(track, rescore_stamp, head), rescore_stamp
+            )
+            built.append(listed)
+            board = self.board(track, listed.shown.entries)
+            envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
+            return results_change(store, head, track, self.cache, board, listed.shown, envelope, request)
+
+        before = self.store.head(RESULTS)
+        revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
+        committed = built[-1]
+        entries = committed.shown.entries
+        self.cache.columns[track] = (revision, {e.key: disclosure.columns(e) for e in entries})
+        # Flags of runs that are published (this one, or an earlier one whose publisher died before this
+        # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
+        done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
+        mark_published(self.store, track, committed.chained, done, committed.steps)
+        return {"revision": revision, "changed": revision != before, **summary}
