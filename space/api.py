@@ -407,11 +407,11 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             raise HTTPException(404, "no such release")
         return found
 
-    @router.get("/keys", summary="The public key (Ed25519, base64) that signs every release row")
+    @router.get("/keys", summary="The public key (Ed25519, base64) that signs every result and release row")
     def keys():
         key = service.public_key()
         if key is None:
-            raise HTTPException(404, "no key published yet (it comes with the first release)")
+            raise HTTPException(404, "no key published yet (it comes with the first publish)")
         return {"ed25519": key, "verify": "python -m scoring verify RELEASE --public-key KEY"}
 
     @router.get("/quota", summary="The caller's quota on a track")

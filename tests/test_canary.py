@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from fastapi.testclient import TestClient
 
 from scoring.protocol import NO_TARGET
@@ -36,6 +38,11 @@ MAINTAINER = "maud"
 SUBMISSIONS = 60
 KEY = bytes(range(1, 33))
 IDENTITY = "c" * 64
+SIGNING_KEY = (
+    Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    .private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    .decode()
+)
 
 
 class FrozenClock(datetime):
@@ -118,6 +125,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     # the whole set): set aside, the same in both worlds.
     monkeypatch.setattr(worker.gold.references, "references_sha256", lambda *args: IDENTITY)
     monkeypatch.setattr(worker.gold.install, "bundle_sha256", lambda *args: IDENTITY)
+    monkeypatch.setenv("SIGNING_KEY", SIGNING_KEY)  # one key for both worlds (Ed25519 is deterministic)
     counter = iter(range(1, 10_000))
     monkeypatch.setattr(worker.service.secrets, "token_hex", lambda n: f"{next(counter):0{2 * n}x}")
 

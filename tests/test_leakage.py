@@ -41,6 +41,9 @@ PUBLIC_ENVELOPE_KEYS = {
 }
 RESULT_FILE = re.compile(
     r"README\.md|changelog\.jsonl|changelog/[0-9]{5}\.jsonl|rescore/[a-z]+/[0-9TZ:_.-]+\.json"
+    r"|keys/ed25519\.pub"
+    r"|releases/(varm|cold|toxicn|cntp)/[0-9]{4}-[0-9]{2}(\.[0-9]+)?/"
+    r"(release\.json|rows\.json|rows\.parquet|CITATION\.cff|citation\.bib)"
     r"|(varm|cold|toxicn|cntp)/(leaderboard\.(json|parquet)|board/(rank\.json|rows/[0-9]{5}\.json|ranks/[0-9a-f]{16}\.json)|public/(test_inputs\.jsonl|dev\.jsonl|subsets\.json|dev_subsets\.json"
     r"|reference_set\.json)"
     r"|results/[0-9a-f]{16}/v[0-9]+\.json)"

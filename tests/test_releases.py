@@ -185,7 +185,7 @@ def test_releases_over_rest(pipeline):
     client = TestClient(
         create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
     )
-    assert client.get("/api/v1/keys").status_code == 404  # no release yet
+    first_key = client.get("/api/v1/keys").json()["ed25519"]  # published with the first publish
     sid = upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
     publisher.publish("cold")
     answer = client.put(
@@ -208,7 +208,7 @@ def test_releases_over_rest(pipeline):
     body = client.get("/api/v1/releases/cold/2027-03").json()
     assert [r["submission_id"] for r in body["rows"]] == [sid] and body["release"]["counts"]["finals"] == 1
     assert client.get("/api/v1/releases/cold/2099-01").status_code == 404
-    assert client.get("/api/v1/keys").json()["ed25519"] == body["release"]["public_key"]
+    assert client.get("/api/v1/keys").json()["ed25519"] == body["release"]["public_key"] == first_key
 
 
 def test_cli_cuts_a_release_and_refuses_a_taken_name(pipeline, tmp_path):
@@ -237,3 +237,29 @@ def test_cli_cuts_a_release_and_refuses_a_taken_name(pipeline, tmp_path):
     assert again.returncode == 1 and "never changed" in again.stderr and "Traceback" not in again.stderr
     bad = cli("release", "cut", "--track", "cold", "--name", "March")
     assert bad.returncode == 1 and "named like 2027-03" in bad.stderr
+
+
+def test_every_published_result_is_signed_and_verifies(pipeline, tmp_path):
+    """Each result envelope at the results head verifies against the published key; one changed byte of the
+    result, of the signature or of the key fails (positive control: the untouched one passes)."""
+    store, service, publisher, upload = pipeline
+    for name in ("lexicon", "char-ngram"):
+        upload(name, (DEMO / "cold" / "baselines" / f"{name}.test.jsonl").read_bytes(), name)
+    publisher.publish("cold")
+    key = store.read("results", "keys/ed25519.pub").decode().strip()
+    envelopes = [p for p in store.list("results", "cold/results/") if p.endswith(".json")]
+    assert len(envelopes) == 2
+    for k, path in enumerate(envelopes):
+        (tmp_path / f"e{k}.json").write_bytes(store.read("results", path))
+        ok = _cli("verify", str(tmp_path / f"e{k}.json"), "--public-key", key)
+        assert ok.returncode == 0, ok.stdout
+    envelope = json.loads((tmp_path / "e0.json").read_text())
+    changed = {**envelope, "result": {**envelope["result"], "rows": envelope["result"]["rows"] + 1}}
+    (tmp_path / "changed.json").write_text(json.dumps(changed))
+    assert _cli("verify", str(tmp_path / "changed.json"), "--public-key", key).returncode == 1
+    signature = envelope["signature"]
+    forged = {**envelope, "signature": ("A" if signature[0] != "A" else "B") + signature[1:]}
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    assert _cli("verify", str(tmp_path / "forged.json"), "--public-key", key).returncode == 1
+    other_key = ("A" if key[0] != "A" else "B") + key[1:]
+    assert _cli("verify", str(tmp_path / "e0.json"), "--public-key", other_key).returncode != 0

@@ -626,7 +626,7 @@ class Service:
         return {"release": meta, "rows": rows["rows"]}
 
     def public_key(self) -> str | None:
-        """The workers' Ed25519 public key (base64), once a release published it."""
+        """The workers' Ed25519 public key (base64), published with the first publish."""
         data = self.store.read("results", "keys/ed25519.pub")
         return data.decode().strip() if data else None
 

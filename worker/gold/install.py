@@ -30,6 +30,7 @@ from worker.gold.seed import (  # the files seed writes for the demo, for any bu
     public_files,
     reference_files,
 )
+from worker.gold.signing import signing_key
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
 from worker.store import Store, codec, commit_with_retry, layout
 from worker.submissions import AREA as SUBMISSIONS
@@ -202,6 +203,7 @@ def install(
             f"to install anyway, then `python -m worker rescore --track {track}`."
         )
 
+    signing_key(store)  # made now, with the set, rather than by the first publish (one references commit)
     refs = reference_files(track, bundle)
     manifest = manifest_bytes(track, kind, sha, rows)
     if not same:

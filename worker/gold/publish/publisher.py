@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scoring.signatures import public_key_text
 from worker import live_board
 from worker.gold.publish import disclosure, laddered, ranking
 from worker.gold.publish.cache import Cache
@@ -9,6 +10,7 @@ from worker.gold.publish.change import Request, results_change
 from worker.gold.publish.laddered import Laddered
 from worker.gold.publish.listing import Listing, listing, published_runs
 from worker.gold.publish.marks import mark_published
+from worker.gold.signing import PUBLIC_KEY_PATH, signing_key
 from worker.leaderboard import Entry
 from worker.records import staged_result_path
 from worker.store import Store, commit_change
@@ -24,6 +26,8 @@ class Publisher:
         self.store = store
         self.export_every = export_every  # seconds changes may wait for the complete exports
         self.cache = Cache()
+        self._key = None
+        self._key_published = False
 
     def entries(
         self, track: str, rescore_stamp: str | None = None, results_head: str | None = None
@@ -46,7 +50,25 @@ class Publisher:
     def envelope(self, track: str, entry: Entry) -> dict:
         """The public result envelope of a new entry."""
         record = load_record(self.store, track, entry.key[0]) or entry.record
-        return disclosure.envelope(record, entry.key[1], entry.result or self.result(track, *entry.key))
+        result = entry.result or self.result(track, *entry.key)
+        return disclosure.envelope(record, entry.key[1], result, self.signing_key())
+
+    def signing_key(self):
+        """The workers' key (worker/gold/signing.py), loaded once per Publisher."""
+        if self._key is None:
+            self._key = signing_key(self.store)
+        return self._key
+
+    def _key_file(self) -> dict[str, bytes]:
+        """The public key file, while the results head lacks it (checked once per Publisher)."""
+        if self._key_published:
+            return {}
+        self._key_published = self.store.read(RESULTS, PUBLIC_KEY_PATH) is not None
+        return (
+            {}
+            if self._key_published
+            else {PUBLIC_KEY_PATH: (public_key_text(self.signing_key()) + "\n").encode()}
+        )
 
     def result(self, track: str, submission_id: str, version: int) -> dict:
         key = (submission_id, version)
@@ -84,7 +106,8 @@ class Publisher:
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
         """
-        request = Request(extra or {}, note, export or rescore_stamp is not None, self.export_every)
+        extra = {**self._key_file(), **(extra or {})}
+        request = Request(extra, note, export or rescore_stamp is not None, self.export_every)
         built: list[Laddered] = []  # the listing of each build; the last one is the committed one
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
