@@ -58,3 +58,16 @@ def slice_rows(mask: np.ndarray) -> dict[str, np.ndarray]:
     """{"public": row indices, "private": row indices}, each ascending (reference order kept)."""
     mask = np.asarray(mask, dtype=bool)
     return {"public": np.flatnonzero(mask), "private": np.flatnonzero(~mask)}
+
+
+def commitment_key(key: bytes) -> bytes:
+    """The key of a private set's published commitment, derived from its slice key (one way: publishing it
+    when the set is retired reveals nothing of the slices)."""
+    return hmac.new(key, b"varm-leaderboard reference commitment", hashlib.sha256).digest()
+
+
+def commitment(key: bytes, references_sha256: str) -> str:
+    """A private set's published identity (../shared/spec/disclosure.md §6): HMAC-SHA256 of its sha256 under
+    `commitment_key(key)`. A plain sha256 would let anyone confirm a guessed test set offline; once the
+    commitment key is published (at retirement), anyone can check the set against this value."""
+    return hmac.new(commitment_key(key), references_sha256.encode(), hashlib.sha256).hexdigest()

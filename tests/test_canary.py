@@ -139,6 +139,8 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     store = open_store(config)
     install(store, "varm", bundle, kind="demo")
     store.commit("references", {layout.slice_key("varm"): KEY.hex().encode()}, [], "the canary's key")
+    install(store, "varm", bundle, kind="demo")  # the same set again: its public manifest names the new key's
+
     service = Service(config, store, RecordingEnqueuer())
     client = TestClient(create_app(config, service=service, auth=Auth(config, "open"), with_ui=False))
     cache, publisher = ReferenceCache(store), Publisher(store)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from scoring.api import references_sha256
-from scoring.slices import parse_slice_key, public_mask, slice_rows
+from scoring.slices import commitment, parse_slice_key, public_mask, slice_rows
 from scoring.tracks import get_track
 from worker.store import Store, layout
 
@@ -24,7 +24,7 @@ class Pinned:
     track: str
     revision: str
     refs: Any  # the track's References object; never logged, never returned to a caller outside the worker
-    sha256: str
+    sha256: str  # the set's published identity: its sha256, or for a private set the keyed commitment
     test_status: str = PRIVATE  # ../shared/spec/disclosure.md §1
     # A private set's row indices per slice ({"public", "private"}, §2); None for a public set or a set
     # installed without a slice key (nothing to hide then, or nothing to hide it with).
@@ -67,12 +67,11 @@ class ReferenceCache:
             subsets_dir = subsets if subsets.is_dir() else None
             refs = get_track(track).load_references(test, subsets_dir)
             status, key = test_status(snapshot), slice_key(snapshot)
-            slices = None
+            slices, identity = None, references_sha256(test, subsets_dir)
             if status == PRIVATE and key is not None:
                 slices = slice_rows(public_mask(key, refs.ids, refs.strata()))
+                identity = commitment(key, identity)  # what every result and row publishes (§6)
             if len(self._cache) >= MAX_CACHED:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = Pinned(
-                track, revision, refs, references_sha256(test, subsets_dir), status, slices, key
-            )
+            self._cache[key] = Pinned(track, revision, refs, identity, status, slices, key)
         return self._cache[key]

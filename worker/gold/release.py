@@ -18,11 +18,8 @@ full-test results, ranked as on the live board).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import re
-import secrets
 from dataclasses import dataclass
 
 from scoring.signatures import public_key_text, sign
@@ -88,23 +85,6 @@ def _value(result: dict, primary: str) -> float:
     return float("-inf") if value is None else value
 
 
-def commitment(store: Store, track: str, sha256: str) -> str:
-    """The published identity of a private set (§6): HMAC-SHA256 under a key kept with the references
-    (published when the set is retired, so the commitment can then be checked)."""
-    path = f"{layout.check_track(track)}/commit_key.txt"
-    key = store.read("references", path)
-    if key is None:
-        fresh = secrets.token_hex(32)
-        commit_with_retry(
-            store,
-            "references",
-            lambda s, h: ({} if s.read("references", path, h) else {path: fresh.encode()}, []),
-            f"commitment key for {track}",
-        )
-        key = store.read("references", path) or b""
-    return hmac.new(key.strip(), sha256.encode(), hashlib.sha256).hexdigest()
-
-
 def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
     """Cut and publish the release `name` of `track`; returns its `release.json`. ReleaseRefused when the
     name is malformed or taken, or the track has no final."""
@@ -148,8 +128,7 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
     entries = [Entry(final.record, final.version, result) for final, result, _, _ in scored.values()]
     live = _live_ranks(store, track)
     key = signing_key(store)
-    sha = pinned.sha256
-    identity = commitment(store, track, sha) if private else sha
+    identity = pinned.sha256  # a private set's keyed commitment (worker/gold/references.py), else its sha256
     rows = []
     for row in build_rows(entries, primary, below):
         final, _, full, _ = scored[(row["submission_id"], row["version"])]
