@@ -10,7 +10,7 @@ reconcile [--stuck-after S]     re-send stuck submissions now (needs the store a
 quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
-install --track T DIR [--replace]  install a real reference set (a bundle from `python -m scoring import`)
+install --track T DIR [--replace] [--test-status private|public]  install a real reference set
 held [--track T]                near-copies held for review (maintainers; names the earlier submission)
 release ID [--reason R]         score and publish a held submission
 reject ID --reason R            end a held submission unscored
@@ -300,7 +300,12 @@ def cmd_install(args, config: Config) -> int:
 
     try:
         installed = install(
-            open_store(config), args.track, Path(args.bundle), replace=args.replace, demo_dir=DEMO_DIR
+            open_store(config),
+            args.track,
+            Path(args.bundle),
+            replace=args.replace,
+            demo_dir=DEMO_DIR,
+            test_status=args.test_status,
         )
     except (InstallRefused, ValueError) as error:
         print(f"install failed: {error}", file=sys.stderr)
@@ -440,6 +445,11 @@ def parser(config: Config) -> argparse.ArgumentParser:
     ins = sub.add_parser("install", help="install a reference set (bundle folder) as a track's test set")
     ins.add_argument("--track", required=True)
     ins.add_argument("bundle", help="a reference bundle folder as `python -m scoring import` writes it")
+    ins.add_argument(
+        "--test-status",
+        choices=["private", "public"],
+        help="are the test labels published elsewhere? (default: what the importer recorded, else private)",
+    )
     ins.add_argument(
         "--replace",
         action="store_true",

@@ -99,6 +99,7 @@ class Config:
     work_queue_seconds: float = 10.0  # how long a request waits for a slot before a 503
     worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
     min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
+    gold_match_hold: float = 0.99  # a public test's upload agreeing this much with its labels is held (§5)
 
     @property
     def hard_time_limit(self) -> int:
@@ -142,6 +143,8 @@ class Config:
                 raise ValueError(f"{name} must be >= {low}, got {value!r}")
         if self.port > 65535:
             raise ValueError(f"PORT must be <= 65535, got {self.port!r}")
+        if not 0 < self.gold_match_hold <= 1:
+            raise ValueError(f"GOLD_MATCH_HOLD must be in (0, 1], got {self.gold_match_hold!r}")
         if self.auth is not None and self.auth not in AUTH_MODES:
             raise ValueError(f"AUTH must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
 
@@ -185,6 +188,7 @@ class Config:
             work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
+            gold_match_hold=_float(env, "GOLD_MATCH_HOLD", 0.99),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),

@@ -258,7 +258,7 @@ def shows_result(record: dict, result: dict | None) -> bool:
     decides, nobody sees it (a scored file would otherwise show a number the Ladder may then withhold). A
     public test's result (or one scored before slices existed) as soon as it is scored. A private
     submission's too once released (it is in its submitter's chain, worker/gold/ladder.py)."""
-    if result is None:
+    if result is None or record.get("status") == HELD:  # held for review (a gold match): not yet shown
         return False
     if result.get("slice") != "public":
         return True

@@ -560,6 +560,8 @@ class Service:
             "rows": manifest.get("rows", {}) if ready else {},
             "sha256": manifest.get("sha256") if ready else None,
             "installed_at": manifest.get("installed_at") if ready else None,
+            # ../shared/spec/disclosure.md §1; a manifest from before test statuses is private
+            "test_status": manifest.get("test_status", "private") if ready else None,
         }
         with self._lock:
             self._reference_sets[track] = (head, info)
@@ -841,8 +843,8 @@ class Service:
         return added
 
     def held(self, track: str | None = None) -> list[dict]:
-        """Submissions held as near-copies, oldest first, with what a reviewer needs (maintainers only:
-        `near_copy_of` names the earlier submission)."""
+        """Held submissions (near-copies, and a public test's gold matches), oldest first, with what a
+        reviewer needs (maintainers only: `near_copy_of` names the earlier submission)."""
         tracks = [check_track(track)] if track else list(TRACK_NAMES)
         out = []
         for name in tracks:
@@ -857,6 +859,7 @@ class Service:
                         "reason": record["error"],
                         "rows_differing": near.get("rows_differing"),
                         "near_copy_of": near.get("of"),
+                        "held_for": record.get("held_for") or "near_copy",  # or gold_match (§5)
                     }
                 )
         return out
@@ -895,7 +898,9 @@ class Service:
         def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
             if rec["status"] != HELD:
                 raise NotHeld(f"submission {submission_id} is {rec['status']}, not held")
-            return transition(rec, status, note, error=error), {}
+            # A gold-match hold released by a maintainer is not held again when its scored version is found.
+            cleared = {"gold_match_released": True} if rec.get("held_for") == "gold_match" else {}
+            return transition(rec, status, note, error=error, **cleared), {}
 
         return update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
 

@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import bundle_info
 from ..jsonl import ProblemList
 from ..problems import InputError, Problem
 from .fields import EXPRESSIONS, FINE_LABELS, TARGET_GROUPS, TOXIC_TYPES
@@ -112,6 +113,10 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
         summary["splits"][split] = len(rows)
         summary["toxic"][split] = sum(r["label"] for r in rows)
         summary["files"].append(str(target))
+    # Both releases publish their test labels: a board on them is self-reported, not held out (§1, §5).
+    info = bundle_info.write(out_dir, dataset=dataset, test_status="public", source=f"{dataset} release")
+    summary["files"].append(str(info))
+    summary["test_status"] = "public"
     return summary
 
 

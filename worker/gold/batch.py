@@ -28,7 +28,7 @@ from scoring.problems import InputError
 from scoring.tracks import TRACK_NAMES
 from worker.gold import marks
 from worker.gold.references import Pinned
-from worker.gold.scoring_job import attach_version, compute, safe_error, score_submission
+from worker.gold.scoring_job import attach_version, compute, safe_error, score_submission, scored_or_held
 from worker.records import FAILED, PENDING, PUBLISHED, QUEUED, RECEIVED, REJECTED, SCORED, predictions_path
 from worker.records import transition as move
 from worker.store import Store, commit_change
@@ -153,7 +153,8 @@ def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes],
         return move(record, SCORED, "scored", attempts=attempts), {}, "already"
     new, files = attached
     note = f"scored as version {new['versions'][-1]['version']} (batch)"
-    return move(new, SCORED, note, attempts=attempts), files, "scored"
+    settled = scored_or_held({**new, "attempts": attempts}, scored.pinned, scored.result, note=note)
+    return settled, files, "scored" if settled["status"] == SCORED else "held"
 
 
 def score_batch(

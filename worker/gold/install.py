@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scoring import bundle_info
 from scoring.api import references_sha256
 from scoring.problems import InputError, Problem
 from scoring.slices import commitment, new_slice_key, parse_slice_key
@@ -57,10 +58,11 @@ class Installed:
     retired: list[dict] = field(default_factory=list)  # demo submissions retired
     needs_rescore: list[dict] = field(default_factory=list)  # submissions scored on a replaced real set
     public: list[str] = field(default_factory=list)  # public files written
+    test_status: str = "private"  # ../shared/spec/disclosure.md §1
 
     def lines(self) -> list[str]:
         verb = "installed" if self.changed else "already installed (nothing changed)"
-        out = [f"{self.track}: reference set {verb}, sha256 {self.sha256}"]
+        out = [f"{self.track}: reference set {verb}, sha256 {self.sha256}, {self.test_status} test"]
         for split in SPLITS:
             if split in self.rows:
                 where = {
@@ -94,6 +96,7 @@ class Installed:
             "retired": self.retired,
             "needs_rescore": self.needs_rescore,
             "public": self.public,
+            "test_status": self.test_status,
         }
 
 
@@ -167,8 +170,15 @@ def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:
     return {"track": track, "kind": DEMO if demo else REAL, "sha256": sha, "rows": {}, "installed_at": None}
 
 
-def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int]) -> bytes:
-    body = {"track": track, "kind": kind, "sha256": sha, "rows": rows, "installed_at": now_iso()}
+def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int], test_status: str) -> bytes:
+    body = {
+        "track": track,
+        "kind": kind,
+        "sha256": sha,
+        "rows": rows,
+        "installed_at": now_iso(),
+        "test_status": test_status,
+    }
     return codec.pretty(body)
 
 
@@ -180,23 +190,31 @@ def install(
     replace: bool = False,
     kind: str = REAL,
     demo_dir: Path | None = None,
+    test_status: str | None = None,
 ) -> Installed:
-    """Install `bundle` as the reference set of `track` (see the module docstring)."""
+    """Install `bundle` as the reference set of `track` (see the module docstring). `test_status` (§1 of
+    ../shared/spec/disclosure.md): `public` or `private`; default: what the bundle's importer recorded
+    (`bundle.json`), else private."""
     check_track(track)
     bundle = Path(bundle)
     if not (bundle / "test.jsonl").is_file():
         check_bundle(track, bundle)  # raises, naming what was expected
     sha = bundle_sha256(bundle)
+    status = test_status or bundle_info.test_status(bundle) or "private"
+    if status not in bundle_info.TEST_STATUSES:
+        raise InstallRefused(f"--test-status must be private or public, not {status!r}")
     current = current_set(store, track, demo_dir)
-    same = current is not None and current["sha256"] == sha and current["kind"] == kind
+    same_set = current is not None and current["sha256"] == sha and current["kind"] == kind
+    # Only the test status changed: the same set (its key, its submissions), a new manifest and board.
+    same = same_set and current.get("test_status", "private") == status
     # The installed set passed the checker when it was installed: a re-run (every start) skips it.
     rows = (
         {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
-        if same
+        if same_set
         else check_bundle(track, bundle)
     )
     live = [r for r in list_records(store, track) if not r.get("retired") and r["status"] not in FINAL_BAD]
-    if current and current["kind"] == REAL and not same and live and not replace:
+    if current and current["kind"] == REAL and not same_set and live and not replace:
         names = ", ".join(_name(_summary(r)) for r in live[:20]) + (" ..." if len(live) > 20 else "")
         raise InstallRefused(
             f"refused: track {track} already has a real reference set (sha256 {current['sha256']}) and "
@@ -206,8 +224,8 @@ def install(
 
     signing_key(store)  # made now, with the set, rather than by the first publish (one references commit)
     refs = reference_files(track, bundle)
-    manifest = manifest_bytes(track, kind, sha, rows)
-    if not same:
+    manifest = manifest_bytes(track, kind, sha, rows, status)
+    if not same_set:
         # A new set gets a new slice key, so its public slice says nothing about the old set's.
         key = {layout.slice_key(track): _key()}
 
@@ -216,7 +234,7 @@ def install(
             return add, [p for p in s.list(REFERENCES, layout.references_dir(track), head) if p not in add]
 
         commit_with_retry(store, REFERENCES, build_refs, f"install {kind} reference set {track} {sha[:12]}")
-    elif read_json(store, REFERENCES, layout.reference_set(track)) is None:  # a legacy store: record it
+    elif not same or read_json(store, REFERENCES, layout.reference_set(track)) is None:  # status; legacy
         commit_with_retry(
             store,
             REFERENCES,
@@ -224,7 +242,7 @@ def install(
             f"record reference set {track} {sha[:12]}",
         )
 
-    if same and store.read(REFERENCES, layout.slice_key(track)) is None:  # installed before slices existed
+    if same_set and store.read(REFERENCES, layout.slice_key(track)) is None:  # installed before slices
         commit_with_retry(
             store,
             REFERENCES,
@@ -237,9 +255,9 @@ def install(
 
     retired: list[dict] = []
     needs_rescore: list[dict] = []
-    if not same and current is not None and current["kind"] == DEMO:
+    if not same_set and current is not None and current["kind"] == DEMO:
         retired = _retire(store, track, live, current["sha256"])
-    elif not same and current is not None:
+    elif not same_set and current is not None:
         needs_rescore = [_summary(r) for r in live]
 
     public = public_files(track, bundle)
@@ -249,7 +267,8 @@ def install(
     def build_public(s: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
         existing = s.list(RESULTS, layout.public_dir(track), head)
         old = read_json(s, RESULTS, layout.public_file(track, MANIFEST), head)
-        if same and old is not None and old.get("sha256") == identity and all(p in existing for p in public):
+        unchanged = old is not None and old.get("sha256") == identity and old.get("test_status") == status
+        if same and unchanged and all(p in existing for p in public):
             return {}, []  # nothing to repair (an unchanged manifest keeps its installed_at)
         return public, [p for p in existing if p not in public]
 
@@ -261,7 +280,8 @@ def install(
         sha,
         rows,
         changed=not same,
-        replaced=None if same else current,
+        replaced=None if same_set else current,
+        test_status=status,
         retired=retired,
         needs_rescore=needs_rescore,
         public=sorted(public),

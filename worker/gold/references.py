@@ -30,6 +30,7 @@ class Pinned:
     # installed without a slice key (nothing to hide then, or nothing to hide it with).
     slices: dict[str, np.ndarray] | None = None
     slice_key: bytes | None = None  # seals the private and full results (worker/gold/sealed.py)
+    gold_match_hold: float = 0.99  # a public test's uploads agreeing this much with the gold are held (§5)
 
 
 def test_status(snapshot: Path) -> str:
@@ -51,8 +52,9 @@ class ReferenceCache:
     """Worker-process cache. A new commit to the references area yields a new revision, so entries never
     go stale; old ones are simply evicted."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, gold_match_hold: float = 0.99) -> None:
         self.store = store
+        self.gold_match_hold = gold_match_hold
         self._cache: dict[tuple[str, str], Pinned] = {}
 
     def get(self, track: str, revision: str | None = None) -> Pinned:
@@ -75,3 +77,22 @@ class ReferenceCache:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = Pinned(track, revision, refs, identity, status, slices, key)
         return self._cache[key]
+
+
+GOLD_MATCH = "gold_match"
+GOLD_MATCH_REASON = (
+    "held for review: its labels agree with the published test labels almost everywhere. This track's test "
+    "labels are public, so such a file is checked by a maintainer before it is published"
+)
+
+
+def gold_match(pinned: Pinned, result: dict) -> bool:
+    """Should this scored upload of a PUBLIC test be held (§5)? Its label agreement with the gold (accuracy;
+    VARM: the label field's accuracy) reaches the pinned GOLD_MATCH_HOLD."""
+    if pinned.test_status != PUBLIC:
+        return False
+    metrics = result.get("metrics") or {}
+    agreement = metrics.get("accuracy")
+    if agreement is None:
+        agreement = (metrics.get("field_accuracy") or {}).get("label")
+    return isinstance(agreement, int | float) and agreement >= pinned.gold_match_hold

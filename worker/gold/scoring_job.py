@@ -19,10 +19,11 @@ from scoring.problems import InputError
 from scoring.tracks import get_track
 from scoring.version import SCORER_VERSION
 from worker.gold.outcomes import pack
-from worker.gold.references import Pinned
+from worker.gold.references import GOLD_MATCH, GOLD_MATCH_REASON, Pinned, gold_match
 from worker.gold.sealed import seal
 from worker.records import (
     FAILED,
+    HELD,
     MAX_ATTEMPTS,
     PENDING,
     REJECTED,
@@ -112,6 +113,17 @@ def attach_version(
     if sealed is not None and pinned.slice_key is not None:
         files[sealed_result_path(track, sid, number)] = seal(pinned.slice_key, sealed)
     return new, files
+
+
+def scored_or_held(record: dict, pinned: Pinned, result: dict, *, note: str) -> dict:
+    """`record` (with its new version) moved to scored, or held for review when it matches a public test's
+    gold (§5 of ../shared/spec/disclosure.md); a maintainer's release lets it through
+    (`gold_match_released`)."""
+    if gold_match(pinned, result) and not record.get("gold_match_released"):
+        return transition(
+            record, HELD, note + "; " + GOLD_MATCH_REASON, error=GOLD_MATCH_REASON, held_for=GOLD_MATCH
+        )
+    return transition(record, SCORED, note)
 
 
 def safe_error(exc: BaseException) -> str:
@@ -208,8 +220,9 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
         if attached is None:  # another delivery won the race: keep its version, write nothing
             return (transition(rec, SCORED, "scored") if rec["status"] in PENDING else None), {}
         new, files = attached
-        note = f"scored as version {new['versions'][-1]['version']}"
-        return transition(new, SCORED, note), files
+        return scored_or_held(
+            new, pinned, result, note=f"scored as version {new['versions'][-1]['version']}"
+        ), files
 
     update_record(store, track, submission_id, finish, f"scored {submission_id}")
     return "scored"

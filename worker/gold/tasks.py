@@ -38,7 +38,7 @@ def store() -> Store:
 
 @cache
 def references() -> ReferenceCache:
-    return ReferenceCache(store())
+    return ReferenceCache(store(), gold_match_hold=config().gold_match_hold)
 
 
 @cache

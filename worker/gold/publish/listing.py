@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from worker import live_board
 from worker.gold.publish.cache import Cache, Key, Listed
 from worker.leaderboard import BASE_COLUMNS, Entry
-from worker.records import FINAL_BAD
+from worker.records import FINAL_BAD, HELD
 from worker.store import Store, layout
 from worker.submissions import AREA, list_records, read_index
 
@@ -108,7 +108,7 @@ def _entry(
 ) -> Entry | dict | None:
     """The entry of a record; the record itself when it is hidden; None when it is not on the board."""
     version = version_for(record, rescore_stamp, published)
-    if version is None or record["status"] in FINAL_BAD:
+    if version is None or record["status"] in FINAL_BAD or record["status"] == HELD:  # held: a gold match
         return None
     if record.get("hidden"):
         return record
