@@ -32,6 +32,7 @@ class OwnSubmission:
     result_version: int | None = None
     format_issues: int | None = None  # outputs that are not schema-valid (None: the track has no format)
     link: str = ""  # the submission page, relative to the UI ("?submission=<id>")
+    released: bool = True  # False: scored, but the Ladder did not release it (no number; disclosure §3)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -73,4 +74,5 @@ def own_submission(record: dict, result: dict | None, format_report: dict | None
         result_version=versions[-1]["version"] if versions else None,
         format_issues=None if format_report is None else int(format_report.get("total") or 0),
         link=f"?submission={record['submission_id']}",
+        released=(record.get("ladder") or {}).get("released") is not False,
     )

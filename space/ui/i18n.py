@@ -51,6 +51,29 @@ TEXT: dict[str, tuple[str, str]] = {
         "Synthetic demo data: this track's test set is the project's synthetic demo, not the real benchmark; "
         "its scores say nothing about real performance.",
     ),
+    "public_test_banner": (
+        "{track} 的测试标签已公开：这些是自报的预测，不是留出集上的评测。",
+        "The test labels of {track} are public: these are self-reported predictions, not a held-out "
+        "evaluation.",
+    ),
+    "live_board_rule": (
+        "实时榜单只显示测试集**公开部分**（30% 的条目）上的结果，保留一位小数；"
+        "每位提交者的成绩只有在比其已发布的最佳成绩高出超过一个标准误时才会更新（阶梯规则），"
+        "否则为“已评分，未发布”且不显示分数。"
+        "正式排名来自带日期的**版本发布**："
+        "在私有部分（70%）上评测各提交者选定的最终提交，并给出完整测试集分数。",
+        "The live board shows results on the test's **public slice** (30 % of the items), rounded to "
+        "0.1 point; a submitter's line moves only when a new submission beats their released best by more "
+        'than one standard error (the Ladder), else it is "scored — not released" with no number. '
+        "The official ranking comes from dated **releases**: each submitter's chosen finals scored on the "
+        "private slice (70 %), with their full-test scores beside them.",
+    ),
+    "badge_not_released": ("未发布", "not released"),
+    "not_released_line": (
+        "已评分，未发布：不比你已发布的最佳成绩高出超过一个标准误（阶梯规则），因此不显示分数，也不上榜。",
+        "scored — not released: not better than your released best by more than one standard error "
+        "(the Ladder), so no number is shown and it is on no public page.",
+    ),
     "no_reference_set": (
         "本赛道尚未安装参考集，暂不接受提交。",
         "No reference set is installed for this track yet: it takes no submissions.",

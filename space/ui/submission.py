@@ -296,6 +296,11 @@ def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:
         lines.append(f"> {md(meta['description'], 1000)}")
     if rec.get("error"):
         lines.append(field("error", md(rec["error"], 1000)))
+    if (sub or {}).get("released") is False:
+        lines.append(f"**{t('badge_not_released', lang)}**: {t('not_released_line', lang)}")
+    result = ((sub or {}).get("result") or {}).get("result") or {}
+    if result.get("slice") == "public":  # what these numbers are (../shared/spec/disclosure.md §3)
+        lines.append(f"> {t('live_board_rule', lang)}")
     return "\n\n".join(lines)
 
 
@@ -371,6 +376,8 @@ def status_line(sub: dict | None, lang: str = "zh") -> str:
         return f"**{status_name(status, lang)}** ✗ — {md(rec.get('error') or '', 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
         return f"**{status_name(status, lang)}** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
+    if (sub or {}).get("released") is False:  # the Ladder did not release it: no number (disclosure §3)
+        return f"**{status_name(status, lang)}** — {t('not_released_line', lang)}"
     parts = []
     for stage in LIFECYCLE:
         name = status_name(stage, lang)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from scoring.tracks import TRACK_TITLES
 from space.uploads import output_dir
 
 from ..context import Context
@@ -32,16 +33,20 @@ def link_markdown(query: str, lang: str = "zh") -> str:
 
 
 def reference_banner(ctx: Context, track: str, lang: str = "zh") -> str:
-    """A banner over the board: the synthetic demo, or no reference set yet; nothing for a real set."""
+    """A banner over the board: no reference set yet; else the synthetic demo's warning, and what the board
+    shows: a public test's self-reported scores, or a private test's public slice through the Ladder."""
     try:
         kind = ctx.service.reference_set(track)
     except Exception:  # a store hiccup must not blank the board
         return ""
-    if kind["kind"] == "demo":
-        return f"> ⚠ **{t('demo_banner', lang)}**"
     if not kind["ready"]:
         return f"> **{t('no_reference_set', lang)}**"
-    return ""
+    lines = [f"> ⚠ **{t('demo_banner', lang)}**"] if kind["kind"] == "demo" else []
+    if kind.get("test_status") == "public":  # ../shared/spec/disclosure.md §5
+        lines.append(f"> **{t('public_test_banner', lang).format(track=TRACK_TITLES.get(track, track))}**")
+    else:  # §3: what the live board of a private test shows, and when the official numbers come
+        lines.append(f"> {t('live_board_rule', lang)}")
+    return "\n>\n".join(lines)
 
 
 def controls_view(track, q, types, settings, baselines, sort, columns, page) -> View:

@@ -36,6 +36,8 @@ def own_row(sub: OwnSubmission, lang: str) -> list:
     status = submission.status_name(sub.status, lang)
     if sub.private:
         status += f" · {t('badge_private', lang)}"
+    if not sub.released:
+        status += f" · {t('badge_not_released', lang)}"
     return [
         md(sub.model_name or t("unnamed", lang)),
         TRACK_TITLES.get(sub.track, sub.track),
@@ -96,6 +98,7 @@ class SubmitPage:
         with gr.Row():
             self.validate_btn = gr.Button(both("validate_btn"), elem_id="validate")
             self.submit_btn = gr.Button(both("submit_btn"), variant="primary", elem_id="submit")
+        ctx.texts(gr.Markdown(elem_id="live-board-rule"), value="live_board_rule")  # disclosure §3
         self.message = gr.Markdown(elem_id="submit-message")
         # The language toggle empties the report (its headers are in the old language).
         self.report = ctx.texts(
