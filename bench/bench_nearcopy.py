@@ -97,7 +97,8 @@ def measure(n: int, inputs: list[dict], rng: np.random.Generator, latent: np.nda
         store.read = counting  # type: ignore[method-assign]
         warm, _ = timed(lambda: index.find(store, TRACK, fresh), repeat)
         reads_fresh, reads["n"] = reads["n"] // repeat, 0
-        warm_probe, (near, _) = timed(lambda: index.find(store, TRACK, probe), repeat)
+        warm_probe, (match, _) = timed(lambda: index.find(store, TRACK, probe), repeat)
+        near = match.near
         return {
             "cold": cold,
             "warm": max(warm, warm_probe),

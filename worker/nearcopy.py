@@ -57,13 +57,24 @@ def is_near_copy(differing: int, rows: int) -> bool:
 
 
 def held_reason(differing: int) -> str:
-    """What the submitter reads: actionable, and naming no other submission or submitter."""
-    rows = "row" if differing == 1 else "rows"
+    """What the submitter reads: actionable, naming no other submission or submitter, and no count (the
+    number of differing rows would say how many of a probe's rows the guard saw; §3 of the spec)."""
+    del differing
     return (
-        f"differs from an earlier submission in only {differing} {rows}; near-copies reveal hidden labels, "
-        "so they are held for review. A maintainer will release or reject it; a genuinely new model "
-        "differs in many more rows."
+        "differs from an earlier submission in only a few rows; near-copies reveal hidden labels, so they "
+        "are held for review. A maintainer will release or reject it; a genuinely new model differs in many "
+        "more rows."
     )
+
+
+COPY_OF_ANOTHER = (
+    "identical to an earlier submission by another submitter; held for review. A maintainer will release or "
+    "reject it."
+)
+COPY_OF_CONCEALED = (
+    "the same predictions as an earlier submission of yours that is held, rejected or not public; held for "
+    "review like it. A maintainer will release or reject it."
+)
 
 
 def inputs_digest(inputs: list[dict]) -> bytes:
@@ -149,6 +160,15 @@ class NearCopy:
     differing: int
 
 
+@dataclass(frozen=True)
+class Match:
+    """What the guard found for a fingerprint: the closest near-copy (1 ≤ k < limit), and every earlier
+    submission with the very same predictions (k = 0: a copy, whose earlier twin may be held or hidden)."""
+
+    near: NearCopy | None = None
+    exact: tuple[str, ...] = ()
+
+
 class NearCopyIndex:
     """Finds the closest near-copy of a fingerprint among the indexed submissions of a track.
 
@@ -181,16 +201,15 @@ class NearCopyIndex:
 
     def find(
         self, store: Store, track: str, fp: Fingerprint, revision: str | None = None
-    ) -> tuple[NearCopy | None, IndexAppend]:
-        """The closest near-copy of `fp` at `revision` (None if there is none), and how to add `fp` to the
-        index in the same commit (`IndexAppend.files(submission_id)`)."""
+    ) -> tuple[Match, IndexAppend]:
+        """The near-copy and exact copies of `fp` at `revision`, and how to add `fp` to the index in the
+        same commit (`IndexAppend.files(submission_id)`)."""
         segments, last, raw = self._segments(store, track, revision)
-        near = self._closest(store, track, fp, segments, revision)
-        return near, IndexAppend(track, fp, last, raw)
+        return self._closest(store, track, fp, segments, revision), IndexAppend(track, fp, last, raw)
 
     def _closest(
         self, store: Store, track: str, fp: Fingerprint, segments: list[_Segment], revision: str | None
-    ) -> NearCopy | None:
+    ) -> Match:
         rows, bands = fp.rows, band_count(fp.rows)
         signature = fp.signature
         need = bands - max_differing(rows)  # a near-copy leaves at least this many bands identical
@@ -204,17 +223,20 @@ class NearCopyIndex:
             for k in np.flatnonzero(matches >= need):
                 candidates.append((int(matches[k]), segment.ids[positions[k]]))
         best: NearCopy | None = None
+        exact: list[str] = []
         for _, sid in sorted(candidates, reverse=True):
             raw = store.read(AREA, fingerprint_path(track, sid), revision)
             if raw is None or len(raw) != 4 * rows:
                 continue
             differing = int(np.count_nonzero(np.frombuffer(raw, dtype="<u4") != fp.hashes))
             if differing == 0:
-                # The same predictions as an earlier file score the same: nothing new to learn, not a probe.
-                return None
-            if is_near_copy(differing, rows) and (best is None or differing < best.differing):
+                # The same predictions: no probe by itself, but the search goes on (a copy of a held file
+                # re-sent with a near-copy elsewhere is still that near-copy), and the caller decides
+                # whether the earlier twin's hold passes on (a copy of a held probe is the probe again).
+                exact.append(sid)
+            elif is_near_copy(differing, rows) and (best is None or differing < best.differing):
                 best = NearCopy(sid, differing)
-        return best
+        return Match(best, tuple(exact))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,15 @@ from scoring.report import Report
 from scoring.tracks import TRACK_NAMES, get_track
 from worker import live_board, quotas
 from worker.config import Config
-from worker.nearcopy import Fingerprint, NearCopyIndex, fingerprint_path, held_reason
+from worker.nearcopy import (
+    COPY_OF_ANOTHER,
+    COPY_OF_CONCEALED,
+    Fingerprint,
+    Match,
+    NearCopyIndex,
+    fingerprint_path,
+    held_reason,
+)
 from worker.own import PRIVATE_REASON, OwnSubmission, own_submission
 from worker.records import (
     FINAL_BAD,
@@ -288,10 +296,11 @@ class Service:
             if is_private:
                 record.update(hidden=True, hidden_reason=PRIVATE_REASON)
             # The probe guard, at the head we commit on (the project's own baselines are indexed, not held).
-            near, index_append = self._near_copies.find(store, track, fingerprint, head)
-            if near is not None and not is_baseline:
-                private = {"of": near.submission_id, "rows_differing": near.differing}
-                record = held_record(record, held_reason(near.differing), private)
+            match, index_append = self._near_copies.find(store, track, fingerprint, head)
+            hold = None if is_baseline else self._hold(store, head, track, identity, match)
+            if hold is not None:
+                reason, private = hold
+                record = held_record(record, reason, private)
             outcome["index"], outcome["status"] = index, record["status"]
             outcome["error"] = record["error"]
             files = {
@@ -810,6 +819,23 @@ class Service:
         return out
 
     # -- held near-copies (worker/nearcopy.py; maintainers only, the caller checks) -----------------------
+
+    @staticmethod
+    def _hold(store: Store, head: str, track: str, identity: str, match: Match) -> tuple[str, dict] | None:
+        """Why an upload is held (its reason, and the private details for maintainers), or None: a near-copy
+        of any earlier submission; an exact copy of another submitter's; an exact copy of the submitter's
+        own held, rejected, private or hidden one, which would otherwise be scored in its place."""
+        if match.near is not None:
+            near = match.near
+            return held_reason(near.differing), {"of": near.submission_id, "rows_differing": near.differing}
+        twins = [t for t in (load_record(store, track, sid, head) for sid in match.exact) if t is not None]
+        own = [t for t in twins if quotas.owned_by(t, identity)]
+        for twin in own:
+            if twin["status"] in (HELD, REJECTED) or twin.get("hidden"):
+                return COPY_OF_CONCEALED, {"of": twin["submission_id"], "rows_differing": 0}
+        if twins and not own:  # someone else's file (a copy of one's own that someone copied is one's own)
+            return COPY_OF_ANOTHER, {"of": twins[0]["submission_id"], "rows_differing": 0}
+        return None
 
     def index_earlier_submissions(self, track: str) -> int:
         """Add submissions stored before the near-copy guard existed to its index, so later uploads are
