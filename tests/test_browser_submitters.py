@@ -15,7 +15,8 @@ import urllib.request
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import DEMO, TOKENS, open_tab, shot
+from tests.conftest_ui import TOKENS, open_tab, shot
+from tests.factories import mixed_predictions
 
 pytestmark = pytest.mark.browser
 
@@ -159,9 +160,12 @@ def test_private_submission_shows_in_my_submissions_not_on_the_board(
         tab(page, "^Submit$")
         sign_in(page, ALICE)
         name = f"alice-private-{width}"
-        data = (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes()
+        # A file of her own per run (a copy of a baseline's would be held), each better than the last by far,
+        # so the Ladder releases it (the runs go 1440, then 390, on one service).
         upload = tmp_path / f"{name}.jsonl"
-        upload.write_bytes(data + b"\n" * (3 if width == "390" else 4))  # a file of its own per run
+        upload.write_bytes(
+            mixed_predictions("cold", 0.6 if width == "1440" else 0.95, seed=f"private-{width}")
+        )
         page.locator("#upload input[type=file]").set_input_files(str(upload))
         page.locator("#model-name input, #model-name textarea").first.fill(name)
         page.locator("#private input[type=checkbox]").check()

@@ -24,7 +24,7 @@ ever cleared: each is keyed, or checked on use, so that a stale value cannot be 
   record's updated_at differs, or the submission is on the board at the head.
 - margins: the Ladder's margins by (track, new key, best key) (laddered.py) -> never (immutable inputs);
   the least recently used go.
-- status: per track, (references head, test status) -> another references head.
+- status: per track, (references head, whether the Ladder applies) -> another references head.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class Cache:
     contents: dict[str, tuple[dict, dict[str, dict]]] = field(default_factory=dict)
     cleared: dict[tuple[str, str], str] = field(default_factory=dict)
     margins: LRUCache[tuple, Margin] = field(default_factory=lambda: LRUCache(maxsize=COMPARISONS_CACHED))
-    status: dict[str, tuple[str, str]] = field(default_factory=dict)
+    status: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
     def listing(self, track: str, context: tuple) -> dict[str, Listed]:
         """The last listing of `track`, if it was made in the same `context`."""

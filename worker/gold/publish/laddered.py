@@ -3,7 +3,7 @@
 Each submitter's chain is replayed at every publish (worker/gold/ladder.py): the listing's visible entries
 and the submitters' own private submissions (a private upload's number would otherwise be an oracle beside
 the Ladder). Entries not released join the hidden records: no envelope, no row, named in no history file.
-A public test set (§5) has no Ladder: everything listed is shown.
+A public test set (§5), or one without slices, has no Ladder: everything listed is shown.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Laddered:
 
 
 def apply(store: Store, cache: Cache, track: str, listed: Listing, rescore_stamp: str | None) -> Laddered:
-    if test_status(store, cache, track) == PUBLIC:
+    if not laddered(store, cache, track):
         return Laddered(listed, listed.entries, {})
     private = _private_entries(store, track, listed.hidden, rescore_stamp)
     chained = listed.entries + private
@@ -58,13 +58,16 @@ def apply(store: Store, cache: Cache, track: str, listed: Listing, rescore_stamp
     return Laddered(Listing(shown, listed.hidden + withheld), chained, steps)
 
 
-def test_status(store: Store, cache: Cache, track: str) -> str:
-    """The installed set's test status (§1), read once per references revision."""
+def laddered(store: Store, cache: Cache, track: str) -> bool:
+    """Does the Ladder apply: a private test (§1) with its slices (a slice key; a set installed before
+    slices existed shows full-test results, with nothing for a Ladder to keep apart)? Read once per
+    references revision."""
     head = store.head(REFERENCES)
     cached = cache.status.get(track)
     if cached is None or cached[0] != head:
         manifest = read_json(store, REFERENCES, layout.reference_set(track), head) or {}
-        cached = (head, PUBLIC if manifest.get("test_status") == PUBLIC else PRIVATE)
+        keyed = store.read(REFERENCES, layout.slice_key(track), head) is not None
+        cached = (head, keyed and manifest.get("test_status", PRIVATE) != PUBLIC)
         cache.status[track] = cached
     return cached[1]
 
