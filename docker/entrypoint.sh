@@ -111,7 +111,7 @@ run_worker() {  # a new node name per start: the HEALTHCHECK then pings the work
   local node
   node=worker-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')@${HOSTNAME:-localhost}
   echo "$node" > "$WORKER_NODE_FILE"
-  exec celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
+  REMAP_SIGTERM=SIGQUIT exec celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
     --loglevel "${LOG_LEVEL:-INFO}" "$@"
 }
 

@@ -871,3 +871,32 @@ def test_worker_survives_a_redis_outage_with_unacked_messages(stack) -> None:
 
 
 REDIS_DOWN_SECONDS = 20.0  # long enough that the worker's own reconnect attempts fail several times
+
+
+def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> None:
+    """Issue 29 item 4: SIGTERM (remapped to Celery's cold shutdown, as docker/entrypoint.sh runs it) to a
+    worker in the middle of a task longer than its soft-shutdown window: the worker stops within the window
+    and hands the message back, so the next worker scores it and it is published once. No beat runs: the
+    reconciler cannot be what saves it."""
+    env = {
+        **stack["env"],
+        "VARM_TEST_SCORE_DELAY": "12",
+        "WORKER_SOFT_SHUTDOWN_TIMEOUT": "1",
+        "REMAP_SIGTERM": "SIGQUIT",
+    }
+    first = procs.Worker(env, stack["tmp"] / "first.log", concurrency=1, as_deployed=True).start()
+    stack["workers"].append(first)
+    service: Service = stack["service"]
+    sid = submit(service, baseline("varm", "lexicon"), "u0")
+    store = service.store
+    wait_for(lambda: records(store, "varm")[sid]["status"] == "scoring", 30, "scoring")
+    first.proc.send_signal(signal.SIGTERM)
+    first.proc.wait(timeout=15)  # the 12 s task is not waited out (plus start-up slack)
+    log = first.log.read_text(errors="replace")
+    assert "Restoring 1 unacknowledged message" in log or "requeue" in log.lower(), log[-3000:]
+    second = procs.Worker(env, stack["tmp"] / "second.log", concurrency=1).start()
+    stack["workers"].append(second)
+    wait_for(lambda: records(store, "varm")[sid]["status"] == "published", 60, "published by the next worker")
+    assert_published_exactly_once(store, "varm", {sid})
+    # A warm shutdown would have finished the task in the first worker instead: the second scored it.
+    assert f"score varm/{sid}: scored" in second.log.read_text(errors="replace")

@@ -99,6 +99,9 @@ class Config:
     work_queue_seconds: float = 10.0  # how long a request waits for a slot before a 503
     worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
     min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
+    # SIGTERM (remapped to Celery's cold shutdown): running tasks get this long to finish, then are cancelled
+    # and requeued. Below the platform's stop grace (docker's default is 10 s) so nothing is SIGKILLed.
+    worker_soft_shutdown_timeout: float = 7.0
 
     @property
     def hard_time_limit(self) -> int:
@@ -135,6 +138,7 @@ class Config:
             ("WORK_QUEUE_SECONDS", self.work_queue_seconds, 0),
             ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
             ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
+            ("WORKER_SOFT_SHUTDOWN_TIMEOUT", self.worker_soft_shutdown_timeout, 0),
             ("UI_FILE_TTL_SECONDS", self.ui_file_ttl_seconds, 1),
             ("UI_FILES_MAX_BYTES", self.ui_files_max_bytes, 1),
         ):
@@ -185,6 +189,7 @@ class Config:
             work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
+            worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 7.0),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),
