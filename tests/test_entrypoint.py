@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile import procs
+from tests.hostile import figures, procs
 from worker.config import Config
 from worker.heartbeat import Heartbeats
 
@@ -37,6 +37,7 @@ def test_entrypoint_restarts_a_dead_worker_and_health_says_restarting(tmp_path: 
             subprocess.run(["pgrep", "-f", first_node], capture_output=True, text=True).stdout.split()[0]
         )
         os.kill(worker_pid, signal.SIGKILL)  # its pool children follow (they watch their parent)
+        killed = time.monotonic()
         procs.wait_for(lambda: b"restarting in 1 s" in log.read_bytes(), 20, "the restart line")
         config = Config(
             data_dir=tmp_path / "data",
@@ -45,6 +46,7 @@ def test_entrypoint_restarts_a_dead_worker_and_health_says_restarting(tmp_path: 
         )
         procs.wait_for(lambda: "restarting" in Heartbeats(config).ages(), 20, "the restarting heartbeat")
         procs.wait_for(lambda: log.read_bytes().count(b"ready.") == 2, 60, "the restarted worker")
+        back_after = time.monotonic() - killed
         assert node_file.read_text().strip() != first_node, "the restarted worker reuses the dead node's name"
         assert proc.poll() is None, "the entrypoint exited instead of restarting its worker"
         began = time.monotonic()
@@ -52,7 +54,11 @@ def test_entrypoint_restarts_a_dead_worker_and_health_says_restarting(tmp_path: 
         assert proc.wait(timeout=30) == 143
         text = log.read_text(errors="replace")
         assert text.count("restarting in") == 1, text[-2000:]  # the SIGTERM stop is not a crash to restart
-        print(f"entrypoint stopped {time.monotonic() - began:.1f} s after SIGTERM")
+        figures.record(
+            "entrypoint_supervisor",
+            worker_ready_again_after_sigkill_s=round(back_after, 1),
+            entrypoint_exit_after_sigterm_s=round(time.monotonic() - began, 1),
+        )
     finally:
         procs._stop(proc, signal.SIGKILL)
         redis.stop()

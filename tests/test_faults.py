@@ -891,7 +891,9 @@ def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> N
     store = service.store
     wait_for(lambda: records(store, "varm")[sid]["status"] == "scoring", 30, "scoring")
     first.proc.send_signal(signal.SIGTERM)
+    termed = time.monotonic()
     first.proc.wait(timeout=15)  # the 12 s task is not waited out (plus start-up slack)
+    exit_seconds = time.monotonic() - termed
     log = first.log.read_text(errors="replace")
     assert "Restoring 1 unacknowledged message" in log or "requeue" in log.lower(), log[-3000:]
     second = procs.Worker(env, stack["tmp"] / "second.log", concurrency=1).start()
@@ -900,3 +902,12 @@ def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> N
     assert_published_exactly_once(store, "varm", {sid})
     # A warm shutdown would have finished the task in the first worker instead: the second scored it.
     assert f"score varm/{sid}: scored" in second.log.read_text(errors="replace")
+    figures.record(
+        "faults_sigterm_soft_shutdown",
+        soft_shutdown_timeout_s=1,
+        task_seconds=12,
+        worker_exit_after_sigterm_s=round(exit_seconds, 1),
+        requeued=True,
+        published_once=1,
+        reconciler_running=False,
+    )
