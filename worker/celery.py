@@ -94,7 +94,6 @@ def make_app(config: Config) -> Celery:
         # SIGTERM starts a cold shutdown that first gives running tasks this long, then cancels them and
         # requeues their (late-acked) messages: a stopped worker hands its work back at once.
         worker_soft_shutdown_timeout=config.worker_soft_shutdown_timeout,
-        worker_enable_soft_shutdown_on_idle=True,
         broker_connection_retry_on_startup=True,
         broker_connection_timeout=1,
         # Under DATA_DIR, not the working directory (where a bare `celery beat` would leave it).

@@ -100,8 +100,9 @@ class Config:
     worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
     min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
     # SIGTERM (remapped to Celery's cold shutdown): running tasks get this long to finish, then are cancelled
-    # and requeued. Below the platform's stop grace (docker's default is 10 s) so nothing is SIGKILLed.
-    worker_soft_shutdown_timeout: float = 7.0
+    # and requeued. Well below the platform's stop grace (docker's default is 10 s; the cold shutdown itself
+    # takes a second or two more) so nothing is SIGKILLed. An idle worker stops at once.
+    worker_soft_shutdown_timeout: float = 5.0
 
     @property
     def hard_time_limit(self) -> int:
@@ -189,7 +190,7 @@ class Config:
             work_queue_seconds=_float(env, "WORK_QUEUE_SECONDS", 10.0),
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
-            worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 7.0),
+            worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 5.0),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),
