@@ -34,6 +34,9 @@ TEST_FILES = [
     "tests/test_leakage.py",
     "tests/test_faults.py",
     "tests/test_fault_isolation.py",
+    "tests/test_entrypoint.py",
+    "tests/test_torn_objects.py",
+    "tests/test_http_limits.py",
 ]
 
 # (test id prefix "file::function", what it proves, figures key or None)
@@ -205,6 +208,37 @@ ROWS: list[tuple[str, str, str | None]] = [
         "A half-written submission record: the others (both tracks) publish, the record is logged once "
         "per process and listed by `python -m worker quarantine`.",
         "faults_corrupt_record",
+    ),
+    (
+        "test_faults.py::test_worker_survives_a_redis_outage_with_unacked_messages",
+        "redis-server SIGKILLed for 20 s while a worker (gossip and mingle on, as deployed) holds "
+        "unacknowledged messages: the same worker process reconnects by itself and every submission is "
+        "published once.",
+        "faults_redis_outage_worker_survives",
+    ),
+    (
+        "test_faults.py::test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler",
+        "SIGTERM (remapped to cold shutdown, soft-shutdown window 1 s) to a worker in a 12 s task: it exits "
+        "within the window, the message is requeued, the next worker scores it, published once, no beat.",
+        "faults_sigterm_soft_shutdown",
+    ),
+    (
+        "test_entrypoint.py::test_entrypoint_restarts_a_dead_worker_and_health_says_restarting",
+        "`docker/entrypoint.sh` (ROLE=worker): a SIGKILLed worker is restarted with a new node name, the "
+        "heartbeat store says `restarting`, SIGTERM still stops everything (exit 143).",
+        "entrypoint_supervisor",
+    ),
+    (
+        "test_torn_objects.py::",
+        "A record object torn on disk: that id answers 404, the owner's list and `quarantine` go on (it is "
+        "listed with its reason), the reconciler re-sends the same track's other records.",
+        None,
+    ),
+    (
+        "test_http_limits.py::",
+        "Real uvicorn with `space/http_limits.py`: half-sent headers (first or keep-alive request) are cut "
+        "off at the deadline; a complete request is answered.",
+        None,
     ),
     (
         "test_fault_isolation.py::",

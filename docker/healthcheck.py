@@ -21,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the app, for `worker`
 
 
-WORKER_NODE_FILE = Path("/tmp/celery-worker-node")  # written by docker/entrypoint.sh's start_worker
+# Written by docker/entrypoint.sh at every (re)start of the worker; tests point it elsewhere.
+WORKER_NODE_FILE = Path(os.environ.get("WORKER_NODE_FILE", "/tmp/celery-worker-node"))
 
 
 def worker_node() -> str | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import uvicorn
 
+from space import http_limits
 from space.auth import auth_mode, ensure_token_file, local_token, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
@@ -258,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
             log_level="info",
             # Open Gradio connections (a browser tab, a client) must not hold a shutdown.
             timeout_graceful_shutdown=GRACEFUL_WEB_SECONDS,
+            # A slowloris must not hold the process (space/http_limits.py).
+            http=http_limits.HeaderDeadline,
+            limit_concurrency=http_limits.MAX_CONNECTIONS,
         )
     )
     server.on_exit = [on_exit]

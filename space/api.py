@@ -17,6 +17,7 @@ from scoring.tracks import TRACK_NAMES
 from space.auth import Auth
 from space.board_api import (
     DEFAULT_PAGE_SIZE,
+    MAX_PAGE,
     MAX_PAGE_SIZE,
     BadQuery,
     BoardBytes,
@@ -334,7 +335,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         responses={304: {"description": "Not modified (If-None-Match named the current ETag)"}},
     )
     def leaderboard(
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
         page_size: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
         if_none_match: Annotated[str | None, Header()] = None,
         query: tuple[EncodedBoard, View] = Depends(board_query),  # noqa: B008 - FastAPI's idiom

@@ -20,6 +20,7 @@ import pandas as pd
 from space.ui.tables import MODEL_TYPES, SETTINGS, View, filter_rows, rows_frame, sort_choices, to_csv
 
 MAX_PAGE_SIZE = 1000
+MAX_PAGE = 1_000_000  # bounds `page` (422 beyond): an unbounded integer overflowed orjson into a 500
 DEFAULT_PAGE_SIZE = 100
 
 

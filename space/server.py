@@ -15,6 +15,7 @@ from scoring.limits import MAX_FILE_BYTES
 from space import uploads
 from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
 from space.auth import Auth, auth_mode
+from space.querystring import UiPageParam
 from space.ui.footer import GRADIO_FOOTER_LINKS
 from worker.celery import make_app
 from worker.config import Config
@@ -112,6 +113,9 @@ def create_app(
     # Outermost, on responses only: compresses the API and the UI page (292 kB -> 27 kB); Starlette leaves
     # text/event-stream (Gradio's queue) and responses that already carry a Content-Encoding alone.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    app.add_middleware(
+        UiPageParam
+    )  # the board's `page` link parameter is not Gradio's (space/querystring.py)
     app.add_exception_handler(OSError, _os_error)
     app.add_exception_handler(StoreError, _store_error)
     app.include_router(create_router(service, auth, max_file_bytes))

@@ -276,3 +276,49 @@ def test_rest_keeps_the_number_of_an_undefined_metric_and_names_it(client, board
     body = client.get(f"/api/v1/submissions/{majority['submission_id']}").json()
     result = body["result"]["result"]
     assert result["metrics"]["precision"] == 0.0 and set(result["undefined"]) == {"precision"}
+
+
+# -- hostile query strings (issue 27 item 6) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["99999999999999999999999", "1000001", "0", "-5", "x"])
+def test_out_of_range_page_is_a_422_naming_it(client, page: str) -> None:
+    r = client.get("/api/v1/leaderboard", params={"track": TRACK, "page": page})
+    assert r.status_code == 422, r.text
+    assert "page" in r.text and "Traceback" not in r.text
+
+
+def test_the_largest_page_answers_an_empty_page(client) -> None:  # the bound's positive control
+    r = client.get("/api/v1/leaderboard", params={"track": TRACK, "page": 1_000_000})
+    assert r.status_code == 200 and r.json()["rows"] == [] and r.json()["page"] == 1_000_000
+
+
+def _seen_by_gradio(method: str, path: str, query: bytes) -> bytes:
+    """The query string the app behind UiPageParam receives."""
+    import asyncio
+
+    from space.querystring import UiPageParam
+
+    seen = {}
+
+    async def inner(scope, receive, send) -> None:
+        seen["q"] = scope["query_string"]
+
+    scope = {"type": "http", "method": method, "path": path, "query_string": query}
+    asyncio.run(UiPageParam(inner)(scope, None, None))
+    return seen["q"]
+
+
+def test_ui_page_parameter_never_reaches_gradio() -> None:
+    assert _seen_by_gradio("GET", "/", b"track=cold&page=-5&q=a+b") == b"track=cold&q=a+b"
+    assert _seen_by_gradio("HEAD", "/", b"page=99999999999999999999999") == b""
+    # positive controls: the REST API's own `page`, and other paths and methods, are left alone
+    assert _seen_by_gradio("GET", "/api/v1/leaderboard", b"page=2") == b"page=2"
+    assert _seen_by_gradio("POST", "/", b"page=2") == b"page=2"
+
+
+def test_ui_page_link_renders_the_board(board_env) -> None:
+    config, service, *_ = board_env
+    with TestClient(create_app(config, service=service, auth=Auth(config, "open"))) as ui:
+        r = ui.get("/", params={"track": TRACK, "page": "-5"})
+        assert r.status_code == 200 and "<html" in r.text.lower(), r.text[-500:]

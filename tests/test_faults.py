@@ -838,3 +838,76 @@ def test_corrupt_record_leaves_other_submissions_and_tracks_publishing(tmp_path:
         wait_for(lambda: _health(dep.url)[0] == 503, 40, "health to go red without a worker")
         assert _health(dep.url)[1]["worker"] != "ok"
         print(f"Redis mode: health red {time.monotonic() - killed:.1f} s after the worker's SIGKILL")
+
+
+def test_worker_survives_a_redis_outage_with_unacked_messages(stack) -> None:
+    """Issue 27 item 1: redis SIGKILLed while a worker holds unacknowledged messages and restarted seconds
+    later. The worker, started as the entrypoint starts it (gossip and mingle on), must reconnect by itself
+    (same process, no supervisor restart) and every accepted submission be published once."""
+    env = {**stack["env"], "VARM_TEST_SCORE_DELAY": "1.5"}
+    worker = procs.Worker(
+        env, stack["tmp"] / "worker.log", concurrency=2, beat=True, as_deployed=True
+    ).start()
+    stack["workers"].append(worker)
+    service: Service = stack["service"]
+    sids = {submit(service, baseline("varm", "lexicon", i), f"u{i}") for i in range(4)}
+    store = service.store
+    wait_for(lambda: any(r["status"] == "scoring" for r in records(store, "varm").values()), 30, "scoring")
+    stack["redis"].restart(down_seconds=REDIS_DOWN_SECONDS)  # unacked messages in flight are lost with it
+    back_at = time.monotonic()
+    wait_for(
+        lambda: all(records(store, "varm")[s]["status"] == "published" for s in sids), 60, "all published"
+    )
+    assert worker.proc.poll() is None, "the worker exited during the redis outage"
+    assert "Unrecoverable error" not in worker.log.read_text(errors="replace")
+    assert_published_exactly_once(store, "varm", sids)
+    figures.record(
+        "faults_redis_outage_worker_survives",
+        submissions=len(sids),
+        redis_down_seconds=REDIS_DOWN_SECONDS,
+        published_once=len(sids),
+        seconds_to_all_published_after_redis_back=round(time.monotonic() - back_at, 1),
+    )
+
+
+REDIS_DOWN_SECONDS = 20.0  # long enough that the worker's own reconnect attempts fail several times
+
+
+def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> None:
+    """Issue 29 item 4: SIGTERM (remapped to Celery's cold shutdown, as docker/entrypoint.sh runs it) to a
+    worker in the middle of a task longer than its soft-shutdown window: the worker stops within the window
+    and hands the message back, so the next worker scores it and it is published once. No beat runs: the
+    reconciler cannot be what saves it."""
+    env = {
+        **stack["env"],
+        "VARM_TEST_SCORE_DELAY": "12",
+        "WORKER_SOFT_SHUTDOWN_TIMEOUT": "1",
+        "REMAP_SIGTERM": "SIGQUIT",
+    }
+    first = procs.Worker(env, stack["tmp"] / "first.log", concurrency=1, as_deployed=True).start()
+    stack["workers"].append(first)
+    service: Service = stack["service"]
+    sid = submit(service, baseline("varm", "lexicon"), "u0")
+    store = service.store
+    wait_for(lambda: records(store, "varm")[sid]["status"] == "scoring", 30, "scoring")
+    first.proc.send_signal(signal.SIGTERM)
+    termed = time.monotonic()
+    first.proc.wait(timeout=15)  # the 12 s task is not waited out (plus start-up slack)
+    exit_seconds = time.monotonic() - termed
+    log = first.log.read_text(errors="replace")
+    assert "Restoring 1 unacknowledged message" in log or "requeue" in log.lower(), log[-3000:]
+    second = procs.Worker(env, stack["tmp"] / "second.log", concurrency=1).start()
+    stack["workers"].append(second)
+    wait_for(lambda: records(store, "varm")[sid]["status"] == "published", 60, "published by the next worker")
+    assert_published_exactly_once(store, "varm", {sid})
+    # A warm shutdown would have finished the task in the first worker instead: the second scored it.
+    assert f"score varm/{sid}: scored" in second.log.read_text(errors="replace")
+    figures.record(
+        "faults_sigterm_soft_shutdown",
+        soft_shutdown_timeout_s=1,
+        task_seconds=12,
+        worker_exit_after_sigterm_s=round(exit_seconds, 1),
+        requeued=True,
+        published_once=1,
+        reconciler_running=False,
+    )

@@ -90,6 +90,10 @@ def make_app(config: Config) -> Celery:
         broker_transport_options=transport_options,
         result_backend_transport_options=backend_options,
         result_expires=3600,
+        # Celery 5.5's soft shutdown: with REMAP_SIGTERM=SIGQUIT (docker/entrypoint.sh, the embedded worker)
+        # SIGTERM starts a cold shutdown that first gives running tasks this long, then cancels them and
+        # requeues their (late-acked) messages: a stopped worker hands its work back at once.
+        worker_soft_shutdown_timeout=config.worker_soft_shutdown_timeout,
         broker_connection_retry_on_startup=True,
         broker_connection_timeout=1,
         # Under DATA_DIR, not the working directory (where a bare `celery beat` would leave it).

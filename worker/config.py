@@ -100,6 +100,10 @@ class Config:
     worker_restart_max_delay: float = 30.0  # embedded worker: longest back-off between restarts
     min_free_disk_mb: int = 200  # below this on the data disk, uploads get 507 and health is degraded
     gold_match_hold: float = 0.99  # a public test's upload agreeing this much with its labels is held (§5)
+    # SIGTERM (remapped to Celery's cold shutdown): running tasks get this long to finish, then are cancelled
+    # and requeued. Well below the platform's stop grace (docker's default is 10 s; the cold shutdown itself
+    # takes a second or two more) so nothing is SIGKILLed. An idle worker stops at once.
+    worker_soft_shutdown_timeout: float = 5.0
 
     @property
     def hard_time_limit(self) -> int:
@@ -136,6 +140,7 @@ class Config:
             ("WORK_QUEUE_SECONDS", self.work_queue_seconds, 0),
             ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
             ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
+            ("WORKER_SOFT_SHUTDOWN_TIMEOUT", self.worker_soft_shutdown_timeout, 0),
             ("UI_FILE_TTL_SECONDS", self.ui_file_ttl_seconds, 1),
             ("UI_FILES_MAX_BYTES", self.ui_files_max_bytes, 1),
         ):
@@ -189,6 +194,7 @@ class Config:
             worker_restart_max_delay=_float(env, "WORKER_RESTART_MAX_DELAY", 30.0),
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
             gold_match_hold=_float(env, "GOLD_MATCH_HOLD", 0.99),
+            worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 5.0),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),

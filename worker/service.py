@@ -27,6 +27,7 @@ from scoring.report import Report
 from scoring.tracks import TRACK_NAMES, get_track
 from worker import live_board, quotas
 from worker.config import Config
+from worker.heartbeat import RESTARTING_SHOWN
 from worker.nearcopy import (
     COPY_OF_ANOTHER,
     COPY_OF_CONCEALED,
@@ -670,6 +671,9 @@ class Service:
                     if worker is None
                     else f"no heartbeat for {int(worker)} s"
                 )
+                restarting = ages.get("restarting", float("inf"))
+                if checks["worker"] != "ok" and restarting < RESTARTING_SHOWN:  # the entrypoint restarts it
+                    checks["worker"] = f"restarting (exited {int(restarting)} s ago)"
             # Beat may run elsewhere (or not yet): reported, not part of "ok".
             info["beat"] = "ok" if ages.get("beat", float("inf")) < self.stale_after else "no heartbeat"
         budget = getattr(self.store, "budget_status", None)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from scoring.tracks import TRACK_NAMES
 from worker.records import is_submission_id, record_path
 from worker.store import Store, codec, commit_change, layout
+from worker.store.base import UnreadableObject
 
 AREA = "submissions"
 RECORD_KEYS = ("submission_id", "track", "status", "created_at", "updated_at")
@@ -31,11 +32,19 @@ def read_json(store: Store, area: str, path: str, revision: str | None = None):
     return None if raw is None else json.loads(raw)
 
 
+def _read_record(store: Store, path: str, revision: str | None = None) -> tuple[bytes | None, str | None]:
+    """(raw bytes, why they cannot be used or None). A torn object is a problem of this record only."""
+    try:
+        raw = store.read(AREA, path, revision)
+    except UnreadableObject as exc:
+        return None, f"unreadable object ({exc})"
+    return raw, record_problem(raw)
+
+
 def load_record(store: Store, track: str, submission_id: str, revision: str | None = None) -> dict | None:
     """The record, or None when it does not exist or is unreadable (quarantined: logged once)."""
     path = record_path(track, submission_id)
-    raw = store.read(AREA, path, revision)
-    problem = record_problem(raw)
+    raw, problem = _read_record(store, path, revision)
     if problem is None:
         return json.loads(raw)
     if problem != "missing":
@@ -83,8 +92,7 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
     `quarantined` lists them), so one corrupt file never blocks the others."""
     records = []
     for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track), revision)):
-        raw = store.read(AREA, path, revision)
-        problem = record_problem(raw)
+        raw, problem = _read_record(store, path, revision)
         if problem is None:
             records.append(json.loads(raw))
         elif problem != "missing":  # deleted between list and read: not a problem
@@ -96,7 +104,7 @@ def quarantined(store: Store, track: str) -> list[dict]:
     """The track's unreadable submission records: [{"path", "problem"}], for maintainers."""
     out = []
     for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track))):
-        problem = record_problem(store.read(AREA, path))
+        problem = _read_record(store, path)[1]
         if problem not in (None, "missing"):
             out.append({"path": path, "problem": problem})
     return out

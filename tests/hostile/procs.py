@@ -130,8 +130,10 @@ class Worker:
         name: str | None = None,
         queues: str = "submissions,publish,rescore",
         beat: bool = False,
+        as_deployed: bool = False,
     ) -> None:
         self.env, self.log, self.concurrency, self.queues, self.beat = env, log, concurrency, queues, beat
+        self.as_deployed = as_deployed  # gossip and mingle on, as docker/entrypoint.sh starts it
         self.name = name or f"w{uuid.uuid4().hex[:6]}@%h"
         self.proc: subprocess.Popen | None = None
 
@@ -153,9 +155,9 @@ class Worker:
             self.queues,
             "-n",
             self.name,
-            "--without-gossip",
-            "--without-mingle",
         ]
+        if not self.as_deployed:
+            cmd += ["--without-gossip", "--without-mingle"]
         if self.beat:  # the schedule file goes next to the log, never into the working tree
             cmd += ["-B", "--schedule", str(self.log.with_suffix(".beat-schedule"))]
         self.proc = subprocess.Popen(

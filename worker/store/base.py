@@ -16,6 +16,11 @@ class StoreError(Exception):
     """A store operation failed (bad path, unknown area or revision, unreachable or refused backend)."""
 
 
+class UnreadableObject(StoreError):
+    """A stored file exists but its bytes cannot be decoded (a torn write, bit rot): a fault of that one file,
+    which readers of records treat like a corrupt record (quarantined), never of the whole area."""
+
+
 class ConflictError(StoreError):
     """`parent` is no longer the head of the area: re-read, rebuild the change and retry."""
 

@@ -43,6 +43,7 @@ from worker.config import AREAS
 from worker.store.base import (
     ConflictError,
     StoreError,
+    UnreadableObject,
     check_area,
     check_ops,
     check_path,
@@ -203,7 +204,12 @@ class LocalStore:
     def _object_bytes(self, base: Path, oid: str) -> bytes:
         path = self._object(base, oid)
         data = path.read_bytes()
-        return zlib.decompress(data) if path.suffix == ".z" else data
+        if path.suffix != ".z":
+            return data
+        try:
+            return zlib.decompress(data)
+        except zlib.error as exc:  # torn or damaged on disk: this file's fault, not the store's
+            raise UnreadableObject(f"stored object {oid} cannot be decompressed ({exc})") from exc
 
     def _write_commit(
         self,
