@@ -212,3 +212,14 @@ def test_rescore_report_deltas_and_competition_ranks():
     assert (rows["a"]["old_rank"], rows["b"]["old_rank"]) == (2, 2)  # equal scores share a rank
     assert (rows["a"]["new_rank"], rows["b"]["new_rank"], rows["c"]["new_rank"]) == (2, 3, 1)
     assert out["summary"] == {"submissions": 3, "rescored": 3, "skipped": 0, "errors": 0, "rank_changes": 1}
+
+
+def test_parquet_export_is_deterministic():
+    """Same rows, same bytes (content-defined chunking must not depend on anything but the content)."""
+    rows = [
+        {"submission_id": f"s{i:05d}", "model_name": f"m{i}", "f1": (i * 7919 % 10007) / 10007}
+        for i in range(3000)
+    ]
+    first = to_parquet(rows)
+    assert first == to_parquet(rows)
+    assert pd.read_parquet(io.BytesIO(first))["submission_id"].tolist() == [r["submission_id"] for r in rows]

@@ -212,7 +212,12 @@ def to_parquet(rows: list[dict]) -> bytes:
     # A reason column is text (null where the metric is a measurement), even when a page holds no reason.
     frame = frame.astype({name: "string" for name in names if name.startswith(UNDEFINED)})
     buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
+    # Content-defined chunking (pyarrow >= 21): page boundaries follow the content, not row counts, so an
+    # export that changes a few rows leaves most pages byte-identical and the Hub's Xet storage uploads
+    # only the changed chunks. Deterministic: the same rows give the same bytes. Measured: a board of 30,000
+    # rows x 3 columns writes the same bytes with or without it (each column is one page below CDC's 256 KiB
+    # minimum chunk); it starts to matter only for columns larger than that.
+    frame.to_parquet(buffer, index=False, use_content_defined_chunking=True)
     return buffer.getvalue()
 
 
