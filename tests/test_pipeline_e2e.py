@@ -374,7 +374,7 @@ def _explained_cntp_predictions() -> bytes:
         row.update(
             {
                 f"sha256_{v}": text_sha256(t)
-                for v, t in masked_texts(texts[row["id"]], row["char_scores"]).items()
+                for v, t in masked_texts(texts[row["id"]], row["char_scores"], row["label"]).items()
             }
         )
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
