@@ -182,6 +182,35 @@ def test_varm_import_of_split_files_with_subsets(tmp_path: Path) -> None:
     assert wrong.returncode == 1 and "expected the authors' split files" in wrong.stderr
 
 
+def test_varm_import_reads_subsets_q2_and_refuses_a_subset_row_that_differs(tmp_path: Path) -> None:
+    """Spec "Release formats": the authors' evaluate_q2.py looks in subsets/q2/; a subset row differing from
+    its test row is an error naming both lines (the authors score the subset row as written)."""
+    release = tmp_path / "release"
+    train, test = varm_rows()
+    cue = {**train, "text": "外地人滚，别来我们这里"}
+    write_jsonl(release / "test.jsonl", [test, cue])
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [cue])
+    summary = import_varm(release, tmp_path / "bundle")
+    assert summary["subsets_from"] == ["subsets/q2/"]
+    assert (
+        lines((tmp_path / "bundle" / "subsets" / "region.jsonl").read_bytes())[0]["id"] == "varm-test-00002"
+    )
+    # A row that differs (another stance) from test line 2: refused, both lines named, nothing replaced.
+    other = "中立" if cue["stance"] != "中立" else "支持"
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [{**cue, "stance": other}])
+    with pytest.raises(InputError) as raised:
+        import_varm(release, tmp_path / "bundle2")
+    message = str(raised.value.problems[0])
+    assert "subsets/q2/region.jsonl" in message and "test.jsonl line 2" in message and "stance" in message
+    assert raised.value.problems[0].line == 1
+    assert not (tmp_path / "bundle2").exists()
+    # The same subset file under subsets/ as well: one must go.
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [cue])
+    write_jsonl(release / "subsets" / "region.jsonl", [cue])
+    with pytest.raises(InputError, match="also in subsets/region.jsonl"):
+        import_varm(release, tmp_path / "bundle3")
+
+
 def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:
     (tmp_path / "p.jsonl").write_text("{}\n")
     out = run(
