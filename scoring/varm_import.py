@@ -20,7 +20,15 @@ from pathlib import Path
 
 from .problems import InputError, Problem
 from .protocol import NO_TARGET
-from .references import SPLITS, BundleProblem, _gold_file, _in_file, _read_file, blank_target_rows
+from .references import (
+    SPLITS,
+    BundleProblem,
+    _gold_file,
+    _in_file,
+    _read_file,
+    blank_target_rows,
+    cot_lacks_prefix,
+)
 
 SPLIT_NAMES = {
     "train": "train",
@@ -79,10 +87,12 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
     sources, given = _sources(path)
     problems: list[Problem] = []
     splits: dict[str, list[dict]] = {}
+    unprefixed: dict[str, list[int]] = {}  # lines whose gold cot lacks 分析： (accepted, as the authors do)
     for split in sorted(sources, key=SPLITS.index):
         records, found = _gold_file(sources[split], require_cot=True)
         problems += _in_file(found, sources[split].name)
         splits[split] = [dict(obj) for _, obj in records]
+        unprefixed[split] = [line for line, obj in records if cot_lacks_prefix(obj)]
         if split == "test":
             test_lines = {id(row): line for row, (line, _) in zip(splits[split], records, strict=True)}
     if problems:
@@ -144,6 +154,14 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
             f"filled {summary['filled_blank_targets']:,} blank gold target(s) with "
             f"{NO_TARGET} (asked for with --fill-blank-targets)"
         )
+    for split, found in unprefixed.items():
+        if found:
+            shown = ", ".join(map(str, found[:10])) + (", ..." if len(found) > 10 else "")
+            summary["warnings"].append(
+                f"{sources[split].name}: {len(found):,} gold cot(s) do not start with 分析： "
+                f"(line(s) {shown}); accepted as the authors' validator accepts them, since the rest "
+                "parses to the row's fields"
+            )
     if "test" not in splits or not splits["test"]:
         summary["warnings"].append("no test split was written")
     return summary

@@ -211,6 +211,24 @@ def test_varm_import_reads_subsets_q2_and_refuses_a_subset_row_that_differs(tmp_
         import_varm(release, tmp_path / "bundle3")
 
 
+def test_varm_import_accepts_a_gold_cot_without_the_analysis_opening_with_a_warning(tmp_path: Path) -> None:
+    """The authors' validator accepts a cot not starting with 分析： when it parses to the row's fields."""
+    train, test = varm_rows()
+    bare = {**train, "cot": train["cot"].removeprefix("分析：")}
+    assert bare["cot"] != train["cot"]
+    gold = tmp_path / "test.jsonl"
+    write_jsonl(gold, [bare, test])
+    summary = import_varm(gold, tmp_path / "bundle")
+    assert [w for w in summary["warnings"] if "do not start with 分析" in w and "line(s) 1)" in w]
+    assert run("scoring", "check-references", "--track", "varm", str(tmp_path / "bundle")).returncode == 0
+    # Positive control: without the opening, a cot whose fields differ from the row's is still refused.
+    stance = next(v for v in ("攻击或认同", "反对攻击", "引用或转述", "中性提及") if v != train["stance"])
+    assert train["stance"] in bare["cot"]
+    write_jsonl(gold, [{**bare, "cot": bare["cot"].replace(train["stance"], stance)}, test])
+    with pytest.raises(InputError, match="field 'cot'"):
+        import_varm(gold, tmp_path / "bundle2")
+
+
 def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:
     (tmp_path / "p.jsonl").write_text("{}\n")
     out = run(
