@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import unicodedata
 from pathlib import Path
 
 from .problems import InputError, Problem
@@ -28,7 +29,10 @@ from .references import (
     _read_file,
     blank_target_rows,
     cot_lacks_prefix,
+    near_duplicate_pairs,
 )
+
+MAX_PAIRS_NAMED = 10  # a duplicate / leak warning names this many line pairs, then counts
 
 SPLIT_NAMES = {
     "train": "train",
@@ -88,11 +92,13 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
     problems: list[Problem] = []
     splits: dict[str, list[dict]] = {}
     unprefixed: dict[str, list[int]] = {}  # lines whose gold cot lacks 分析： (accepted, as the authors do)
+    lines_of: dict[str, list[int]] = {}  # per split, each row's line in its file
     for split in sorted(sources, key=SPLITS.index):
         records, found = _gold_file(sources[split], require_cot=True)
         problems += _in_file(found, sources[split].name)
         splits[split] = [dict(obj) for _, obj in records]
         unprefixed[split] = [line for line, obj in records if cot_lacks_prefix(obj)]
+        lines_of[split] = [line for line, _ in records]
         if split == "test":
             test_lines = {id(row): line for row, (line, _) in zip(splits[split], records, strict=True)}
     if problems:
@@ -154,6 +160,7 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
             f"filled {summary['filled_blank_targets']:,} blank gold target(s) with "
             f"{NO_TARGET} (asked for with --fill-blank-targets)"
         )
+    summary["warnings"] += _overlap_warnings(splits, lines_of, sources)
     for split, found in unprefixed.items():
         if found:
             shown = ", ".join(map(str, found[:10])) + (", ..." if len(found) > 10 else "")
@@ -225,3 +232,51 @@ def _subsets(
     if problems:
         raise InputError(problems[:200], total=len(problems))
     return out, used
+
+
+def audit_key(text: str) -> str:
+    """The authors' audit key (`preprocess.audit_release`): NFKC, lower case, alphanumeric characters only,
+    so two texts differing only in punctuation or spacing are the same text. (`check-references` still
+    compares on references.normalise_for_dedup, which keeps punctuation: see issue 25.)"""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
+def _pairs_text(pairs: list[str]) -> str:
+    more = f", ... ({len(pairs):,} pairs)" if len(pairs) > MAX_PAIRS_NAMED else ""
+    return ", ".join(pairs[:MAX_PAIRS_NAMED]) + more
+
+
+def _overlap_warnings(
+    splits: dict[str, list[dict]], lines_of: dict[str, list[int]], sources: dict[str, Path]
+) -> list[str]:
+    """Duplicate texts within a split and texts shared across splits, on the authors' audit key (equal keys,
+    or RapidFuzz ratio >= 95 across splits), with the line pairs: said at import, before `check-references`
+    refuses the bundle."""
+    warnings = []
+    keys = {split: [audit_key(r["text"]) for r in rows] for split, rows in splits.items()}
+    for split, values in keys.items():
+        first: dict[str, int] = {}
+        pairs = []
+        for k, key in enumerate(values):
+            if key in first:
+                pairs.append(f"lines {lines_of[split][first[key]]} and {lines_of[split][k]}")
+            first.setdefault(key, k)
+        if pairs:
+            warnings.append(
+                f"{sources[split].name}: {len(pairs):,} duplicate text(s) on the authors' audit key "
+                f"(NFKC, lower case, alphanumerics only): {_pairs_text(pairs)}"
+            )
+    names = list(keys)
+    for i, left in enumerate(names):
+        for right in names[i + 1 :]:
+            found = near_duplicate_pairs(keys[left], keys[right])
+            a_name, b_name = sources[left].name, sources[right].name
+            pairs = [
+                f"{a_name} line {lines_of[left][a]} ~ {b_name} line {lines_of[right][b]}" for a, b, _ in found
+            ]
+            if pairs:
+                warnings.append(
+                    f"{left}/{right}: {len(pairs):,} text(s) shared across splits (audit key equal or "
+                    f"RapidFuzz ratio >= 95): {_pairs_text(pairs)}; check-references refuses such a bundle"
+                )
+    return warnings

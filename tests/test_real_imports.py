@@ -15,7 +15,7 @@ import pytest
 
 from scoring.problems import InputError
 from scoring.toxitrace.importers import import_dataset
-from scoring.varm_import import import_varm
+from scoring.varm_import import audit_key, import_varm
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
 from tests.test_install import COLD_RELEASE, lines, needs_cold
 from worker.config import Config
@@ -227,6 +227,30 @@ def test_varm_import_accepts_a_gold_cot_without_the_analysis_opening_with_a_warn
     write_jsonl(gold, [{**bare, "cot": bare["cot"].replace(train["stance"], stance)}, test])
     with pytest.raises(InputError, match="field 'cot'"):
         import_varm(gold, tmp_path / "bundle2")
+
+
+def test_varm_import_warns_of_duplicates_and_leaks_on_the_audit_key(tmp_path: Path) -> None:
+    """Spec "Release formats": two texts differing only in final punctuation are the same text (the authors'
+    audit key); duplicates within a split and leaks across splits are import warnings with the line pairs."""
+    release = tmp_path / "release"
+    train, test = varm_rows()
+    write_jsonl(release / "train.jsonl", [train, {**test, "text": test["text"] + "。"}])
+    write_jsonl(release / "test.jsonl", [test, {**train, "text": train["text"] + "！"}])
+    warnings = import_varm(release, tmp_path / "bundle")["warnings"]
+    leak = [w for w in warnings if "shared across splits" in w]
+    assert leak and "train.jsonl line 1 ~ test.jsonl line 2" in leak[0]
+    assert "train.jsonl line 2 ~ test.jsonl line 1" in leak[0]
+    assert not [w for w in warnings if "duplicate text" in w]
+    # Within a split: a duplicate on the audit key, named by its two lines.
+    write_jsonl(release / "test.jsonl", [test, {**test, "text": " " + test["text"] + "！"}])
+    (release / "train.jsonl").unlink()
+    warnings = import_varm(release, tmp_path / "bundle2")["warnings"]
+    assert [w for w in warnings if "test.jsonl: 1 duplicate text" in w and "lines 1 and 2" in w]
+    assert audit_key("ＡＢ c\u3000，") == "abc" and audit_key("你好，世界！") == audit_key("你好世界。")
+    # Positive control: distinct texts give neither warning.
+    write_jsonl(release / "test.jsonl", [test, train])
+    warnings = import_varm(release, tmp_path / "bundle3")["warnings"]
+    assert not [w for w in warnings if "duplicate text" in w or "shared across" in w]
 
 
 def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:
