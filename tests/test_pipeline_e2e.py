@@ -422,7 +422,9 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
         "comprehensiveness_k",
         "sufficiency_k",
         "decision_flip_20",
+        "by_predicted",
     }
+    assert set(explanations["by_predicted"]) == {"0", "1"}  # faithfulness per predicted label (§3)
     assert explanations["spans_source"] == "given"
     assert set(explanations["sufficiency_k"]) == {"10", "20", "50"}
     expected = score_file("cntp", DEMO / "cntp" / "test.jsonl", data)  # the worker's numbers are the scorer's
