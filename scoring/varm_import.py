@@ -129,7 +129,12 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
                 line_of[row["id"]] = test_lines[id(row)]
     test_name = sources["test"].name if "test" in sources else "test"
     subsets, used = _subsets(
-        path if path.is_dir() else None, test_ids, splits.get("test", []), line_of, test_name
+        path if path.is_dir() else None,
+        test_ids,
+        splits.get("test", []),
+        line_of,
+        test_name,
+        fill_blank_targets,
     )
     summary["subsets_from"] = used
 
@@ -183,6 +188,7 @@ def _subsets(
     test_rows: list[dict],
     line_of: dict[str, int],
     test_name: str,
+    fill_blank_targets: bool = False,
 ) -> tuple[dict[str, list[dict]], list[str]]:
     """The release's cue subsets from `subsets/*.jsonl` and `subsets/q2/*.jsonl`, and the folders used.
 
@@ -217,6 +223,9 @@ def _subsets(
                     problems.append(BundleProblem(line, "text", "no test row has this text", file=shown))
                     continue
                 test_row = by_id[row_id]
+                blank = isinstance(obj.get("target"), str) and not obj["target"].strip()
+                if fill_blank_targets and blank and obj.get("target_type") == NO_TARGET:
+                    obj = {**obj, "target": NO_TARGET}  # filled like its test row, not a difference
                 keys = sorted((set(obj) | set(test_row)) - {"id"})
                 differ = [k for k in keys if obj.get(k) != test_row.get(k)]
                 if differ:

@@ -204,6 +204,17 @@ def test_varm_import_reads_subsets_q2_and_refuses_a_subset_row_that_differs(tmp_
     assert "subsets/q2/region.jsonl" in message and "test.jsonl line 2" in message and "stance" in message
     assert raised.value.problems[0].line == 1
     assert not (tmp_path / "bundle2").exists()
+    # A blank-target row filled on request (--fill-blank-targets) is filled in its subset row too.
+    _, blank = varm_rows()
+    write_jsonl(release / "test.jsonl", [blank, cue])
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [blank])
+    import_varm(release, tmp_path / "bundle4", fill_blank_targets=True)
+    assert (
+        lines((tmp_path / "bundle4" / "subsets" / "region.jsonl").read_bytes())[0]["target"] == "无明确对象"
+    )
+    import_varm(release, tmp_path / "bundle5")  # without the fill: kept blank in both
+    assert lines((tmp_path / "bundle5" / "subsets" / "region.jsonl").read_bytes())[0]["target"] == ""
+    write_jsonl(release / "test.jsonl", [test, cue])
     # The same subset file under subsets/ as well: one must go.
     write_jsonl(release / "subsets" / "q2" / "region.jsonl", [cue])
     write_jsonl(release / "subsets" / "region.jsonl", [cue])
