@@ -24,6 +24,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from baselines.rationale import render
+from scoring.toxitrace.explanations_input import quantise
 from scoring.toxitrace.masking import VARIANTS, masked_texts
 
 NO_TARGET = "无明确对象"
@@ -157,7 +158,9 @@ class ToxiNgram:
             out = self.predict_many(rows, with_spans)
         for pred, prob in zip(out, self._toxic_probs(features), strict=True):
             pred["prob"] = prob
-        masked = [masked_texts(text, s) for text, s in zip(texts, scores, strict=True)]
+        # The scorer masks on the quantised scores and the predicted label (§3); so must the model run here.
+        scores = [quantise(s).tolist() for s in scores]
+        masked = [masked_texts(text, s, p["label"]) for text, s, p in zip(texts, scores, out, strict=True)]
         for variant in VARIANTS:
             probs = self._toxic_probs(self.vectorizer.transform([m[variant] for m in masked]))
             for pred, prob in zip(out, probs, strict=True):

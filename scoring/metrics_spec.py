@@ -22,6 +22,9 @@ class MetricSpec:
     ci: bool = False  # the board shows its 95% CI beside it (the result may carry CIs for more metrics)
     default: bool = False  # a board column by default (the column chooser adds the rest)
     unit: str = "%"  # "%": a share in [0, 1] shown as a percentage; else a plain number of this unit
+    # Computed from numbers the submitter reports and nothing checks (disclosure §7: the masked
+    # probabilities of §3); its names say so (board, submission page, CSV) and `GET /api/v1/metrics` has it.
+    self_reported: bool = False
 
     @property
     def arrow(self) -> str:
@@ -98,15 +101,23 @@ _SPANS = (
     MetricSpec("spans.char_f1", "Span char F1", "片段字符 F1", default=True),
     MetricSpec("spans.iou", "Span IoU", "片段 IoU", default=True),
 )
+
+
 # The "Expl." column group (spec §3): blank for systems without explanations, and left out of a page on
 # which no system has them, so a board without explanations looks as before. Shown by default.
+# Comprehensiveness, sufficiency and the decision flip are self-reported (disclosure §7).
+def _self_reported(key: str, en: str, zh: str, **kw) -> MetricSpec:
+    return MetricSpec(key, f"{en} (self-reported)", f"{zh}（自报）", self_reported=True, **kw)
+
+
 _EXPLANATIONS = (
-    MetricSpec(
+    _self_reported(
         "explanations.comprehensiveness", "Expl. comprehensiveness", "解释全面性", ci=True, default=True
     ),
-    MetricSpec(
+    _self_reported(
         "explanations.sufficiency", "Expl. sufficiency", "解释充分性", higher_is_better=False, default=True
     ),
+    _self_reported("explanations.decision_flip_20", "Expl. decision flip @20%", "解释决策翻转率@20%"),
     MetricSpec(
         "explanations.spans_per_item",
         "Expl. spans per item",

@@ -3,9 +3,10 @@
 The authors' tools take a gold JSONL with exactly the 8 official keys and no `id`; the release has one
 file per split (`train.jsonl`, `dev.jsonl`, `test.jsonl`, also `val`/`valid` for dev) or a single file.
 ``import_varm(path, out_dir)`` reads a single file (its split from the file name, else `test`) or the
-split files directly inside a folder (plus `subsets/*.jsonl` when present), and writes a bundle with
-stable ids in file order (`varm-test-00001`, ...). Subset rows get the id of the test row with the same
-text. Nothing is written unless every row is valid.
+split files directly inside a folder (plus `subsets/*.jsonl` and `subsets/q2/*.jsonl`, where the authors'
+`evaluate_q2.py` looks, when present; the summary's `subsets_from` says which), and writes a bundle with
+stable ids in file order (`varm-test-00001`, ...). A subset row must equal the test row with the same text
+(an error naming both lines otherwise) and gets its id. Nothing is written unless every row is valid.
 
 Blank gold targets (spec §1): kept as written unless ``fill_blank_targets`` is given; then rows whose
 target is blank and whose target_type is 无明确对象 get target 无明确对象, and the summary says how many.
@@ -15,12 +16,24 @@ from __future__ import annotations
 
 import json
 import shutil
+import unicodedata
 from pathlib import Path
 
 from . import bundle_info
 from .problems import InputError, Problem
 from .protocol import NO_TARGET
-from .references import SPLITS, BundleProblem, _gold_file, _in_file, _read_file, blank_target_rows
+from .references import (
+    SPLITS,
+    BundleProblem,
+    _gold_file,
+    _in_file,
+    _read_file,
+    blank_target_rows,
+    cot_lacks_prefix,
+    near_duplicate_pairs,
+)
+
+MAX_PAIRS_NAMED = 10  # a duplicate / leak warning names this many line pairs, then counts
 
 SPLIT_NAMES = {
     "train": "train",
@@ -79,10 +92,16 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
     sources, given = _sources(path)
     problems: list[Problem] = []
     splits: dict[str, list[dict]] = {}
+    unprefixed: dict[str, list[int]] = {}  # lines whose gold cot lacks 分析： (accepted, as the authors do)
+    lines_of: dict[str, list[int]] = {}  # per split, each row's line in its file
     for split in sorted(sources, key=SPLITS.index):
         records, found = _gold_file(sources[split], require_cot=True)
         problems += _in_file(found, sources[split].name)
         splits[split] = [dict(obj) for _, obj in records]
+        unprefixed[split] = [line for line, obj in records if cot_lacks_prefix(obj)]
+        lines_of[split] = [line for line, _ in records]
+        if split == "test":
+            test_lines = {id(row): line for row, (line, _) in zip(splits[split], records, strict=True)}
     if problems:
         raise InputError(problems[:200], total=len(problems))
 
@@ -97,6 +116,7 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
         "files": [],
     }
     test_ids: dict[str, str] = {}
+    line_of: dict[str, int] = {}  # test row id -> its line in the test file (named in subset errors)
     for split, rows in splits.items():
         summary["blank_targets"][split] = blank_target_rows(rows)
         for k, row in enumerate(rows, start=1):
@@ -107,7 +127,17 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
                 summary["filled_blank_targets"] += 1
             if split == "test":
                 test_ids.setdefault(row["text"], row["id"])
-    subsets = _subsets(path if path.is_dir() else None, test_ids, splits.get("test", []))
+                line_of[row["id"]] = test_lines[id(row)]
+    test_name = sources["test"].name if "test" in sources else "test"
+    subsets, used = _subsets(
+        path if path.is_dir() else None,
+        test_ids,
+        splits.get("test", []),
+        line_of,
+        test_name,
+        fill_blank_targets,
+    )
+    summary["subsets_from"] = used
 
     out_dir.mkdir(parents=True, exist_ok=True)
     for split, rows in splits.items():
@@ -136,6 +166,15 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
             f"filled {summary['filled_blank_targets']:,} blank gold target(s) with "
             f"{NO_TARGET} (asked for with --fill-blank-targets)"
         )
+    summary["warnings"] += _overlap_warnings(splits, lines_of, sources)
+    for split, found in unprefixed.items():
+        if found:
+            shown = ", ".join(map(str, found[:10])) + (", ..." if len(found) > 10 else "")
+            summary["warnings"].append(
+                f"{sources[split].name}: {len(found):,} gold cot(s) do not start with 分析： "
+                f"(line(s) {shown}); accepted as the authors' validator accepts them, since the rest "
+                "parses to the row's fields"
+            )
     if "test" not in splits or not splits["test"]:
         summary["warnings"].append("no test split was written")
     # VARM-Bench's test labels are held by its maintainers: a private test (§1); --test-status at install
@@ -147,27 +186,113 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
     return summary
 
 
-def _subsets(folder: Path | None, test_ids: dict[str, str], test_rows: list[dict]) -> dict[str, list[dict]]:
-    """`subsets/*.jsonl` of the release, each row replaced by the test row of the same text (so it is an
-    exact copy, with the test row's id)."""
-    if folder is None or not (folder / "subsets").is_dir():
-        return {}
+SUBSET_FOLDERS = ("subsets", "subsets/q2")  # the authors' evaluate_q2.py looks in subsets/q2/ by default
+
+
+def _subsets(
+    folder: Path | None,
+    test_ids: dict[str, str],
+    test_rows: list[dict],
+    line_of: dict[str, int],
+    test_name: str,
+    fill_blank_targets: bool = False,
+) -> tuple[dict[str, list[dict]], list[str]]:
+    """The release's cue subsets from `subsets/*.jsonl` and `subsets/q2/*.jsonl`, and the folders used.
+
+    Each row must equal the test row of the same text on every field: the authors score a subset file as
+    it is, so a differing row is an error naming both lines, never silently replaced by the test row."""
+    if folder is None:
+        return {}, []
     by_id = {row["id"]: row for row in test_rows}
     out: dict[str, list[dict]] = {}
+    where: dict[str, str] = {}
+    used: list[str] = []
     problems: list[Problem] = []
-    for file in sorted((folder / "subsets").glob("*.jsonl")):
-        records, found = _read_file(file, f"subsets/{file.name}")
-        problems += _in_file(list(found), f"subsets/{file.name}")
-        rows = []
-        for line, obj in records:
-            row_id = test_ids.get(obj.get("text"))
-            if row_id is None:
+    for sub in SUBSET_FOLDERS:
+        files = sorted((folder / sub).glob("*.jsonl")) if (folder / sub).is_dir() else []
+        if files:
+            used.append(f"{sub}/")
+        for file in files:
+            shown = f"{sub}/{file.name}"
+            if file.stem in out:
                 problems.append(
-                    BundleProblem(line, "text", "no test row has this text", file=f"subsets/{file.name}")
+                    BundleProblem(
+                        None, None, f"a subset named {file.stem!r} is also in {where[file.stem]}; keep one"
+                    )
                 )
-            else:
-                rows.append(by_id[row_id])
-        out[file.stem] = rows
+                continue
+            records, found = _read_file(file, shown)
+            problems += _in_file(list(found), shown)
+            rows = []
+            for line, obj in records:
+                row_id = test_ids.get(obj.get("text"))
+                if row_id is None:
+                    problems.append(BundleProblem(line, "text", "no test row has this text", file=shown))
+                    continue
+                test_row = by_id[row_id]
+                blank = isinstance(obj.get("target"), str) and not obj["target"].strip()
+                if fill_blank_targets and blank and obj.get("target_type") == NO_TARGET:
+                    obj = {**obj, "target": NO_TARGET}  # filled like its test row, not a difference
+                keys = sorted((set(obj) | set(test_row)) - {"id"})
+                differ = [k for k in keys if obj.get(k) != test_row.get(k)]
+                if differ:
+                    message = (
+                        f"differs from {test_name} line {line_of[row_id]} (same text) in "
+                        f"{', '.join(differ)}; the authors score the subset row as written, so fix one "
+                        "of the two"
+                    )
+                    problems.append(BundleProblem(line, differ[0], message, file=shown))
+                    continue
+                rows.append(test_row)
+            out[file.stem], where[file.stem] = rows, shown
     if problems:
         raise InputError(problems[:200], total=len(problems))
-    return out
+    return out, used
+
+
+def audit_key(text: str) -> str:
+    """The authors' audit key (`preprocess.audit_release`): NFKC, lower case, alphanumeric characters only,
+    so two texts differing only in punctuation or spacing are the same text. (`check-references` still
+    compares on references.normalise_for_dedup, which keeps punctuation: see issue 25.)"""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
+def _pairs_text(pairs: list[str]) -> str:
+    more = f", ... ({len(pairs):,} pairs)" if len(pairs) > MAX_PAIRS_NAMED else ""
+    return ", ".join(pairs[:MAX_PAIRS_NAMED]) + more
+
+
+def _overlap_warnings(
+    splits: dict[str, list[dict]], lines_of: dict[str, list[int]], sources: dict[str, Path]
+) -> list[str]:
+    """Duplicate texts within a split and texts shared across splits, on the authors' audit key (equal keys,
+    or RapidFuzz ratio >= 95 across splits), with the line pairs: said at import, before `check-references`
+    refuses the bundle."""
+    warnings = []
+    keys = {split: [audit_key(r["text"]) for r in rows] for split, rows in splits.items()}
+    for split, values in keys.items():
+        first: dict[str, int] = {}
+        pairs = []
+        for k, key in enumerate(values):
+            if key in first:
+                pairs.append(f"lines {lines_of[split][first[key]]} and {lines_of[split][k]}")
+            first.setdefault(key, k)
+        if pairs:
+            warnings.append(
+                f"{sources[split].name}: {len(pairs):,} duplicate text(s) on the authors' audit key "
+                f"(NFKC, lower case, alphanumerics only): {_pairs_text(pairs)}"
+            )
+    names = list(keys)
+    for i, left in enumerate(names):
+        for right in names[i + 1 :]:
+            found = near_duplicate_pairs(keys[left], keys[right])
+            a_name, b_name = sources[left].name, sources[right].name
+            pairs = [
+                f"{a_name} line {lines_of[left][a]} ~ {b_name} line {lines_of[right][b]}" for a, b, _ in found
+            ]
+            if pairs:
+                warnings.append(
+                    f"{left}/{right}: {len(pairs):,} text(s) shared across splits (audit key equal or "
+                    f"RapidFuzz ratio >= 95): {_pairs_text(pairs)}; check-references refuses such a bundle"
+                )
+    return warnings

@@ -384,3 +384,26 @@ def evaluate(gold_rows: list[dict], outputs: list[str], subsets: dict[str, list[
         indices = match_subset(gold_rows, subset_rows)
         result["subsets"][name] = subset_metrics(gold_rows, scored, indices)
     return result
+
+
+# --- §1 "Release formats" (changed 2026-12): the importer's reading of the authors' release -------------
+
+
+def audit_key(text: str) -> str:
+    """The authors' audit key: NFKC, lower case, alphanumeric characters only."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+def gold_cot_accepted(row: dict) -> bool:
+    """The authors' validator: a cot not starting with 分析： is read as if it did; it must then parse to a
+    schema-valid record whose fields equal the row's (the gold target read as the validator reads it)."""
+    cot = row["cot"]
+    parsed = parse(cot if cot.startswith(ANALYSIS_PREFIX) else ANALYSIS_PREFIX + cot)
+    if not parsed["schema_valid"]:
+        return False
+    expected = {name: row[name] for name in FIELD_NAMES}
+    expected["target"] = gold_target(row)
+    return all(parsed["record"].get(name) == expected[name] for name in FIELD_NAMES)

@@ -67,7 +67,9 @@ def test_demo_cntp_real_attributions_beat_random() -> None:
 
 @pytest.mark.parametrize("track", ["cold", "toxicn"])
 def test_demo_direction_property_of_section_3(track: str) -> None:
-    """Rows predicted toxic: real > random; predicted non-toxic: removing toxic evidence helps label 0."""
+    """Spec §3 as changed (ERASER): the masked characters are the predicted class's evidence, so on rows
+    predicted toxic AND on rows predicted non-toxic a real explanation beats random ones (under the old rule,
+    removing the toxic evidence from a row predicted non-toxic helped label 0: negative comprehensiveness)."""
     per_row = {}
     for name in ("char-ngram", "char-ngram-random"):
         rows = read_jsonl(prediction_path(DEMO, track, name, "test"))
@@ -77,7 +79,7 @@ def test_demo_direction_property_of_section_3(track: str) -> None:
     labels, real = per_row["char-ngram"]
     _, chance = per_row["char-ngram-random"]
     assert real[labels == 1].mean() > chance[labels == 1].mean() + 0.05
-    assert real[labels == 0].mean() < 0 < chance[labels == 0].mean()
+    assert real[labels == 0].mean() > chance[labels == 0].mean() + 0.05 > 0
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ import pytest
 from scoring.ladder import Margin, bootstrap_margin, per_row_margin
 from scoring.tracks import get_track
 from tests.conftest_pipeline import DEMO
+from tests.factories import mixed_predictions
 from worker.gold.ladder import Step, replay
 from worker.leaderboard import Entry
 
@@ -124,9 +125,12 @@ def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(loca
     cache, publisher = ReferenceCache(store), Publisher(store)
 
     def upload(who: str, name: str) -> str:
-        sid = service.submit(
-            identity=who, track="varm", data=baseline_file("varm", name), metadata={"model_name": name}
-        )["submission_id"]
+        return upload_data(who, baseline_file("varm", name), name)
+
+    def upload_data(who: str, data: bytes, name: str) -> str:
+        sid = service.submit(identity=who, track="varm", data=data, metadata={"model_name": name})[
+            "submission_id"
+        ]
         assert score_submission(store, cache.get, "varm", sid, time_limit=300) == "scored"
         assert service.submission(sid, viewer=who)["result"] is None  # not before the Ladder decided
         publisher.publish("varm")
@@ -137,7 +141,7 @@ def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(loca
         upload("alice", "majority"),
         upload("alice", "char-ngram"),
     )
-    bobs = upload("bob", "majority")  # bob's first: released whatever alice did
+    bobs = upload_data("bob", mixed_predictions("varm", 0.1, seed="bob"), "bob")  # his first: released
     board = {row["submission_id"] for row in service.leaderboard("varm")["rows"]}
     assert {first, better, bobs} <= board and worse not in board
 

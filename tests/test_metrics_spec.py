@@ -57,3 +57,24 @@ def test_csv_headers_name_the_metric_and_keep_the_key() -> None:
     assert csv_header("varm", "her_c") == "HER-C ↓ (0–1) [her_c]"
     assert csv_header("varm", "ci.jrem.high") == "JREM 95% CI high (0–1) [ci.jrem.high]"
     assert csv_header("varm", "model_name") == "model_name"  # not a metric: the key itself
+
+
+def test_faithfulness_metrics_read_as_self_reported_everywhere() -> None:
+    """Disclosure §7: the masked probabilities are the submitter's own; AUPRC and spans are measured."""
+    for track in ("cold", "toxicn", "cntp"):
+        flagged = {m.key for m in metric_specs(track) if m.self_reported}
+        assert flagged == {
+            "explanations.comprehensiveness",
+            "explanations.sufficiency",
+            "explanations.decision_flip_20",
+        }
+        for key in flagged:
+            spec = metric_spec(track, key)
+            assert "(self-reported)" in spec.header("en") and "自报" in spec.header("zh")
+            assert spec.as_dict()["self_reported"] is True  # the REST field (GET /api/v1/metrics)
+            assert "(self-reported)" in csv_header(track, key)
+            assert "(self-reported)" in csv_header(track, f"ci.{key}.low") or not spec.ci
+        # Positive control: a measured metric is not flagged.
+        assert metric_spec(track, "f1").as_dict()["self_reported"] is False
+        assert "self-reported" not in metric_header(track, "explanations.spans_per_item")
+    assert not any(m.self_reported for m in metric_specs("varm"))

@@ -378,7 +378,7 @@ def _explained_cntp_predictions() -> bytes:
         row.update(
             {
                 f"sha256_{v}": text_sha256(t)
-                for v, t in masked_texts(texts[row["id"]], row["char_scores"]).items()
+                for v, t in masked_texts(texts[row["id"]], row["char_scores"], row["label"]).items()
             }
         )
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
@@ -426,7 +426,9 @@ def test_explanations_validated_scored_and_published(tmp_path, redis_available, 
         "comprehensiveness_k",
         "sufficiency_k",
         "decision_flip_20",
+        "by_predicted",
     }
+    assert set(explanations["by_predicted"]) == {"0", "1"}  # faithfulness per predicted label (§3)
     assert explanations["spans_source"] == "given"
     assert set(explanations["sufficiency_k"]) == {"10", "20", "50"}
     # the worker's numbers are the scorer's on the public slice, rounded by the disclosure gate

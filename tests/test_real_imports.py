@@ -15,7 +15,7 @@ import pytest
 
 from scoring.problems import InputError
 from scoring.toxitrace.importers import import_dataset
-from scoring.varm_import import import_varm
+from scoring.varm_import import audit_key, import_varm
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
 from tests.test_install import COLD_RELEASE, lines, needs_cold
 from worker.config import Config
@@ -180,6 +180,88 @@ def test_varm_import_of_split_files_with_subsets(tmp_path: Path) -> None:
     empty.mkdir()
     wrong = run("scoring", "import", "--dataset", "varm", str(empty), str(tmp_path / "x"))
     assert wrong.returncode == 1 and "expected the authors' split files" in wrong.stderr
+
+
+def test_varm_import_reads_subsets_q2_and_refuses_a_subset_row_that_differs(tmp_path: Path) -> None:
+    """Spec "Release formats": the authors' evaluate_q2.py looks in subsets/q2/; a subset row differing from
+    its test row is an error naming both lines (the authors score the subset row as written)."""
+    release = tmp_path / "release"
+    train, test = varm_rows()
+    cue = {**train, "text": "外地人滚，别来我们这里"}
+    write_jsonl(release / "test.jsonl", [test, cue])
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [cue])
+    summary = import_varm(release, tmp_path / "bundle")
+    assert summary["subsets_from"] == ["subsets/q2/"]
+    assert (
+        lines((tmp_path / "bundle" / "subsets" / "region.jsonl").read_bytes())[0]["id"] == "varm-test-00002"
+    )
+    # A row that differs (another stance) from test line 2: refused, both lines named, nothing replaced.
+    other = "中立" if cue["stance"] != "中立" else "支持"
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [{**cue, "stance": other}])
+    with pytest.raises(InputError) as raised:
+        import_varm(release, tmp_path / "bundle2")
+    message = str(raised.value.problems[0])
+    assert "subsets/q2/region.jsonl" in message and "test.jsonl line 2" in message and "stance" in message
+    assert raised.value.problems[0].line == 1
+    assert not (tmp_path / "bundle2").exists()
+    # A blank-target row filled on request (--fill-blank-targets) is filled in its subset row too.
+    _, blank = varm_rows()
+    write_jsonl(release / "test.jsonl", [blank, cue])
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [blank])
+    import_varm(release, tmp_path / "bundle4", fill_blank_targets=True)
+    assert (
+        lines((tmp_path / "bundle4" / "subsets" / "region.jsonl").read_bytes())[0]["target"] == "无明确对象"
+    )
+    import_varm(release, tmp_path / "bundle5")  # without the fill: kept blank in both
+    assert lines((tmp_path / "bundle5" / "subsets" / "region.jsonl").read_bytes())[0]["target"] == ""
+    write_jsonl(release / "test.jsonl", [test, cue])
+    # The same subset file under subsets/ as well: one must go.
+    write_jsonl(release / "subsets" / "q2" / "region.jsonl", [cue])
+    write_jsonl(release / "subsets" / "region.jsonl", [cue])
+    with pytest.raises(InputError, match="also in subsets/region.jsonl"):
+        import_varm(release, tmp_path / "bundle3")
+
+
+def test_varm_import_accepts_a_gold_cot_without_the_analysis_opening_with_a_warning(tmp_path: Path) -> None:
+    """The authors' validator accepts a cot not starting with 分析： when it parses to the row's fields."""
+    train, test = varm_rows()
+    bare = {**train, "cot": train["cot"].removeprefix("分析：")}
+    assert bare["cot"] != train["cot"]
+    gold = tmp_path / "test.jsonl"
+    write_jsonl(gold, [bare, test])
+    summary = import_varm(gold, tmp_path / "bundle")
+    assert [w for w in summary["warnings"] if "do not start with 分析" in w and "line(s) 1)" in w]
+    assert run("scoring", "check-references", "--track", "varm", str(tmp_path / "bundle")).returncode == 0
+    # Positive control: without the opening, a cot whose fields differ from the row's is still refused.
+    stance = next(v for v in ("攻击或认同", "反对攻击", "引用或转述", "中性提及") if v != train["stance"])
+    assert train["stance"] in bare["cot"]
+    write_jsonl(gold, [{**bare, "cot": bare["cot"].replace(train["stance"], stance)}, test])
+    with pytest.raises(InputError, match="field 'cot'"):
+        import_varm(gold, tmp_path / "bundle2")
+
+
+def test_varm_import_warns_of_duplicates_and_leaks_on_the_audit_key(tmp_path: Path) -> None:
+    """Spec "Release formats": two texts differing only in final punctuation are the same text (the authors'
+    audit key); duplicates within a split and leaks across splits are import warnings with the line pairs."""
+    release = tmp_path / "release"
+    train, test = varm_rows()
+    write_jsonl(release / "train.jsonl", [train, {**test, "text": test["text"] + "。"}])
+    write_jsonl(release / "test.jsonl", [test, {**train, "text": train["text"] + "！"}])
+    warnings = import_varm(release, tmp_path / "bundle")["warnings"]
+    leak = [w for w in warnings if "shared across splits" in w]
+    assert leak and "train.jsonl line 1 ~ test.jsonl line 2" in leak[0]
+    assert "train.jsonl line 2 ~ test.jsonl line 1" in leak[0]
+    assert not [w for w in warnings if "duplicate text" in w]
+    # Within a split: a duplicate on the audit key, named by its two lines.
+    write_jsonl(release / "test.jsonl", [test, {**test, "text": " " + test["text"] + "！"}])
+    (release / "train.jsonl").unlink()
+    warnings = import_varm(release, tmp_path / "bundle2")["warnings"]
+    assert [w for w in warnings if "test.jsonl: 1 duplicate text" in w and "lines 1 and 2" in w]
+    assert audit_key("ＡＢ c\u3000，") == "abc" and audit_key("你好，世界！") == audit_key("你好世界。")
+    # Positive control: distinct texts give neither warning.
+    write_jsonl(release / "test.jsonl", [test, train])
+    warnings = import_varm(release, tmp_path / "bundle3")["warnings"]
+    assert not [w for w in warnings if "duplicate text" in w or "shared across" in w]
 
 
 def test_validate_says_what_references_it_expected(tmp_path: Path) -> None:

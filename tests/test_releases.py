@@ -168,7 +168,7 @@ def test_a_release_is_frozen_signed_and_verifiable(pipeline, tmp_path):
     # frozen: the same name is refused; a later publish or re-score leaves every byte of it
     with pytest.raises(ReleaseRefused):
         cut(store, "cold", "2027-03", actor="maud")
-    upload("carol", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes() + b"\n", "carol")
+    upload("carol", mixed_predictions("cold", 0.5, seed="carol"), "carol")
     publisher.publish("cold", export=True)
     assert {p: store.read("results", p) for p in store.list("results", "releases/")} == before
     assert get_track("cold").primary_metric == "f1"

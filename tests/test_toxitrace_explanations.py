@@ -65,7 +65,9 @@ def explained(rid: str, *, probs: bool = True, hashes: bool = False, **extra) ->
         row.update({"prob": 0.9, **{f"prob_{v}": 0.3 for v in VARIANTS}})
     if hashes:
         text = next(r["text"] for r in REFS if r["id"] == rid)
-        row.update({f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, SCORES[rid]).items()})
+        row.update(
+            {f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, SCORES[rid], LABELS[rid]).items()}
+        )
     return {**row, **extra}
 
 
@@ -92,7 +94,7 @@ def test_top_count_is_the_integer_ceiling():
 def test_masking_by_hand_ties_broken_by_position():
     text, scores = "abcde", [0.1, 0.9, 0.5, 0.9, 0.2]
     # k=10, 20: one character; 0.9 at positions 1 and 3 tie -> the earlier (b). k=50: three -> b, d, c.
-    assert masked_texts(text, scores) == {
+    assert masked_texts(text, scores, 1) == {
         "removed_10": "acde",
         "removed_20": "acde",
         "removed_50": "ae",
@@ -100,9 +102,27 @@ def test_masking_by_hand_ties_broken_by_position():
         "kept_20": "b",
         "kept_50": "bcd",
     }
-    assert masked_text("", [], "kept_50") == "" and masked_text("x", [0.0], "removed_10") == ""
+    assert masked_text("", [], "kept_50", 1) == "" and masked_text("x", [0.0], "removed_10", 0) == ""
     with pytest.raises(ValueError):
-        masked_text(text, scores, "removed_30")
+        masked_text(text, scores, "removed_30", 1)
+    with pytest.raises(ValueError):
+        masked_text(text, scores, "removed_10", 2)
+
+
+def test_masking_predicted_non_toxic_takes_the_lowest_scores():
+    """ERASER (§3 as changed 2026-12): on a row predicted 0 the rationale is the least toxic evidence."""
+    text, scores = "abcde", [0.1, 0.9, 0.1, 0.9, 0.2]
+    # k=10, 20: one character; 0.1 at positions 0 and 2 tie -> the earlier (a). k=50: three -> a, c, e.
+    assert masked_texts(text, scores, 0) == {
+        "removed_10": "bcde",
+        "removed_20": "bcde",
+        "removed_50": "bd",
+        "kept_10": "a",
+        "kept_20": "a",
+        "kept_50": "ace",
+    }
+    # Positive control: the same scores predicted toxic give the highest (b, then d).
+    assert masked_text(text, scores, "kept_20", 1) == "b"
 
 
 def test_hash_is_sha256_of_the_utf8_masked_text():
@@ -193,6 +213,26 @@ def test_faithfulness_by_hand():
     assert set(out) == set(expected)
 
 
+def test_faithfulness_split_by_predicted_label_by_hand():
+    """``explanations.by_predicted.<0|1>``: the same terms averaged over the rows of each predicted label."""
+    from scoring.toxitrace.explanations import explanation_result
+
+    probs = {k: np.asarray(v, dtype=np.float64) for k, v in FAITH_PROBS.items()}
+    result, _ = explanation_result(
+        np.array([1, 0]), [np.zeros(3), np.zeros(3)], probs, [(), ()], "derived", None, np.zeros((0, 2))
+    )
+    one, zero = result["by_predicted"]["1"], result["by_predicted"]["0"]
+    # A alone (label 1): comp .3 .5 .7 -> .5; suff .2 .1 0 -> .1; flips.
+    # B alone (label 0): comp .1 .4 0, suff .3 0 -.1
+    assert one["comprehensiveness"] == pytest.approx(0.5, abs=1e-12)
+    assert one["sufficiency"] == pytest.approx(0.1, abs=1e-12) and one["decision_flip_20"] == 1.0
+    assert zero["comprehensiveness_k"]["20"] == pytest.approx(0.4, abs=1e-12)
+    assert zero["comprehensiveness"] == pytest.approx(1 / 6, abs=1e-12)
+    assert zero["sufficiency"] == pytest.approx(0.2 / 3, abs=1e-12)
+    # Positive control: the overall figure is the mean of the two single-row parts here.
+    assert result["comprehensiveness"] == pytest.approx((0.5 + 1 / 6) / 2, abs=1e-12)
+
+
 # --- reader ----------------------------------------------------------------------------------------------
 
 
@@ -278,7 +318,7 @@ def test_a_long_text_line_fits_the_line_limit():
         "char_scores": scores,
         "prob": 0.123456789012345678,
         **{f"prob_{v}": 0.987654321098765 for v in VARIANTS},
-        **{f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, scores).items()},
+        **{f"sha256_{v}": text_sha256(t) for v, t in masked_texts(text, scores, 1).items()},
     }
     assert len(json.dumps(row).encode()) < MAX_LINE_BYTES
     assert set(HASH_KEYS) <= set(row) and set(PROB_KEYS) <= set(row)

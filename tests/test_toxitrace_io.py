@@ -446,6 +446,27 @@ def test_import_toxicn_csv_and_json(tmp_path: Path):
     assert set(result["breakdowns"]) == {"toxic_type", "expression", "target_groups", "topic"}
 
 
+def test_import_toxicn_csv_hate_row_with_all_zero_target_is_not_called_non_hate(tmp_path: Path):
+    """ToxiCN_1.0.csv lines 957, 8967, 9944: toxic hate rows with an all-zero six-place target, whose groups
+    the JSON release gives (Racism, ...). The CSV cannot tell them: no target_groups, and a warning naming
+    the line."""
+    src = tmp_path / "ToxiCN_1.0.csv"
+    untold = 'weibo,race,那帮人,1,"[0, 1]",2,"[0, 0, 1]",2,"[0, 0, 1, 0]","[0, 0, 0, 0, 0, 0]",3,1\n'
+    src.write_text(TOXICN_CSV + untold, encoding="utf-8")
+    summary = import_dataset("toxicn", src, tmp_path / "out")
+    rows = [json.loads(x) for x in (tmp_path / "out" / "all.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert "target_groups" not in rows[2] and rows[2]["toxic_type"] == "hate"
+    assert [w for w in summary["warnings"] if "ToxiCN_1.0.csv line 4" in w and "all-zero target" in w]
+    # Positive controls: an explicit non-hate place, and an all-zero target on a non-hate row, stay non-hate.
+    assert rows[0]["target_groups"] == ["non-hate"]
+    benign = 'weibo,race,那帮人,0,"[1, 0]",0,"[1, 0, 0]",0,"[1, 0, 0, 0]","[0, 0, 0, 0, 0, 0]",3,0\n'
+    src.write_text(TOXICN_CSV + benign, encoding="utf-8")
+    summary = import_dataset("toxicn", src, tmp_path / "out2")
+    rows = [json.loads(x) for x in (tmp_path / "out2" / "all.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows[2]["target_groups"] == ["non-hate"]
+    assert not [w for w in summary["warnings"] if "all-zero target" in w]
+
+
 def test_import_toxicn_errors_name_line_and_item(tmp_path: Path):
     items = [*TOXICN_JSON, dict(TOXICN_JSON[0], target="[0, 2, 0]"), dict(TOXICN_JSON[0], toxic="yes")]
     src = tmp_path / "train.json"

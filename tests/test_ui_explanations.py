@@ -34,21 +34,23 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
     table, types = display_frame(frame, "cntp", default_columns("cntp"))
     expl = [
         "Expl. attribution AUPRC ↑",
-        "Expl. comprehensiveness ↑",
-        "Expl. comprehensiveness 95% CI",
-        "Expl. sufficiency ↓",
+        "Expl. comprehensiveness (self-reported) ↑",
+        "Expl. comprehensiveness (self-reported) 95% CI",
+        "Expl. sufficiency (self-reported) ↓",
         "Expl. spans per item (spans)",
     ]
     assert [c for c in table.columns if c.startswith("Expl.")] == expl
     by_model = table.set_index(frame["model_name"].to_numpy())  # the Model cell is a link to the page
     with_expl = by_model.loc["char-ngram"]
     row = next(r for r in rows if r["model_name"] == "char-ngram")
-    assert with_expl["Expl. comprehensiveness ↑"] == round(row["explanations.comprehensiveness"] * 100, 1)
+    assert with_expl["Expl. comprehensiveness (self-reported) ↑"] == round(
+        row["explanations.comprehensiveness"] * 100, 1
+    )
     # not a share: a plain number
     assert with_expl["Expl. spans per item (spans)"] == round(row["explanations.spans_per_item"], 2)
     lexicon = by_model.loc["lexicon"]
     assert lexicon[[c for c in expl if "CI" not in c]].isna().all()
-    assert lexicon["Expl. comprehensiveness 95% CI"] == ""
+    assert lexicon["Expl. comprehensiveness (self-reported) 95% CI"] == ""
     # A board with no explanation anywhere looks exactly as before: no Expl. column at all.
     plain, _ = display_frame(
         rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp", default_columns("cntp")
@@ -60,7 +62,7 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
 def test_metric_table_keeps_explanations_only_when_present() -> None:
     rows = _with_baselines("cold")
     table, types = metric_table(rows, "cold")
-    assert "Expl. comprehensiveness ↑" in table.columns and len(types) == len(table.columns)
+    assert "Expl. comprehensiveness (self-reported) ↑" in table.columns and len(types) == len(table.columns)
     assert "Expl. attribution AUPRC ↑" not in metric_table(rows, "cold")[0].columns  # no gold spans on cold
     plain = board_rows(make_entries("cold", 4), "cold")
     assert not [c for c in metric_table(plain, "cold")[0].columns if c.startswith("Expl.")]

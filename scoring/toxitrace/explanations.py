@@ -227,6 +227,8 @@ def faithfulness(faith: Faithfulness, weights: np.ndarray | None = None) -> dict
     - ``comprehensiveness`` / ``sufficiency`` = mean over k ∈ {10, 20, 50} (AOPC-style)
     - ``decision_flip_20`` = share of items with ``[prob_removed_20 >= 0.5] != y_i``
 
+    The top k % are those of the predicted class (see ``masking``); the probabilities are self-reported.
+
     Higher comprehensiveness and lower sufficiency mean a more faithful explanation. ``weights``: a
     (resamples, n) row-count matrix for the bootstrap (weighted means); without it the plain means.
     """
@@ -273,8 +275,14 @@ def explanation_result(
     if chars is not None and chars.gold.size:
         point["auprc"] = average_precision(chars.gold, chars.scores)
     faith = Faithfulness.from_probs(labels, probs) if probs is not None else None
+    by_predicted = {}
     if faith is not None:
         point.update({k: float(v) for k, v in faithfulness(faith).items()})
+        # The split by predicted label needs no gold: it shows whether a system is faithful on both classes.
+        for y in (0, 1):
+            rows = np.asarray(labels) == y
+            part = Faithfulness.from_probs(labels[rows], {k: v[rows] for k, v in probs.items()})
+            by_predicted[str(y)] = nest({k: float(v) for k, v in faithfulness(part).items()})
 
     ci: dict[str, list[float]] = {}
     if idx.size:
@@ -293,7 +301,10 @@ def explanation_result(
         ci = {
             f"explanations.{name}": percentile_ci(values, DEFAULT_LEVEL) for name, values in resampled.items()
         }
-    return {"tau": float(tau), "spans_source": spans_source, **nest(point)}, ci
+    out = {"tau": float(tau), "spans_source": spans_source, **nest(point)}
+    if by_predicted:
+        out["by_predicted"] = by_predicted
+    return out, ci
 
 
 def canonical_rows(

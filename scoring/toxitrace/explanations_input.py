@@ -20,6 +20,22 @@ MAX_LINES_NAMED = 5  # a mixed file names the first few lines that lack explanat
 SCORES_HINT = "one number per character (code point) of the item's text"
 
 
+QUANTUM = 1000  # char_scores are quantised to multiples of 1/QUANTUM at parse time (§3)
+QUANTISE_ABOVE = 1e15  # larger magnitudes are already multiples of 0.001 in float64 (and x·1000 may overflow)
+
+
+def quantise(values: list) -> np.ndarray:
+    """Scores rounded to multiples of 0.001 (half to even), ``-0.0`` -> ``0.0``.
+
+    Everything downstream (derived spans, AUPRC, masking and the near-copy guard's row keys) sees these
+    values, so a change that moves no quantised score changes nothing.
+    """
+    raw = np.asarray(values, dtype=np.float64)
+    small = np.abs(raw) < QUANTISE_ABOVE
+    out = np.where(small, np.round(np.where(small, raw, 0.0) * QUANTUM) / QUANTUM, raw)
+    return out + 0.0  # -0.0 + 0.0 == +0.0 in IEEE 754
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -90,7 +106,7 @@ def _scores_problem(value: object, text: str | None) -> tuple[np.ndarray | None,
                 f"characters (code points); give {SCORES_HINT}"
             ),
         )
-    return np.asarray(value, dtype=np.float64), None, ""
+    return quantise(value), None, ""
 
 
 def _prob_problem(key: str, value: object) -> str | None:
@@ -103,12 +119,13 @@ def _prob_problem(key: str, value: object) -> str | None:
 
 
 def parse_explanation_fields(
-    line: int, obj: dict, rid: str | None, text: str | None, rows: ExplanationRows
+    line: int, obj: dict, rid: str | None, text: str | None, rows: ExplanationRows, label: int | None
 ) -> list[Problem]:
     """Check ``char_scores``, the probabilities and the hashes of one line; record valid parts in ``rows``.
 
     ``text`` is the row's public text (None for an unknown or invalid id: the coverage check reports it,
-    and the length and hash checks are skipped). Returns the problems of this line.
+    and the length and hash checks are skipped). ``label`` is the line's valid predicted label (None when
+    invalid: already reported, and the hashes, which depend on it, are not checked). Returns the problems.
     """
     problems: list[Problem] = []
     scores = None
@@ -165,16 +182,16 @@ def parse_explanation_fields(
             message = f"{key} needs 'char_scores': the masked text is defined by them"
             problems.append(Problem(line, key, message))
             continue
-        if scores is None or text is None:
-            continue  # the scores (or the id) are already reported; no text to hash
+        if scores is None or text is None or label is None:
+            continue  # the scores, the id or the label are already reported; no text to hash
         variant = key.removeprefix("sha256_")
-        if value.strip().lower() != text_sha256(masked_text(text, scores, variant)):
+        if value.strip().lower() != text_sha256(masked_text(text, scores, variant, label)):
             problems.append(
                 Problem(
                     line,
                     key,
                     f"does not match the {variant} text computed from this line's "
-                    "char_scores; write the masked inputs with `python -m scoring "
+                    "char_scores and label; write the masked inputs with `python -m scoring "
                     "masked-inputs` and run the model on those texts",
                 )
             )

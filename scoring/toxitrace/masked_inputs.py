@@ -34,13 +34,13 @@ def masked_inputs_jsonl(inputs: list[dict], predictions: bytes, *, spans: SpanMo
                     "char_scores",
                     "the predictions have no 'char_scores'; the masked "
                     "texts are the texts minus (or only) their top-scored "
-                    "characters, so every line needs them",
+                    "characters for the predicted label, so every line needs them",
                 )
             ]
         )
     lines = []
-    for row, scores in zip(inputs, preds.char_scores, strict=True):
-        for variant, text in masked_texts(row["text"], scores).items():
+    for row, scores, label in zip(inputs, preds.char_scores, preds.labels, strict=True):
+        for variant, text in masked_texts(row["text"], scores, int(label)).items():
             record = {"id": row["id"], "variant": variant, "text": text, "sha256": text_sha256(text)}
             lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines).encode("utf-8")

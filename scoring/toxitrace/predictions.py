@@ -78,15 +78,18 @@ def parse_predictions(
             rid = obj["id"]
             found.append((line, rid))
 
+        line_label = None
         if "label" not in obj:
             problems.add(Problem(line, "label", "missing field 'label' (the number 0 or 1)"))
         elif (msg := label_problem(obj["label"])) is not None:
             problems.add(Problem(line, "label", msg))
-        elif rid is not None and rid not in labels:
-            labels[rid] = obj["label"]
+        else:
+            line_label = int(obj["label"])
+            if rid is not None and rid not in labels:
+                labels[rid] = obj["label"]
 
         text = text_of.get(rid) if rid is not None else None
-        for problem in parse_explanation_fields(line, obj, rid, text, explained):
+        for problem in parse_explanation_fields(line, obj, rid, text, explained, line_label):
             problems.add(problem)
 
         if "spans" not in obj:

@@ -317,7 +317,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "a_better": ("A 更好", "A better"),
     "b_better": ("B 更好", "B better"),
     "not_significant": ("不显著", "not significant"),
-    "fig_expl": ("解释：全面性与 F1", "Explanations: comprehensiveness vs F1"),
+    "fig_expl": ("解释：全面性（自报）与 F1", "Explanations: comprehensiveness (self-reported) vs F1"),
     "fig_no_expl": ("暂无提交解释的系统", "No system with explanations"),
     "fig_prob_points": ("概率百分点", "probability points"),
     "this_submission": ("本提交", "this submission"),
