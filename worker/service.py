@@ -837,8 +837,11 @@ class Service:
         for twin in own:
             if twin["status"] in (HELD, REJECTED) or twin.get("hidden"):
                 return COPY_OF_CONCEALED, {"of": twin["submission_id"], "rows_differing": 0}
-        if twins and not own:  # someone else's file (a copy of one's own that someone copied is one's own)
-            return COPY_OF_ANOTHER, {"of": twins[0]["submission_id"], "rows_differing": 0}
+        # Someone else's file (a copy of one's own that someone copied is one's own). The project's baselines
+        # are public files, there to be tried: a copy of one is scored like it (and teaches nothing new).
+        others = [t for t in twins if not t.get("is_baseline")]
+        if others and not own:
+            return COPY_OF_ANOTHER, {"of": others[0]["submission_id"], "rows_differing": 0}
         return None
 
     def index_earlier_submissions(self, track: str) -> int:
