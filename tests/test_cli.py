@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest_ui import TOKENS, free_port
+from tests.factories import mixed_predictions
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
@@ -44,10 +45,11 @@ def one_line_error(done: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def cold_file(tmp_path: Path, blank_lines: int) -> Path:
-    # A baseline's predictions plus blank lines: a new file (new sha256) that scores the same.
-    path = tmp_path / f"cold-{blank_lines}.jsonl"
-    path.write_bytes((DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes() + b"\n" * blank_lines)
+def cold_file(tmp_path: Path, n: int) -> Path:
+    # A file of its own per n (the lexicon baseline with a seeded fifth of its rows set to the gold answer):
+    # a copy of another user's file would be held for review.
+    path = tmp_path / f"cold-{n}.jsonl"
+    path.write_bytes(mixed_predictions("cold", 0.2, seed=f"cli-{n}"))
     return path
 
 

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from space.auth import Auth
 from space.server import create_app
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
+from tests.factories import mixed_predictions
 from worker.config import Config
 from worker.gold.reconcile import reconcile
 from worker.service import Service
@@ -213,7 +214,9 @@ def test_reconcile_handles_each_track_and_record_on_its_own(config: Config) -> N
     store = open_store(config)
     service = Service(config, store, RecordingEnqueuer())
     client = _client(config, service)
-    sids = [_submit(client, data=VALID + b"\n" * i, user=f"u{i}").json()["submission_id"] for i in range(3)]
+    # three users' files of their own (a copy of another user's file would be held, not queued)
+    files = [mixed_predictions("varm", 0.2 + 0.3 * i, seed=f"u{i}") for i in range(3)]
+    sids = [_submit(client, data=files[i], user=f"u{i}").json()["submission_id"] for i in range(3)]
     cold = client.post(
         "/api/v1/submissions",
         data={"track": "cold", "model_name": "m"},

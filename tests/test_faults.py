@@ -34,6 +34,7 @@ import httpx
 import pandas as pd
 import pytest
 
+from tests.factories import mixed_predictions
 from tests.hostile import figures, procs
 from worker import live_board
 from worker.celery import make_app
@@ -55,8 +56,12 @@ def small_demo(tmp: Path, tracks: tuple[str, ...] = ("varm", "cold")) -> Path:
 
 
 def baseline(track: str, name: str, n: int = 0) -> bytes:
-    """A demo baseline's test predictions; `n` trailing newlines make byte-distinct files that score alike."""
-    return (DEMO / track / "baselines" / f"{name}.test.jsonl").read_bytes() + b"\n" * n
+    """A demo baseline's test predictions (n = 0), or for n > 0 a file of its own near it: the baseline with
+    a seeded fifth of its rows replaced by the gold answer. Each n gives predictions that differ from every
+    other's in many rows, so the guard takes none for a copy or a near-copy of another user's file."""
+    if n == 0:
+        return (DEMO / track / "baselines" / f"{name}.test.jsonl").read_bytes()
+    return mixed_predictions(track, 0.2, seed=f"{name}-{n}", base=name)
 
 
 def seed(config: Config, demo: Path, **options) -> None:
