@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 
 from space.auth import Auth
 from space.server import create_app
-from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store, variant
+from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
+from tests.factories import mixed_predictions
 from worker.config import Config
 from worker.own import OwnSubmission
 from worker.service import Service
@@ -43,7 +44,8 @@ def scored(tmp_path: Path, demo_dir: Path):
         "private": submit(
             "alice", "varm", baseline_file("varm", "char-ngram"), "alice-private", private=True
         ),
-        "bob": submit("bob", "varm", variant(baseline_file("varm", "lexicon"), 3), "bob-model"),
+        # his own file (a copy of alice's would be held as a copy of another submitter's)
+        "bob": submit("bob", "varm", mixed_predictions("varm", 0.3, seed="bob"), "bob-model"),
     }
     for key in ("public", "private", "bob"):
         assert score_submission(store, refs.get, "varm", ids[key], time_limit=300) == "scored"
