@@ -223,7 +223,7 @@ def test_public_outputs_do_not_depend_on_private_slice_labels(tmp_path, monkeypa
     # the session went through every kind of answer: held near-copies, the Ladder's "not released", Compare
     assert any(b'"status":"held"' in v for n, v in first.items() if n.startswith("upload"))
     assert any(b'"released":false' in v for n, v in first.items() if n.startswith("submission"))
-    assert sum(n.startswith("compare") for n in first) >= 4
+    assert sum(n.startswith("compare") for n in first) >= 3
     different = sorted(name for name in first.keys() | second.keys() if first.get(name) != second.get(name))
     assert different == [], different[:10]
 

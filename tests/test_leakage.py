@@ -144,7 +144,14 @@ def test_results_area_holds_only_public_files_and_no_gold(dep, published, needle
             keys = {k for line in data.splitlines() if line.strip() for k in json.loads(line)}
             assert keys <= {"id", "text"}, f"{path} carries {keys - {'id', 'text'}}"
         if path.endswith("/public/reference_set.json"):  # the manifest: counts and a hash, nothing more
-            assert set(json.loads(data)) == {"track", "kind", "sha256", "rows", "installed_at"}, path
+            assert set(json.loads(data)) == {
+                "track",
+                "kind",
+                "sha256",
+                "rows",
+                "installed_at",
+                "test_status",
+            }, path
         if "/results/" in path:
             envelope = json.loads(data)
             assert set(envelope["submission"]) <= PUBLIC_ENVELOPE_KEYS, (path, set(envelope["submission"]))

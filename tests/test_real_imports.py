@@ -396,4 +396,7 @@ def test_demo_tracks_carry_a_banner_and_empty_tracks_say_so(tmp_path: Path) -> N
     real = tmp_path / "real"
     shutil.copytree(DEMO / "cold", real, ignore=shutil.ignore_patterns("baselines", "public"))
     install(store, "cold", real, demo_dir=demo)
-    assert reference_banner(ctx, "cold", "en") == ""  # a real set: no banner
+    banner = reference_banner(ctx, "cold", "en")  # a real, private set: no demo warning, the board's rule
+    assert "Synthetic demo data" not in banner and "public slice" in banner
+    install(store, "cold", real, demo_dir=demo, test_status="public")  # its labels published: said plainly
+    assert "The test labels of COLD are public" in reference_banner(ctx, "cold", "en")

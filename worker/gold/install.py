@@ -62,7 +62,7 @@ class Installed:
 
     def lines(self) -> list[str]:
         verb = "installed" if self.changed else "already installed (nothing changed)"
-        out = [f"{self.track}: reference set {verb}, sha256 {self.sha256}, {self.test_status} test"]
+        out = [f"{self.track}: reference set {verb} ({self.test_status} test), sha256 {self.sha256}"]
         for split in SPLITS:
             if split in self.rows:
                 where = {
