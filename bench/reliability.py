@@ -34,7 +34,6 @@ TEST_FILES = [
     "tests/test_leakage.py",
     "tests/test_faults.py",
     "tests/test_fault_isolation.py",
-    "tests/test_entrypoint.py",
     "tests/test_torn_objects.py",
     "tests/test_http_limits.py",
 ]
@@ -221,12 +220,6 @@ ROWS: list[tuple[str, str, str | None]] = [
         "SIGTERM (remapped to cold shutdown, soft-shutdown window 1 s) to a worker in a 12 s task: it exits "
         "within the window, the message is requeued, the next worker scores it, published once, no beat.",
         "faults_sigterm_soft_shutdown",
-    ),
-    (
-        "test_entrypoint.py::test_entrypoint_restarts_a_dead_worker_and_health_says_restarting",
-        "`docker/entrypoint.sh` (ROLE=worker): a SIGKILLed worker is restarted with a new node name, the "
-        "heartbeat store says `restarting`, SIGTERM still stops everything (exit 143).",
-        "entrypoint_supervisor",
     ),
     (
         "test_torn_objects.py::",

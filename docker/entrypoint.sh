@@ -6,10 +6,8 @@
 #   ROLE=web     only the web process; CELERY_BROKER_URL must name the shared Redis.
 #   ROLE=worker  only Celery worker(s) on the shared Redis (WORKER_CONCURRENCY, WORKER_QUEUES, WORKER_BEAT).
 #
-# A worker or web process that exits is restarted here with exponential backoff (1 s doubling to 60 s, back to
-# 1 s after a run of 5 minutes), one log line per restart, so an outage of Redis or the Hub that kills a
-# worker needs no person. Only our own redis-server exiting (ROLE=all) stops the container, non-zero, so the
-# platform restarts all of it (its queue is gone; the reconciler re-sends what it held).
+# If any child exits, the entrypoint logs which one and why, stops the others and exits non-zero, so the
+# platform restarts it (no half-alive container that serves a UI while nothing scores).
 #
 # With arguments it runs them instead, in the same environment: `docker run IMAGE python -m worker seed`.
 set -euo pipefail
@@ -20,7 +18,7 @@ DATA_DIR=${DATA_DIR:-/home/user/data}
 REDIS_PORT=${REDIS_PORT:-6379}
 WORKER_QUEUES=${WORKER_QUEUES:-submissions,publish,rescore}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-1}
-WORKER_NODE_FILE=${WORKER_NODE_FILE:-/tmp/celery-worker-node}  # tests point it elsewhere
+WORKER_NODE_FILE=/tmp/celery-worker-node
 export DATA_DIR
 mkdir -p "$DATA_DIR"
 
@@ -42,33 +40,6 @@ stop_all() {
   wait || true
 }
 trap 'log "stopping (signal)"; stop_all; exit 143' TERM INT
-
-why_stopped() {  # why_stopped STATUS: "exit status N" or "killed by SIGX"
-  if [ "$1" -gt 128 ]; then echo "killed by SIG$(kill -l "$(($1 - 128))")"; else echo "exit status $1"; fi
-}
-
-# supervise NAME CMD...: run CMD until the container stops, restarting it when it exits. Runs as a
-# background subshell; SIGTERM to it is passed on to CMD (whose own shutdown then ends the loop).
-# Each restart is announced in the heartbeat store, so /api/v1/health says "restarting", not just "no worker".
-supervise() {
-  local name=$1 child status delay=1 began
-  shift
-  trap '[ -n "${child:-}" ] && kill -TERM "$child" 2>/dev/null; wait "${child:-}" 2>/dev/null; exit 143' TERM INT
-  while true; do
-    began=$SECONDS
-    "$@" &
-    child=$!
-    status=0
-    wait "$child" || status=$?
-    child=""
-    if [ $((SECONDS - began)) -ge 300 ]; then delay=1; fi
-    log "$name stopped: $(why_stopped "$status"); restarting in ${delay} s"
-    python -m worker.heartbeat restarting "$name" >/dev/null 2>&1 || true
-    sleep "$delay" &
-    wait $! || true
-    delay=$((delay * 2 > 60 ? 60 : delay * 2))
-  done
-}
 
 start_redis() {
   local dir=$DATA_DIR/redis pid
@@ -97,22 +68,17 @@ start_redis() {
 }
 
 start_worker() {
-  local beat=()
+  local beat=() node
   if [ "${WORKER_BEAT:-1}" = 1 ]; then
     beat=(--beat --schedule "$DATA_DIR/celerybeat-schedule")
   fi
   # A node name no other container shares (containers in one pod share the host name), kept where only
   # this container looks: the HEALTHCHECK pings exactly this node (docker/healthcheck.py).
-  supervise "celery worker" run_worker "${beat[@]}" &
-  started "celery worker (supervised)"
-}
-
-run_worker() {  # a new node name per start: the HEALTHCHECK then pings the worker that runs now
-  local node
   node=worker-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')@${HOSTNAME:-localhost}
   echo "$node" > "$WORKER_NODE_FILE"
-  REMAP_SIGTERM=SIGQUIT exec celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
-    --loglevel "${LOG_LEVEL:-INFO}" "$@"
+  celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
+    --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}" &
+  started "celery worker"
 }
 
 case "$ROLE" in
@@ -126,13 +92,13 @@ case "$ROLE" in
       python -m worker seed || { log "python -m worker seed failed (exit $?)"; stop_all; exit 1; }
     fi
     start_worker
-    supervise "web (python -m space)" python -m space &
-    started "web (python -m space, supervised)"
+    python -m space &
+    started "web (python -m space)"
     ;;
   web)
     : "${CELERY_BROKER_URL:?ROLE=web needs CELERY_BROKER_URL (the shared Redis)}"
-    supervise "web (python -m space)" python -m space &
-    started "web (python -m space, supervised)"
+    python -m space &
+    started "web (python -m space)"
     ;;
   worker)
     : "${CELERY_BROKER_URL:?ROLE=worker needs CELERY_BROKER_URL (the shared Redis)}"
@@ -144,11 +110,11 @@ case "$ROLE" in
     ;;
 esac
 
-# Supervised children never end on their own; the one that can is our redis-server. Exit when it does;
-# say which and why; take the others down with it.
+# Exit as soon as one child does; say which and why; take the others down with it.
 status=0 exited=""
 wait -n -p exited "${pids[@]}" || status=$?
-why=$(why_stopped "$status") name="a child"
+why="exit status $status" name="a child"
+if [ "$status" -gt 128 ]; then why="killed by SIG$(kill -l "$((status - 128))")"; fi
 if [ -n "$exited" ]; then name=${names[$exited]:-a child}; fi
 log "$name (pid ${exited:-?}) stopped: $why; stopping the others"
 stop_all

@@ -879,7 +879,7 @@ REDIS_DOWN_SECONDS = 20.0  # long enough that the worker's own reconnect attempt
 
 
 def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> None:
-    """Issue 29 item 4: SIGTERM (remapped to Celery's cold shutdown, as docker/entrypoint.sh runs it) to a
+    """Issue 29 item 4: SIGTERM (remapped to Celery's cold shutdown with REMAP_SIGTERM=SIGQUIT) to a
     worker in the middle of a task longer than its soft-shutdown window: the worker stops within the window
     and hands the message back, so the next worker scores it and it is published once. No beat runs: the
     reconciler cannot be what saves it."""
