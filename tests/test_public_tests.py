@@ -24,7 +24,7 @@ def test_a_public_test_holds_gold_copies_until_a_maintainer_releases_them(local_
 
     store = local_store
     installed = install(store, "cold", DEMO / "cold", kind="demo", test_status="public")
-    assert installed.test_status == "public" and "(public test)" in installed.lines()[0]
+    assert installed.test_status == "public" and "  test status: public" in installed.lines()
     service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer(), head_ttl=0)
     assert service.reference_set("cold")["test_status"] == "public"
     cache, publisher = ReferenceCache(store), Publisher(store)

@@ -62,7 +62,10 @@ class Installed:
 
     def lines(self) -> list[str]:
         verb = "installed" if self.changed else "already installed (nothing changed)"
-        out = [f"{self.track}: reference set {verb} ({self.test_status} test), sha256 {self.sha256}"]
+        out = [
+            f"{self.track}: reference set {verb}, sha256 {self.sha256}",
+            f"  test status: {self.test_status}",
+        ]
         for split in SPLITS:
             if split in self.rows:
                 where = {
