@@ -22,6 +22,7 @@ from tests.factories import mixed_predictions
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
 ALICE = next(t for t, u in TOKENS.items() if u == "alice")
+DANA = next(t for t, u in TOKENS.items() if u == "dana")  # her first upload: released by the Ladder
 
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -75,7 +76,7 @@ def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Pa
     line = one_line_error(cli(*args, "--token", "not-a-token"))
     assert "refused the token" in line and "VARM_TOKEN" in line, line
 
-    done = cli(*args, "--wait", "--timeout", "150", env={"VARM_TOKEN": ALICE})  # the variable is the default
+    done = cli(*args, "--wait", "--timeout", "150", env={"VARM_TOKEN": DANA})  # the variable is the default
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     [summary] = done.stdout.strip().splitlines()
@@ -90,6 +91,20 @@ def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Pa
 
     unknown = one_line_error(cli("status", "0" * 16, "--api", api))
     assert "404" in unknown and "unknown submission id" in unknown, unknown
+
+
+def test_summary_of_a_submission_the_ladder_withheld_says_why_and_shows_no_number() -> None:
+    from worker.cli import summary_line
+    from worker.records import ladder_message
+
+    record = {"ladder": {"released": False, "se": 0.012}}
+    body = {"submission_id": "ab" * 8, "track": "cold", "status": "published"}
+    body["metadata"] = {"model_name": "m"}
+    withheld = summary_line({**body, "not_released": ladder_message(record)})
+    assert "not released" in withheld and "1.2 points" in withheld and "%" not in withheld, withheld
+    scored = {"result": {"metrics": {"f1": 0.5}, "ci": {"f1": [0.4, 0.6]}}}
+    released = summary_line({**body, "result": scored})  # positive control: a released one shows its number
+    assert "F1 ↑ 50.0 %" in released and "not released" not in released, released
 
 
 def test_start_banner_names_the_address_and_the_token_only_when_asked(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from worker.records import rows_path
 from worker.submissions import find_record, list_records, read_json
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
-ALICE, BOSS, CAROL = list(TOKENS)
+ALICE, BOSS, CAROL = (next(t for t, u in TOKENS.items() if u == name) for name in ("alice", "boss", "carol"))
 VIEW = ("varm", "", [], [], True, "rank", [], 1, "en")
 WAIT = 90.0
 

@@ -116,6 +116,8 @@ def summary_line(body: dict) -> str:
             line += f" · {metric_spec(body['track'], primary).header()} {100 * value:.1f} %"
             if ci:
                 line += f" (95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
+    if body.get("not_released"):  # the Ladder withheld it: no number, and why
+        line += f" · {body['not_released']}"
     if body.get("error"):
         line += f" · {body['error']}"
     elif body.get("status") == "held" and body.get("reason"):
