@@ -383,3 +383,30 @@ def test_a_copy_of_a_baseline_is_scored(service, client, enqueuer):
     other = flipped(COLD, list(range(0, 1000, 4)))
     post(client, other, "alice")
     assert post(client, pipeline.variant(other, 1), "bob").json()["reason"] == nearcopy.COPY_OF_ANOTHER
+
+
+def test_char_scores_padding_below_the_quantum_does_not_hide_a_probe(service, client, enqueuer):
+    """Issue 22: on CNTP, adding 1e-9 to other rows' `char_scores` (or writing -0.0 for 0) made a one-label
+    probe look new at no cost. The guard keys rows on the quantised scores the scorer reads, so it is held;
+    a real change of the scores (positive control) is a new file and scored."""
+    from worker.gold.install import install
+
+    install(open_store(service.config), "cntp", pipeline.DEMO / "cntp", kind="demo")
+    cntp = baseline_file("cntp", "char-ngram")
+    post(client, cntp, "bob", track="cntp")
+    rows = [json.loads(line) for line in cntp.decode().splitlines() if line.strip()]
+    rows[3]["label"] = 1 - rows[3]["label"]  # the probe
+
+    def with_scores(change) -> bytes:
+        edited = [{**row, "char_scores": [change(v) for v in row["char_scores"]]} for row in rows]
+        return "".join(json.dumps(row) + "\n" for row in edited).encode()
+
+    padded = with_scores(lambda v: -0.0 if v == 0 else v + 1e-9)
+    assert padded.count(b"-0.0") + padded.count(b"e-09") > 100  # the padding is really there
+    held = post(client, padded, "mallory", track="cntp").json()
+    assert held.get("status") == "held" and "in only a few rows" in held["reason"], held
+    assert held["status"] == "held" and "in only a few rows" in held["reason"], held
+    assert held["submission_id"] not in scored_ids(enqueuer)
+
+    moved = with_scores(lambda v: round(v + 0.05, 3))  # every score moves by 50 quanta: another file
+    assert post(client, moved, "mallory", track="cntp").json()["status"] == "queued"

@@ -221,3 +221,50 @@ def test_compare_takes_only_submissions_on_the_board(local_store, tmp_path):
     record = {"status": PUBLISHED, "hidden": False, "versions": [{"version": 1}]}
     assert on_board(record)  # positive control
     assert not on_board({**record, "hidden": True}) and not on_board({**record, "status": "held"})
+
+
+def test_an_auprc_window_probe_on_a_private_item_moves_no_public_number():
+    """Issue 22: the full-float CNTP attribution AUPRC decoded an item's gold-span characters (a 16-character
+    window per submission): score one character high and every other low, and the AUPRC tells whether that
+    character is gold. Now an item of the private slice moves nothing published: the public slice's result,
+    in the gate's rounded form, is byte-identical for every character probed. Positive controls: the same
+    probes move the full-test AUPRC (the probe works where the sealed results see it), and on a public item
+    they move the public slice's unrounded AUPRC."""
+    from scoring.disclosure import rounded
+
+    refs, scorer = _refs("cntp"), get_track("cntp")
+    mask = public_mask(KEY, refs.ids, refs.strata())
+    slices = slice_rows(mask)
+    lines = [json.loads(line) for line in (DEMO / "cntp" / "baselines" / "char-ngram.test.jsonl").open()]
+
+    def spanned(public: bool) -> int:
+        """An item with gold spans predicted toxic (the AUPRC reads the predicted class's scores)."""
+        return next(
+            k
+            for k, spans in enumerate(refs.spans)
+            if spans
+            and lines[k]["label"] == 1
+            and len(lines[k]["char_scores"]) >= 20
+            and bool(mask[k]) is public
+        )
+
+    def probe(item: int) -> dict[str, list]:
+        """Per slice name, the AUPRC-bearing results of every window probe on `item`."""
+        length = len(lines[item]["char_scores"])
+        seen: dict[str, list] = {"full": [], "public": [], "public, rounded": []}
+        for probed in range(min(length, 16)):
+            scores = [5.0 if c == probed else -5.0 for c in range(length)]
+            edited = [dict(row, char_scores=scores) if k == item else row for k, row in enumerate(lines)]
+            data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in edited).encode()
+            out = scorer.score_slices(refs, data, slices, bootstrap={"full": 0, "public": 0, "private": 0})
+            seen["full"].append(out["full"][0]["explanations"])
+            seen["public"].append(out["public"][0]["explanations"])
+            seen["public, rounded"].append(json.dumps(rounded(out["public"][0]), sort_keys=True))
+        return seen
+
+    hidden = probe(spanned(public=False))
+    assert len(hidden["full"]) >= 3
+    assert len({json.dumps(e, sort_keys=True) for e in hidden["full"]}) > 1  # the probe reads the full test
+    assert len(set(hidden["public, rounded"])) == 1  # ... and nothing published moves
+    shown = probe(spanned(public=True))
+    assert len({json.dumps(e, sort_keys=True) for e in shown["public"]}) > 1  # positive control
