@@ -142,19 +142,28 @@ class ToxiNgram:
             out.append(pred)
         return out
 
-    def explain_many(self, rows: list[dict], with_spans: bool, *, random_scores: bool = False) -> list[dict]:
+    def explain_many(
+        self, rows: list[dict], with_spans: bool, *, random_scores: bool = False, inverted: bool = False
+    ) -> list[dict]:
         """Predictions with explanations: ``char_scores``, ``prob`` and the six masked probabilities.
 
         ``random_scores``: the chance-level variant (seeded uniform scores, no spans; labels and ``prob``
         are the model's own, the masked probabilities the model's on the randomly masked texts).
+        ``inverted``: the anti-faithful variant (the model's scores negated, no spans, the masked
+        probabilities the model's on the texts masked by that ranking), which a faithfulness metric must
+        rank below random (bench/bench_explanations.py).
         """
         texts = [r["text"] for r in rows]
         features = self.vectorizer.transform(texts)
         if random_scores:
             scores = [random_char_scores(r["id"], len(r["text"])) for r in rows]
-            out = [{"id": p["id"], "label": p["label"]} for p in self.predict_many(rows, with_spans=False)]
         else:
             scores = [self.char_scores(text, features[k]) for k, text in enumerate(texts)]
+        if inverted:
+            scores = [[-v for v in s] for s in scores]
+        if random_scores or inverted:
+            out = [{"id": p["id"], "label": p["label"]} for p in self.predict_many(rows, with_spans=False)]
+        else:
             out = self.predict_many(rows, with_spans)
         for pred, prob in zip(out, self._toxic_probs(features), strict=True):
             pred["prob"] = prob

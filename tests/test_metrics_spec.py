@@ -71,7 +71,7 @@ def test_faithfulness_metrics_read_as_self_reported_everywhere() -> None:
         for key in flagged:
             spec = metric_spec(track, key)
             assert "(self-reported)" in spec.header("en") and "自报" in spec.header("zh")
-            assert spec.as_dict()["self_reported"] is True  # the REST field (GET /api/v1/metrics)
+            assert spec.as_dict()["self_reported"] is True  # the REST field (GET /api/v1/tracks)
             assert "(self-reported)" in csv_header(track, key)
             assert "(self-reported)" in csv_header(track, f"ci.{key}.low") or not spec.ci
         # Positive control: a measured metric is not flagged.
