@@ -18,7 +18,9 @@ FAKEHUB_COMMIT_WINDOW seconds (default 3600; smaller to compress time in a bench
 `Retry-After`, counted in stats as "429 commit".
 
 Run: python tests/fakehub.py [--port 0] -> prints "FAKEHUB READY http://127.0.0.1:<port>".
-Not emulated: LFS/Xet uploads (every file is "regular"), PRs, branches other than main, tags.
+Tags: POST /api/<type>s/<repo>/tag/<revision> {"tag", "message"} (409 when the tag exists), listed by refs
+and usable as a revision. Not emulated: LFS/Xet uploads (every file is "regular"), PRs, branches other than
+main.
 """
 
 from __future__ import annotations
@@ -70,9 +72,10 @@ class Repo:
     private: bool
     commits: dict[str, Commit] = field(default_factory=dict)
     main: str = ""
+    tags: dict[str, str] = field(default_factory=dict)  # name -> commit id
 
     def resolve(self, rev: str) -> Commit | None:
-        return self.commits.get(self.main if rev == "main" else rev)
+        return self.commits.get(self.main if rev == "main" else self.tags.get(rev, rev))
 
 
 class HubError(Exception):
@@ -393,7 +396,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def repo_api(self, method: str, repo_type: str, repo_id: str, rest: list[str], query: dict) -> None:
         action = rest[0] if rest else ""
-        repo = self.repo_for(repo_type, repo_id, write=action in ("commit",))
+        repo = self.repo_for(repo_type, repo_id, write=action in ("commit", "tag"))
         if method == "GET" and action in ("", "revision"):
             commit = self.commit_for(repo, rest[1] if len(rest) > 1 else "main")
             return self.send(
@@ -458,10 +461,20 @@ class Handler(BaseHTTPRequestHandler):
                 {
                     "branches": [{"name": "main", "ref": "refs/heads/main", "targetCommit": repo.main}],
                     "converts": [],
-                    "tags": [],
+                    "tags": [
+                        {"name": name, "ref": f"refs/tags/{name}", "targetCommit": target}
+                        for name, target in sorted(repo.tags.items())
+                    ],
                     "pullRequests": [],
                 },
             )
+        if method == "POST" and action == "tag":
+            commit, name = self.commit_for(repo, unquote(rest[1])), self.json_body().get("tag", "")
+            with STATE.lock:
+                if name in repo.tags:
+                    raise HubError(409, f"Tag {name} already exists")
+                repo.tags[name] = commit.id
+            return self.send(200, {})
         if method == "POST" and action == "paths-info":
             files = self.commit_for(repo, rest[1]).files
             wanted = parse_qs(self.body().decode()).get("paths", [])

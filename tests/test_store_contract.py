@@ -99,6 +99,19 @@ def test_historical_revisions(store: Store) -> None:
         store.read("results", "r.json", revision="0" * 40)
 
 
+def test_a_tag_names_a_revision_for_good(store: Store) -> None:
+    v1 = store.commit("results", {"release/r.json": b"frozen"}, [], "a release")
+    assert store.tags("results") == {}
+    store.tag("results", "cold-2027-03", v1, "release 2027-03 of cold")
+    store.commit("results", {"release/r.json": b"changed later"}, [], "a later publish")
+    assert store.tags("results") == {"cold-2027-03": v1}
+    assert store.read("results", "release/r.json", revision="cold-2027-03") == b"frozen"  # read by name
+    store.tag("results", "cold-2027-03", v1, "the same again")  # idempotent
+    with pytest.raises(ConflictError):  # a tag never moves
+        store.tag("results", "cold-2027-03", store.head("results"), "moved")
+    assert store.tags("results") == {"cold-2027-03": v1}
+
+
 def test_stale_parent_raises_conflict(store: Store) -> None:
     base = store.head("results")
     winner = store.commit("results", {"n.json": b"1"}, [], "first", parent=base)

@@ -10,8 +10,9 @@
    the live public rank beside them and the Rank Delta (live rank − private rank);
 4. every row signed (Ed25519, scoring/signatures.py); written ONCE under `releases/<track>/<name>/`
    (`release.json`, `rows.json`, `rows.parquet`, `CITATION.cff`, `citation.bib`) with the public key at
-   `keys/ed25519.pub`, in one results commit. A release that exists is never written again: a metric fix
-   afterwards is an erratum release (`<name>.1`).
+   `keys/ed25519.pub`, in one results commit, tagged `<track>-<name>` (a git tag on the Hub's results
+   repository, `tags.json` in the local store) so the snapshot can be fetched by name. A release that
+   exists is never written again: a metric fix afterwards is an erratum release (`<name>.1`).
 A public test set's release freezes its full-test board the same way (no private slice: its rows are the
 full-test results, ranked as on the live board).
 """
@@ -174,8 +175,14 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
             raise ReleaseRefused(f"release {name} of {track} exists (cut at the same time elsewhere)")
         return files, []
 
-    commit_with_retry(store, RESULTS, build, f"release {track} {name}")
+    revision = commit_with_retry(store, RESULTS, build, f"release {track} {name}")
+    store.tag(RESULTS, release_tag(track, name), revision, f"release {name} of {track}")
     return release
+
+
+def release_tag(track: str, name: str) -> str:
+    """The results repository's tag of a release's commit (no slash: it is also a URL path segment)."""
+    return f"{track}-{name}"
 
 
 def _parquet(rows: list[dict]) -> bytes:

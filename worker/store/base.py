@@ -33,7 +33,10 @@ class Store(Protocol):
     revision is unknown). list: sorted file paths starting with `prefix` (at head, or at `revision`).
     commit: one atomic revision; ConflictError when `parent` is given and is no longer the head; a commit
     that changes nothing returns the head. local_snapshot: a folder with the area's files at a revision,
-    for read-only use. history: [{"revision", "message", "date"}], newest first.
+    for read-only use. history: [{"revision", "message", "date"}], newest first. tag: name a revision
+    for good (a release's snapshot: the Hub's git tags, the local store's tags.json); naming an existing
+    tag again is a no-op when it names the same revision and a ConflictError otherwise (a tag never moves).
+    tags: {name: revision}.
     Every method raises StoreError for an area this store was not opened with.
     """
 
@@ -52,6 +55,10 @@ class Store(Protocol):
     def local_snapshot(self, area: str, revision: str | None = None) -> Path: ...
 
     def history(self, area: str, limit: int = 50) -> list[dict]: ...
+
+    def tag(self, area: str, name: str, revision: str, message: str) -> None: ...
+
+    def tags(self, area: str) -> dict[str, str]: ...
 
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")

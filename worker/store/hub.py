@@ -409,6 +409,26 @@ class HubStore:
         )
         return Path(path)
 
+    def tag(self, area: str, name: str, revision: str, message: str) -> None:
+        repo = self._repo(area)
+        check_revision(name)
+        check_revision(revision)
+        if name not in self.tags(area):
+            self._call(  # exist_ok: a 409 from a concurrent tagger is checked below like an older tag
+                f"tag {name} of {area}",
+                lambda: self.api.create_tag(
+                    repo, tag=name, revision=revision, tag_message=message, repo_type="dataset", exist_ok=True
+                ),
+            )
+        existing = self.tags(area).get(name)
+        if existing != revision:
+            raise ConflictError(f"area {area!r}: tag {name!r} already names {str(existing)[:12]}")
+
+    def tags(self, area: str) -> dict[str, str]:
+        repo = self._repo(area)
+        refs = self._call(f"tags of {area}", lambda: self.api.list_repo_refs(repo, repo_type="dataset"))
+        return {ref.name: ref.target_commit for ref in refs.tags}
+
     def history(self, area: str, limit: int = 50, full_message: bool = False) -> list[dict]:
         repo = self._repo(area)
         # list_repo_commits walks every page; fine for the small repos this project keeps.

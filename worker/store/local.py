@@ -194,7 +194,10 @@ class LocalStore:
         return self._delta(base, revision)["chain"]
 
     def _resolve(self, base: Path, revision: str | None) -> str:
-        return self._head(base) if revision is None else check_revision(revision)
+        """The commit id of `revision`: the head, a commit id, or a tag's (as on the Hub)."""
+        if revision is None:
+            return self._head(base)
+        return self._tags(base).get(check_revision(revision), {}).get("revision", revision)
 
     def _object(self, base: Path, oid: str) -> Path:
         """The object's file: compressed (`.z`), or plain as written before compression."""
@@ -316,6 +319,26 @@ class LocalStore:
             if not target.exists():  # not just "another process built it first"
                 raise
         return target
+
+    def tag(self, area: str, name: str, revision: str, message: str) -> None:
+        base = self._dir(area)
+        check_revision(name)
+        check_revision(revision)
+        with self._locked(base):
+            tags = self._tags(base)
+            named = tags.get(name, {}).get("revision", revision)
+            if named != revision:
+                raise ConflictError(f"area {area!r}: tag {name!r} already names {named[:12]}")
+            if name not in tags:
+                date = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+                tags[name] = {"revision": revision, "message": message, "date": date}
+                _write_atomic(base / "tags.json", json.dumps(tags, sort_keys=True, indent=1).encode())
+
+    def tags(self, area: str) -> dict[str, str]:
+        return {name: tag["revision"] for name, tag in self._tags(self._dir(area)).items()}
+
+    def _tags(self, base: Path) -> dict[str, dict]:
+        return _read_json_file(base / "tags.json") if (base / "tags.json").exists() else {}
 
     def history(self, area: str, limit: int = 50) -> list[dict]:
         base = self._dir(area)
