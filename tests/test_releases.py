@@ -135,9 +135,10 @@ def test_a_release_is_frozen_signed_and_verifiable(pipeline, tmp_path):
     assert "@misc{varm-leaderboard-cold-2027-03" in before["releases/cold/2027-03/citation.bib"].decode()
     # tagged: the tag names the commit that holds the release, and reads it by name after later commits
     tagged = store.tags("results")["cold-2027-03"]
-    assert store.read("results", "releases/cold/2027-03/release.json", tagged) == before[
-        "releases/cold/2027-03/release.json"
-    ]
+    assert (
+        store.read("results", "releases/cold/2027-03/release.json", tagged)
+        == before["releases/cold/2027-03/release.json"]
+    )
 
     ok = _cli("verify", str(folder), "--public-key", key)
     assert ok.returncode == 0 and ok.stdout.strip().splitlines()[-1].startswith("OK: 3 row(s)"), ok.stdout
