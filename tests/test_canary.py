@@ -11,7 +11,11 @@ set's published identity (a hash of the whole set), made the same in both. A thi
 public-slice items (the positive control) must differ.
 
 The clock is frozen and submission ids are a counter, so the two runs are the same byte for byte whenever
-nothing depends on the private slice. Gradio's endpoints read the same Service; they are not driven here.
+nothing depends on the private slice. The same web process serves the Gradio UI: at the end of the session
+every Gradio endpoint listed by the app's own `/gradio_api/info` (a new one is covered without editing
+this test) is called as every viewer, with the submissions' ids and a dev predictions file where it takes
+them; only the four that change state (submit, make public, re-score, moderate) are left to the REST and
+service calls above, and the test fails if an endpoint is neither called nor named among those four.
 """
 
 from __future__ import annotations
@@ -31,10 +35,14 @@ from fastapi.testclient import TestClient
 from scoring.protocol import NO_TARGET
 from scoring.slices import parse_slice_key, public_mask
 from scoring.tracks import get_track
+from space.uploads import upload_folder
 from tests.conftest_pipeline import DEMO, RecordingEnqueuer
 
 USERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 MAINTAINER = "maud"
+TOKENS = {user: f"tok-{user}-canary-0123456789" for user in (*USERS, MAINTAINER)}
+# Gradio endpoints that change state: the session drives the same Service methods through REST above.
+STATE_CHANGING = {"/submit", "/make_public", "/maint_rescore", "/maint_moderate"}
 SUBMISSIONS = 60
 KEY = bytes(range(1, 33))
 IDENTITY = "c" * 64
@@ -99,6 +107,70 @@ def _uploads() -> list[tuple[str, bytes, dict]]:
     return out
 
 
+class InlineEnqueuer(RecordingEnqueuer):
+    """Compare answered in-process by the worker's own function (the Celery task calls the same)."""
+
+    def __init__(self, store) -> None:
+        super().__init__()
+        self.store = store
+
+    def compare(self, track: str, a_id: str, b_id: str) -> dict:
+        from worker.gold.compare import compare
+
+        return compare(self.store, track, a_id, b_id)
+
+
+def _gradio_calls(
+    client: TestClient, outputs: dict[str, bytes], sids: list[tuple[str, str]], top: list
+) -> int:
+    """Every Gradio endpoint but the state-changing ones, as every viewer; the answers go into `outputs`.
+    Returns how many calls completed (not an error)."""
+    info = client.get("/gradio_api/info").json()["named_endpoints"]
+    dev = (DEMO / "varm" / "baselines" / "lexicon.dev.jsonl").read_bytes()
+    [dev_path] = client.post("/gradio_api/upload", files={"files": ("dev.jsonl", dev)}).json()
+    folder = str(upload_folder())
+    viewers = {None: "", **{user: TOKENS[user] for user in (*USERS, MAINTAINER)}}
+    pairs = [(top[0], top[1]), (top[1], top[2]), (top[0], top[-1])]
+    completed = 0
+    for name, endpoint in sorted(info.items()):
+        if name in STATE_CHANGING:
+            continue
+        params = [p["parameter_name"] for p in endpoint["parameters"]]
+        calls = [{}]
+        if "token" in params:
+            calls = [{"token": token, "viewer": v} for v, token in viewers.items()]
+        if "sid" in params:
+            calls = [
+                {"sid": sid, "token": viewers[v], "viewer": v}
+                for owner, sid in sids[::3]
+                for v in (None, owner, MAINTAINER)
+            ]
+        if {"a", "b"} <= set(params):
+            calls = [{"a": a, "b": b} for a, b in pairs]
+        for call in calls:
+            given = {
+                "track": "varm",
+                "lang": "en",
+                "path": {"path": dev_path, "orig_name": "dev.jsonl", "meta": {"_type": "gradio.FileData"}},
+                "systems": top[:3],
+                "page": 1,
+                "number": 1,
+                "baselines": True,
+                **call,
+            }
+            data = [
+                given.get(p["parameter_name"], p["parameter_default"] if p["parameter_has_default"] else None)
+                for p in endpoint["parameters"]
+            ]
+            event = client.post(f"/gradio_api/call{name}", json={"data": data}).json()["event_id"]
+            stream = client.get(f"/gradio_api/call{name}/{event}").text
+            last = [line for line in stream.splitlines() if line.startswith(("event:", "data:"))][-2:]
+            completed += last[0] == "event: complete"
+            answer = "\n".join(last).replace(dev_path, "<upload>").replace(folder, "<uploads>")
+            outputs[f"gradio {name} {sorted((k, str(v)) for k, v in call.items())}"] = answer.encode()
+    return completed
+
+
 def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     """Run the session on a fresh store holding `bundle`; every public output, by name."""
     import worker.gold.install
@@ -110,12 +182,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     from space.auth import Auth
     from space.server import create_app
     from worker.config import Config
-    from worker.gold.compare import compare
     from worker.gold.install import install
-    from worker.gold.publish import Publisher
-    from worker.gold.references import ReferenceCache
-    from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
-    from worker.gold.scoring_job import score_submission
     from worker.service import Service
     from worker.store import layout, open_store
 
@@ -141,13 +208,34 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     store.commit("references", {layout.slice_key("varm"): KEY.hex().encode()}, [], "the canary's key")
     install(store, "varm", bundle, kind="demo")  # the same set again: its public manifest names the new key's
 
-    service = Service(config, store, RecordingEnqueuer())
-    client = TestClient(create_app(config, service=service, auth=Auth(config, "open"), with_ui=False))
+    (Path(config.data_dir) / "tokens.json").write_text(json.dumps({t: u for u, t in TOKENS.items()}))
+    monkeypatch.setenv("AUTH", "token")
+    # Each world's own Gradio upload folder: another app's clean-up (at its exit, or its TTL sweep) of a
+    # shared /tmp/gradio removed this session's upload mid-run. Its name is set aside in the answers.
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp / "gradio"))
+    service = Service(config, store, InlineEnqueuer(store), head_ttl=0.0)
+    app = create_app(config, service=service, auth=Auth(config, "token"), with_ui=True)
+    with TestClient(app) as client:  # the context runs the app's lifespan: Gradio's queue
+        return _session(config, store, service, client)
+
+
+def _auth(user: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
+
+
+def _session(config, store, service, client: TestClient) -> dict[str, bytes]:
+    from worker.gold.compare import compare
+    from worker.gold.publish import Publisher
+    from worker.gold.references import ReferenceCache
+    from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+    from worker.gold.scoring_job import score_submission
+    from worker.store import layout
+
     cache, publisher = ReferenceCache(store), Publisher(store)
     outputs: dict[str, bytes] = {}
 
     def get(name: str, path: str, user: str | None = None, **params) -> None:
-        headers = {"X-User": user} if user else {}
+        headers = _auth(user)
         answer = client.get(f"/api/v1{path}", params=params, headers=headers)
         outputs[f"{name} {path} {sorted(params.items())} as {user}"] = (
             str(answer.status_code).encode() + b" " + answer.content
@@ -156,7 +244,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     ids: list[tuple[str, str]] = []
     for step, (user, data, form) in enumerate(_uploads()):
         answer = client.post(
-            "/api/v1/submissions", data=form, files={"file": ("p.jsonl", data)}, headers={"X-User": user}
+            "/api/v1/submissions", data=form, files={"file": ("p.jsonl", data)}, headers=_auth(user)
         )
         outputs[f"upload {step}"] = str(answer.status_code).encode() + b" " + answer.content
         if answer.status_code != 202:
@@ -181,7 +269,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
         if step == 40:
             private = [s for u, s in ids if service.submission(s, viewer=u).get("private")]
             for s in private[:1]:
-                client.post(f"/api/v1/submissions/{s}/make-public", headers={"X-User": USERS[0]})
+                client.post(f"/api/v1/submissions/{s}/make-public", headers=_auth(USERS[0]))
             publisher.publish("varm")
 
     for dry_run in (True, False):  # a re-score under the same scorer: every version is kept, a report made
@@ -204,6 +292,8 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
         get("public", f"/public/varm/{name}")
     for path in store.list("results", ""):
         outputs[f"file {path}"] = store.read("results", path) or b""
+    top = [row["submission_id"] for row in service.leaderboard("varm")["rows"]]
+    outputs["gradio calls completed"] = str(_gradio_calls(client, outputs, ids, top)).encode()
     assert parse_slice_key(store.read("references", layout.slice_key("varm")).decode()) == KEY
     return outputs
 
@@ -224,8 +314,13 @@ def test_public_outputs_do_not_depend_on_private_slice_labels(tmp_path, monkeypa
     assert any(b'"status":"held"' in v for n, v in first.items() if n.startswith("upload"))
     assert any(b'"released":false' in v for n, v in first.items() if n.startswith("submission"))
     assert sum(n.startswith("compare") for n in first) >= 3
+    # Gradio: dozens of calls answered (not refused), the board and Compare among them.
+    assert int(first["gradio calls completed"]) >= 50, first["gradio calls completed"]
+    answered = [n for n, v in first.items() if n.startswith("gradio /") and v.startswith(b"event: complete")]
+    assert any(n.startswith("gradio /leaderboard ") for n in answered), answered
+    assert any(n.startswith("gradio /compare ") for n in answered), answered
     different = sorted(name for name in first.keys() | second.keys() if first.get(name) != second.get(name))
-    assert different == [], different[:10]
+    assert different == [], [(n, first.get(n, b"")[:400], second.get(n, b"")[:400]) for n in different[:5]]
 
     control = _world(tmp_path / "world-c", public_changed, monkeypatch)  # positive control
     assert any(first.get(name) != control.get(name) for name in first)
