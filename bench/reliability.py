@@ -156,6 +156,13 @@ ROWS: list[tuple[str, str, str | None]] = [
         "faults_pool_child_sigkill",
     ),
     (
+        "test_faults.py::test_whole_worker_sigkill_mid_scoring_is_re_sent_once_its_heartbeat_stops",
+        "SIGKILL of a whole worker (main process and child) mid-scoring, default settings: the record names "
+        "the worker's heartbeat, and once it stops another worker's reconciler re-sends it (no 6.6-minute "
+        "wait for the time limit); published once.",
+        "faults_whole_worker_sigkill",
+    ),
+    (
         "test_faults.py::test_redis_restart_under_load_loses_nothing",
         "redis-server killed and restarted (no persistence) mid-burst: nothing lost, nothing duplicated; the "
         "reconciler re-sends.",

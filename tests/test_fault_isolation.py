@@ -294,3 +294,32 @@ def test_refused_ui_call_logs_one_line_and_the_maintainer_report_lists_quarantin
     _corrupt(service.store, f"varm/{sid}/submission.json")
     listed = quarantine_markdown(service.quarantined("varm"))
     assert f"varm/{sid}/submission.json" in listed and "not JSON" in listed
+
+
+def test_a_record_whose_scoring_worker_stopped_is_re_sent_before_the_time_limit(config: Config) -> None:
+    """Issue 27: a record `scoring` under a worker that was SIGKILLed waited for the hard time limit (6.6
+    minutes). It names its worker's heartbeat (`holder`); once that heartbeat stops, the reconciler re-sends
+    it after `stuck_after`. A record whose worker still beats (positive control) waits for the time limit."""
+    store = open_store(config)
+    service = Service(config, store, RecordingEnqueuer())
+    client = _client(config, service)
+    files = [mixed_predictions("varm", 0.3 + 0.3 * i, seed=f"lease{i}") for i in range(2)]
+    dead, alive = (
+        _submit(client, data=f, user=f"lease{i}").json()["submission_id"] for i, f in enumerate(files)
+    )
+    for sid, holder in ((dead, "worker:host:111"), (alive, "worker:host:222")):
+
+        def scoring(store, head, rec, holder=holder):
+            return {**rec, "status": "scoring", "attempts": 1, "holder": holder}, {}
+
+        update_record(store, "varm", sid, scoring, "as if a worker took it")
+    # without leases (no heartbeat reader) both wait for the time limit, as before
+    assert reconcile(store, RecordingEnqueuer(), stuck_after=0, scoring_after=3600)["requeued"] == []
+    gone = {"worker:host:111"}
+    summary = reconcile(
+        store, RecordingEnqueuer(), stuck_after=0, scoring_after=3600, holder_gone=gone.__contains__
+    )
+    assert summary["requeued"] == [dead]  # ... and the one whose worker still beats is left alone
+    record = service.submission(dead, viewer="lease0")
+    assert record["status"] == "queued"
+    assert service.submission(alive, viewer="lease1")["status"] == "scoring"

@@ -175,6 +175,32 @@ def test_pool_child_sigkill_mid_scoring_scores_exactly_once(stack) -> None:
     )
 
 
+def test_whole_worker_sigkill_mid_scoring_is_re_sent_once_its_heartbeat_stops(stack) -> None:
+    """Issue 27: with default settings a worker SIGKILLed mid-scoring left its record `scoring` until the hard
+    time limit + 30 s (6.6 minutes), its message unacknowledged until the broker's visibility timeout (12
+    minutes). The record names the worker's heartbeat; once that stops, the reconciler of another worker
+    re-sends it after STUCK_AFTER_SECONDS (default 30): published about half a minute after the kill."""
+    env = {k: v for k, v in stack["env"].items() if k != "STUCK_AFTER_SECONDS"}  # the defaults
+    doomed = procs.Worker({**env, "VARM_TEST_SCORE_DELAY": "600"}, stack["tmp"] / "doomed.log").start()
+    stack["workers"].append(doomed)
+    service: Service = stack["service"]
+    sid = submit(service, baseline("cold", "lexicon"), "victim", track="cold")
+    store = service.store
+    holder = wait_for(lambda: records(store, "cold")[sid].get("holder"), 60, "the record to name its worker")
+    assert holder == f"worker:{socket.gethostname()}:{doomed.proc.pid}", holder
+    for pid in (*doomed.children(), doomed.proc.pid):  # the whole worker, main process and pool child
+        os.kill(pid, signal.SIGKILL)
+    doomed.proc.wait(10)
+    killed_at = time.monotonic()
+    stack["workers"].append(procs.Worker(env, stack["tmp"] / "rescuer.log", beat=True).start())
+    wait_for(lambda: records(store, "cold")[sid]["status"] == "published", 150, "the record to be published")
+    seconds = round(time.monotonic() - killed_at, 1)
+    assert_published_exactly_once(store, "cold", {sid})
+    notes = [h["note"] for h in records(store, "cold")[sid]["history"]]
+    assert any("the worker scoring it stopped" in n for n in notes), notes  # the lease, not the time limit
+    figures.record("faults_whole_worker_sigkill", seconds_to_published=seconds, attempts=2, lost=0)
+
+
 def test_redis_restart_under_load_loses_nothing(stack) -> None:
     """Kill redis (no persistence: every queued message is gone) in the middle of a burst of submissions;
     the reconciler (beat, STUCK_AFTER_SECONDS=3) re-sends what was lost."""

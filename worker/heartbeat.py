@@ -23,11 +23,19 @@ from worker.config import Config
 
 HEARTBEAT_EVERY = 2.0
 HEARTBEAT_STALE = 10.0
+# The heartbeat name of the worker whose pool runs this process's tasks: set by the main process before its
+# pool starts (worker/gold/tasks.py), inherited by every pool child, written on a record being scored.
+HOLDER_VARIABLE = "VARM_WORKER_HEARTBEAT"
 log = logging.getLogger(__name__)
 
 
 def heartbeat_name(kind: str, pid: int) -> str:
     return f"{kind}:{socket.gethostname()}:{pid}"
+
+
+def holder() -> str | None:
+    """The heartbeat name of the worker this task runs under (None outside a worker)."""
+    return os.environ.get(HOLDER_VARIABLE) or None
 
 
 class Heartbeats:
@@ -70,6 +78,19 @@ class Heartbeats:
             kind = name.split(":", 1)[0]
             ages[kind] = min(ages.get(kind, float("inf")), max(0.0, now - at))
         return ages
+
+    def gone(self, name: str) -> bool:
+        """Has the process `name` stopped beating (no heartbeat for HEARTBEAT_STALE seconds, or none at all:
+        a clean shutdown removes it)? False when the heartbeats cannot be read: unknown is not gone."""
+        try:
+            if self._redis is not None:
+                at = self._redis.zscore(self._key, name)
+            else:
+                path = self._dir / name
+                at = float(path.read_text()) if path.exists() else None
+        except Exception:  # noqa: BLE001 - broker or disk trouble: leave the record to the time limit
+            return False
+        return at is None or time.time() - float(at) > HEARTBEAT_STALE
 
     def forget(self, name: str) -> None:
         """Remove a heartbeat at a clean shutdown, so health turns red at once, not after HEARTBEAT_STALE."""

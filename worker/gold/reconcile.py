@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
@@ -38,10 +39,18 @@ _segments: dict = {}  # live board segments read so far (live_board.read): a rou
 
 
 def reconcile(
-    store: Store, enqueue, stuck_after: float, tracks=TRACK_NAMES, *, scoring_after: float | None = None
+    store: Store,
+    enqueue,
+    stuck_after: float,
+    tracks=TRACK_NAMES,
+    *,
+    scoring_after: float | None = None,
+    holder_gone: Callable[[str], bool] | None = None,
 ) -> dict:
     """Re-send submissions stuck in received/queued for longer than `stuck_after` seconds (in scoring for
-    longer than `scoring_after`, default `stuck_after`: a task may legitimately score until its time limit),
+    longer than `scoring_after`, default `stuck_after`: a task may legitimately score until its time limit;
+    but after `stuck_after` when `holder_gone(record["holder"])` says the worker scoring it stopped beating:
+    a SIGKILLed worker's message waits for the broker's visibility timeout, its record need not),
     fail those that already crashed MAX_ATTEMPTS times, and re-send the publish of a track when a record
     older than `stuck_after` is not shown as its records say (scored but unpublished, hidden but still on
     the board, a changed verified/baseline flag). `enqueue` needs `score(track, id)` and `publish(track)`.
@@ -56,7 +65,7 @@ def reconcile(
     for track in tracks:
         try:
             waiting |= _reconcile_track(
-                store, enqueue, track, stuck_after, scoring_after or stuck_after, summary, shown
+                store, enqueue, track, stuck_after, scoring_after or stuck_after, summary, shown, holder_gone
             )
         except Exception as exc:  # one track's trouble must not stop the others
             log.warning("reconciler: track %s skipped this round (%s: %s)", track, type(exc).__name__, exc)
@@ -80,6 +89,7 @@ def _reconcile_track(
     scoring_after: float,
     summary: dict,
     shown: dict[tuple[str, str], int],
+    holder_gone: Callable[[str], bool] | None = None,
 ) -> bool:
     """Reconcile one track; add its scored records that the board shows but whose marks a paced publish
     skipped to `shown`. Returns whether a first attempt waits to be scored on it."""
@@ -101,7 +111,9 @@ def _reconcile_track(
                 republish = True
             else:
                 shown[(track, sid)] = version
-        elif status in PENDING and age >= (scoring_after if status == SCORING else stuck_after):
+        elif status in PENDING and age >= (
+            scoring_after if status == SCORING and not _holder_gone(record, holder_gone) else stuck_after
+        ):
             try:
                 # While the Hub's commit budget is paced, a queued record is re-sent without a commit: its
                 # message is most likely still waiting in the broker, and a duplicate task is idempotent.
@@ -110,7 +122,11 @@ def _reconcile_track(
                 lean = status != SCORING and tight is not None and tight(AREA)
                 if lean and time.monotonic() - _lean_resent.get(sid, -math.inf) < scoring_after:
                     continue
-                outcome = QUEUED if lean else _requeue_or_fail(store, track, sid, stuck_after, scoring_after)
+                outcome = (
+                    QUEUED
+                    if lean
+                    else _requeue_or_fail(store, track, sid, stuck_after, scoring_after, holder_gone)
+                )
                 if lean:
                     if len(_lean_resent) > 10_000:  # bounded: forget the oldest half
                         for old in sorted(_lean_resent, key=_lean_resent.get)[:5_000]:
@@ -128,6 +144,12 @@ def _reconcile_track(
         enqueue.publish(track)
         summary["publish"].append(track)
     return waiting
+
+
+def _holder_gone(record: dict, holder_gone: Callable[[str], bool] | None) -> bool:
+    """Did the worker scoring `record` stop beating? (Records scored before leases name no holder.)"""
+    holder = record.get("holder")
+    return bool(holder and holder_gone is not None and holder_gone(holder))
 
 
 def _shown(row_or_record: dict, version: int) -> tuple:
@@ -159,14 +181,20 @@ def _board_disagrees(store: Store, track: str, records: list[dict], now: datetim
 
 
 def _requeue_or_fail(
-    store: Store, track: str, sid: str, stuck_after: float, scoring_after: float
+    store: Store,
+    track: str,
+    sid: str,
+    stuck_after: float,
+    scoring_after: float,
+    holder_gone: Callable[[str], bool] | None = None,
 ) -> str | None:
     outcome: dict = {}
 
     def change(store: Store, head: str, rec: dict):
-        # Re-checked at the head: a worker may have moved it on since we listed it.
+        # Re-checked at the head: a worker may have moved it on (or another taken it) since we listed it.
         age = (datetime.now(UTC) - parse_iso(rec["updated_at"])).total_seconds()
-        limit = scoring_after if rec["status"] == SCORING else stuck_after
+        gone = rec["status"] == SCORING and _holder_gone(rec, holder_gone)
+        limit = scoring_after if rec["status"] == SCORING and not gone else stuck_after
         if rec["status"] not in PENDING or age < limit:
             return None, {}
         if rec["status"] == SCORING and rec.get("attempts", 0) >= MAX_ATTEMPTS:
@@ -178,8 +206,9 @@ def _requeue_or_fail(
                 error=f"scoring crashed or timed out {rec['attempts']} times; giving up",
             ), {}
         outcome["status"] = QUEUED
+        why = "; the worker scoring it stopped" if gone else ""
         return transition(
-            rec, QUEUED, f"re-sent by the reconciler (was {rec['status']} for {int(age)} s)"
+            rec, QUEUED, f"re-sent by the reconciler (was {rec['status']} for {int(age)} s{why})"
         ), {}
 
     update_record(store, track, sid, change, f"reconcile {sid}")

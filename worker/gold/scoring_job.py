@@ -21,6 +21,7 @@ from scoring.version import SCORER_VERSION
 from worker.gold.outcomes import pack
 from worker.gold.references import GOLD_MATCH, GOLD_MATCH_REASON, Pinned, gold_match
 from worker.gold.sealed import seal
+from worker.heartbeat import holder
 from worker.records import (
     FAILED,
     HELD,
@@ -166,7 +167,7 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
                 "(the worker crashed or timed out)",
             ), {}
         started["outcome"] = "started"
-        return transition(rec, SCORING, f"attempt {attempts}", attempts=attempts), {}
+        return transition(rec, SCORING, f"attempt {attempts}", attempts=attempts, holder=holder()), {}
 
     update_record(store, track, submission_id, start, f"start scoring {submission_id}")
     if started.get("outcome") != "started":

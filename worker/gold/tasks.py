@@ -4,11 +4,12 @@ pipeline modules. Arguments are ids and track names only (JSON), never file cont
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from functools import cache
 
-from celery.signals import beat_init, worker_ready, worker_shutdown
+from celery.signals import beat_init, worker_init, worker_ready, worker_shutdown
 
 from worker.celery import app
 from worker.config import Config
@@ -19,7 +20,7 @@ from worker.gold.publish import Publisher
 from worker.gold.reconcile import reconcile as run_reconcile
 from worker.gold.references import ReferenceCache
 from worker.gold.rescore import chunks_done, finalize, plan, poll_delay, score_chunk, stamp
-from worker.heartbeat import Heartbeats
+from worker.heartbeat import HOLDER_VARIABLE, Heartbeats, heartbeat_name
 from worker.records import check_track
 from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
 
@@ -48,6 +49,13 @@ def publisher() -> Publisher:
 
 enqueue = CeleryEnqueuer(app)
 _heartbeats: dict[str, Callable[[], None]] = {}  # kind -> stops this process's heartbeat thread
+
+
+@worker_init.connect
+def _name_the_holder(**_) -> None:
+    # Before the pool starts, so each child inherits it: a record being scored names the worker whose
+    # heartbeat vouches for it, and the reconciler re-sends it as soon as that heartbeat stops.
+    os.environ[HOLDER_VARIABLE] = heartbeat_name("worker", os.getpid())
 
 
 @worker_ready.connect
@@ -110,7 +118,11 @@ def publish_track(track: str, requested_at: float | None = None) -> dict:
 def reconcile() -> dict:
     # A scoring task may run until its hard time limit; only after that is "scoring" stuck.
     summary = run_reconcile(
-        store(), enqueue, config().stuck_after_seconds, scoring_after=config().hard_time_limit + 30
+        store(),
+        enqueue,
+        config().stuck_after_seconds,
+        scoring_after=config().hard_time_limit + 30,
+        holder_gone=Heartbeats(config()).gone,
     )
     if any(summary.values()):
         log.warning("reconciler: %s", summary)
