@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from scoring.tracks import TRACK_NAMES
@@ -31,7 +33,7 @@ from worker.records import (
     transition,
 )
 from worker.store import Store
-from worker.submissions import AREA, list_records, update_record, update_records
+from worker.submissions import AREA, list_records, load_record, read_index, update_record, update_records
 
 log = logging.getLogger(__name__)
 _lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
@@ -81,6 +83,48 @@ def reconcile(
     return summary
 
 
+@dataclass
+class _Seen:
+    """What the last pass read of one track, kept while the heads it was read at have not moved: an idle
+    pass then reads two heads and nothing else, whatever the number of submissions (issue 26)."""
+
+    submissions_head: str = ""
+    results_head: str = ""
+    summaries: list[dict] = field(default_factory=list)  # the index's summaries, oldest first
+    shards: dict = field(default_factory=dict)  # read_index's shard cache: only changed shards are read
+    board: tuple[set, set] = (set(), set())  # (shown, on_board) of the live board
+    published: frozenset[str] = frozenset()
+
+
+_seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {track: _Seen}
+
+
+def _summaries(store: Store, track: str, seen: _Seen, submissions_head: str) -> list[dict]:
+    """The track's record summaries, oldest first: from the record index (only the shards whose stamps
+    moved are read, nothing when the head has not moved), or every record of a store without one."""
+    if submissions_head != seen.submissions_head or not seen.summaries:
+        index = read_index(store, track, submissions_head, seen.shards)
+        if index is None:  # an older store: the first publish writes the index
+            return list_records(store, track, submissions_head)
+        seen.summaries = sorted(index.values(), key=lambda r: r["created_at"])
+        seen.submissions_head = submissions_head
+    return seen.summaries
+
+
+def _board(store: Store, track: str, seen: _Seen, results_head: str) -> tuple[tuple[set, set], frozenset]:
+    """(shown, on_board) of the live board and the published re-score runs, read again only when the
+    results head moved."""
+    if results_head != seen.results_head:
+        board = live_board.read(store, track, results_head, _segments)[0] or {"rows": []}
+        seen.board = (
+            {_shown(row, row["version"]) for row in board["rows"]},
+            {r["submission_id"] for r in board["rows"]},
+        )
+        seen.published = published_runs(store, track, results_head)
+        seen.results_head = results_head
+    return seen.board, seen.published
+
+
 def _reconcile_track(
     store: Store,
     enqueue,
@@ -92,14 +136,28 @@ def _reconcile_track(
     holder_gone: Callable[[str], bool] | None = None,
 ) -> bool:
     """Reconcile one track; add its scored records that the board shows but whose marks a paced publish
-    skipped to `shown`. Returns whether a first attempt waits to be scored on it."""
+    skipped to `shown`. Returns whether a first attempt waits to be scored on it.
+
+    Works from the record index's summaries; a whole record is read only for the few the summaries say
+    may be stuck (pending or scored, unchanged for `stuck_after`) or waiting for a first attempt."""
     now = datetime.now(UTC)
     republish = False
     tight = getattr(store, "budget_tight", None)
     paced = tight is not None and tight(AREA)
-    results_head = store.head(RESULTS) if paced else ""
-    records = list_records(store, track)
-    waiting = any(r["status"] in (RECEIVED, QUEUED) and not r.get("attempts") for r in records)
+    seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
+    results_head = store.head(RESULTS)
+    summaries = _summaries(store, track, seen, store.head(AREA))
+    records = []
+    waiting = False
+    for brief in summaries:
+        status = brief["status"]
+        age = (now - parse_iso(brief["updated_at"])).total_seconds()
+        if status in (RECEIVED, QUEUED) or (status in PENDING | {SCORED} and age >= stuck_after):
+            record = load_record(store, track, brief["submission_id"])
+            if record is None:
+                continue  # gone, or unreadable: quarantined (logged once); the others go on
+            waiting |= record["status"] in (RECEIVED, QUEUED) and not record.get("attempts")
+            records.append(record)
     for record in records:
         sid, status = record["submission_id"], record["status"]
         age = (now - parse_iso(record["updated_at"])).total_seconds()
@@ -140,7 +198,8 @@ def _reconcile_track(
             except Exception as exc:  # the next round tries again; the other records go on
                 log.warning("reconciler: %s/%s not re-sent (%s)", track, sid, type(exc).__name__)
                 summary["errors"].append(f"{track}/{sid}: {type(exc).__name__}")
-    if republish or _board_disagrees(store, track, records, now, stuck_after):
+    board, published = _board(store, track, seen, results_head)
+    if republish or _board_disagrees(board, published, summaries, now, stuck_after):
         enqueue.publish(track)
         summary["publish"].append(track)
     return waiting
@@ -161,13 +220,13 @@ def _shown(row_or_record: dict, version: int) -> tuple:
     )
 
 
-def _board_disagrees(store: Store, track: str, records: list[dict], now: datetime, settled: float) -> bool:
-    """Does the published board differ from what the settled records (unchanged for `settled` seconds)
-    say it should show? Catches a publish lost while the broker was down, e.g. after a hide."""
-    board = live_board.read(store, track, None, _segments)[0] or {"rows": []}
-    shown = {_shown(row, row["version"]) for row in board["rows"]}
-    on_board = {row["submission_id"] for row in board["rows"]}
-    published = published_runs(store, track)
+def _board_disagrees(
+    board: tuple[set, set], published: frozenset[str], records: list[dict], now: datetime, settled: float
+) -> bool:
+    """Does the published board ((shown, on_board), see `_board`) differ from what the settled records or
+    their summaries (unchanged for `settled` seconds) say it should show? Catches a publish lost while the
+    broker was down, e.g. after a hide."""
+    shown, on_board = board
     for record in records:
         if (now - parse_iso(record["updated_at"])).total_seconds() < settled:
             continue

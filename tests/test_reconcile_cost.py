@@ -1,0 +1,88 @@
+"""The reconciler's cost does not grow with the number of submissions (issue 26, item 1).
+
+It works from the record index (`worker/submissions.py`): an idle pass reads the two area heads and
+nothing else once it has seen them; a pass after a change reads the index table, the shards whose stamps
+moved and only the records that may be stuck. Counted on a real LocalStore through a proxy.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
+from worker.config import Config
+from worker.gold.reconcile import reconcile
+from worker.records import transition
+from worker.service import Service
+from worker.store import open_store
+from worker.submissions import load_record, update_records
+
+
+class CallCountingStore:
+    """Counts every store call that would be a request on the Hub (head, read, list); delegates the rest."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.calls: list[tuple] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def head(self, area):
+        self.calls.append(("head", area))
+        return self._store.head(area)
+
+    def read(self, area, path, revision=None):
+        self.calls.append(("read", area, path))
+        return self._store.read(area, path, revision)
+
+    def list(self, area, prefix="", revision=None):
+        self.calls.append(("list", area, prefix))
+        return self._store.list(area, prefix, revision)
+
+
+def _store_with(tmp_path: Path, demo_dir: Path, n: int):
+    """A seeded store whose cold track holds `n` settled (rejected) submissions, and one of their ids."""
+    config = Config(data_dir=tmp_path / "data", quota_per_day=50, attempts_per_day=50)
+    seed_store(config, demo_dir)
+    store = open_store(config)
+    service = Service(config, store, RecordingEnqueuer())
+    out = service.submit(identity="u", track="cold", data=baseline_file("cold"), metadata={"model_name": "m"})
+    original = load_record(store, "cold", out["submission_id"])
+
+    def clones(store, head):
+        records = []
+        for i in range(n):
+            record = copy.deepcopy(original)
+            record["submission_id"] = f"{i:016x}"
+            records.append(transition(record, "rejected", "settled", error="test"))
+        return [transition(original, "rejected", "settled", error="test"), *records]
+
+    update_records(store, clones, f"{n} settled submissions")
+    return store, "0" * 16
+
+
+@pytest.mark.parametrize("n", [20, 400])
+def test_an_idle_pass_reads_the_same_few_files_whatever_n(tmp_path, demo_dir, n):
+    store, some_id = _store_with(tmp_path, demo_dir, n)
+    counting = CallCountingStore(store)
+    reconcile(counting, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))  # the first pass learns
+    counting.calls.clear()
+    summary = reconcile(counting, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))
+    assert summary["requeued"] == [] and summary["publish"] == []
+    assert sorted(counting.calls) == [("head", "results"), ("head", "submissions")], counting.calls
+
+    # positive control: a record made stuck is found, read and re-sent; the others are not read
+    def stuck(store, head):
+        return [transition(load_record(store, "cold", some_id), "queued", "as if its message was lost")]
+
+    update_records(store, stuck, "a stuck one")
+    counting.calls.clear()
+    summary = reconcile(counting, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))
+    assert summary["requeued"] == [some_id]
+    records_read = {c[2] for c in counting.calls if c[0] == "read" and c[2].endswith("submission.json")}
+    assert records_read == {f"cold/{some_id}/submission.json"}, records_read
+    assert len(counting.calls) <= 12, counting.calls  # heads, the index table, one shard, the record, ...
