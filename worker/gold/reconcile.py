@@ -64,10 +64,24 @@ def reconcile(
     summary: dict = {"requeued": [], "failed": [], "publish": [], "errors": [], "marked": []}
     shown: dict[tuple[str, str], int] = {}
     waiting = False
+    try:  # read once for every track: an idle pass costs these two requests and nothing else
+        heads = (store.head(AREA), store.head(RESULTS))
+    except Exception as exc:  # the store is down: the next round tries again
+        log.warning("reconciler: round skipped (%s: %s)", type(exc).__name__, exc)
+        summary["errors"].append(f"heads: {type(exc).__name__}")
+        return summary
     for track in tracks:
         try:
             waiting |= _reconcile_track(
-                store, enqueue, track, stuck_after, scoring_after or stuck_after, summary, shown, holder_gone
+                store,
+                enqueue,
+                track,
+                stuck_after,
+                scoring_after or stuck_after,
+                summary,
+                shown,
+                holder_gone,
+                heads,
             )
         except Exception as exc:  # one track's trouble must not stop the others
             log.warning("reconciler: track %s skipped this round (%s: %s)", track, type(exc).__name__, exc)
@@ -133,10 +147,12 @@ def _reconcile_track(
     scoring_after: float,
     summary: dict,
     shown: dict[tuple[str, str], int],
-    holder_gone: Callable[[str], bool] | None = None,
+    holder_gone: Callable[[str], bool] | None,
+    heads: tuple[str, str],
 ) -> bool:
-    """Reconcile one track; add its scored records that the board shows but whose marks a paced publish
-    skipped to `shown`. Returns whether a first attempt waits to be scored on it.
+    """Reconcile one track as of `heads` (submissions, results); add its scored records that the board
+    shows but whose marks a paced publish skipped to `shown`. Returns whether a first attempt waits to be
+    scored on it.
 
     Works from the record index's summaries; a whole record is read only for the few the summaries say
     may be stuck (pending or scored, unchanged for `stuck_after`) or waiting for a first attempt."""
@@ -145,8 +161,8 @@ def _reconcile_track(
     tight = getattr(store, "budget_tight", None)
     paced = tight is not None and tight(AREA)
     seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
-    results_head = store.head(RESULTS)
-    summaries = _summaries(store, track, seen, store.head(AREA))
+    submissions_head, results_head = heads
+    summaries = _summaries(store, track, seen, submissions_head)
     records = []
     waiting = False
     for brief in summaries:
