@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest_hub import HUB_TEST_OPTIONS
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
 from worker.config import Config
 from worker.gold.reconcile import reconcile
@@ -44,11 +45,11 @@ class CallCountingStore:
         return self._store.list(area, prefix, revision)
 
 
-def _store_with(tmp_path: Path, demo_dir: Path, n: int):
+def _store_with(tmp_path: Path, demo_dir: Path, n: int, config: Config | None = None):
     """A seeded store whose cold track holds `n` settled (rejected) submissions, and one of their ids."""
-    config = Config(data_dir=tmp_path / "data", quota_per_day=50, attempts_per_day=50)
-    seed_store(config, demo_dir)
-    store = open_store(config)
+    config = config or Config(data_dir=tmp_path / "data", quota_per_day=50, attempts_per_day=50)
+    seed_store(config, demo_dir, **HUB_TEST_OPTIONS)
+    store = open_store(config, **HUB_TEST_OPTIONS)
     service = Service(config, store, RecordingEnqueuer())
     out = service.submit(identity="u", track="cold", data=baseline_file("cold"), metadata={"model_name": "m"})
     original = load_record(store, "cold", out["submission_id"])
@@ -86,3 +87,14 @@ def test_an_idle_pass_reads_the_same_few_files_whatever_n(tmp_path, demo_dir, n)
     records_read = {c[2] for c in counting.calls if c[0] == "read" and c[2].endswith("submission.json")}
     assert records_read == {f"cold/{some_id}/submission.json"}, records_read
     assert len(counting.calls) <= 12, counting.calls  # heads, the index table, one shard, the record, ...
+
+
+def test_an_idle_pass_on_the_hub_costs_two_requests(tmp_path, demo_dir, hub_config, fakehub):
+    """The same on the Hub, counted by the fake Hub itself: the two heads' repo-info calls per idle pass,
+    at 300 submissions (it was about 2 per record per pass)."""
+    store, _ = _store_with(tmp_path, demo_dir, 300, config=hub_config)
+    reconcile(store, RecordingEnqueuer(), stuck_after=0)
+    fakehub.reset()
+    reconcile(store, RecordingEnqueuer(), stuck_after=0)
+    requests = {route: count for route, count in fakehub.stats().items() if count}
+    assert sum(requests.values()) <= 2, requests

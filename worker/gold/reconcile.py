@@ -114,13 +114,15 @@ _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {trac
 
 
 def _summaries(store: Store, track: str, seen: _Seen, submissions_head: str) -> list[dict]:
-    """The track's record summaries, oldest first: from the record index (only the shards whose stamps
-    moved are read, nothing when the head has not moved), or every record of a store without one."""
-    if submissions_head != seen.submissions_head or not seen.summaries:
+    """The track's record summaries as of `submissions_head`, oldest first: from the record index (only
+    the shards whose stamps moved are read; nothing when the head has not moved), or every record of a
+    store without one (an older store, until its first publish writes the index)."""
+    if submissions_head != seen.submissions_head:
         index = read_index(store, track, submissions_head, seen.shards)
-        if index is None:  # an older store: the first publish writes the index
-            return list_records(store, track, submissions_head)
-        seen.summaries = sorted(index.values(), key=lambda r: r["created_at"])
+        if index is None:
+            seen.summaries = list_records(store, track, submissions_head)
+        else:
+            seen.summaries = sorted(index.values(), key=lambda r: r["created_at"])
         seen.submissions_head = submissions_head
     return seen.summaries
 
