@@ -25,7 +25,7 @@ from pathlib import Path
 import uvicorn
 
 from space import http_limits
-from space.auth import auth_mode, ensure_token_file, local_token, open_auth_problem
+from space.auth import auth_mode, ensure_token_file, local_token, oauth_problem, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
 
-    problem = open_auth_problem(auth_mode(config), config.host, config)
+    problem = oauth_problem() or open_auth_problem(auth_mode(config), config.host, config)
     if problem:
         print(problem, file=sys.stderr, flush=True)
         return 2

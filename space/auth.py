@@ -58,6 +58,41 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+OAUTH_VARIABLES = ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL")
+
+
+def on_space(env=None) -> bool:
+    """Running on a Hugging Face Space, as Gradio itself decides it (`gradio.utils.get_space`)."""
+    env = os.environ if env is None else env
+    return env.get("SYSTEM") == "spaces" and bool(env.get("SPACE_ID"))
+
+
+def oauth_enabled(env=None) -> bool:
+    """Sign-in with Hugging Face: only on a Space whose OAuth app the Hub configured (`hf_oauth: true` sets
+    OAUTH_VARIABLES). Anywhere else Gradio would attach its mocked routes, which sign every visitor in as
+    the owner of HF_TOKEN, with session cookies signed by a public key (sha256("-v4"))."""
+    env = os.environ if env is None else env
+    configured = all(env.get(k) for k in OAUTH_VARIABLES)
+    return on_space(env) and configured
+
+
+def oauth_problem(env=None) -> str | None:
+    """Why the OAuth settings must not start this service (one line), or None."""
+    env = os.environ if env is None else env
+    wanted = bool(env.get("OAUTH_CLIENT_ID")) or (env.get("AUTH") or "").strip().lower() == "oauth"
+    if not wanted or oauth_enabled(env):
+        return None
+    if not on_space(env):
+        return (
+            "OAUTH_CLIENT_ID (or AUTH=oauth) is set outside a Hugging Face Space: Gradio would sign every "
+            "visitor in as the owner of HF_TOKEN. Unset it; here sign-in uses tokens (AUTH=token or hub)."
+        )
+    return (
+        f"OAuth is asked for on this Space but {', '.join(k for k in OAUTH_VARIABLES if not env.get(k))} "
+        "is missing: set `hf_oauth: true` in the Space's README front matter (the Hub then sets them)."
+    )
+
+
 def open_auth_problem(mode: str, host: str, config: Config, env=None) -> str | None:
     """Why `AUTH=open` must not run here (one line), or None. Open mode believes any `X-User` header, so
     it is for a single machine only: loopback binding, local store, never a Space."""

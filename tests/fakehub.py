@@ -3,7 +3,8 @@
 Implements /work/shared/notes/hub-and-gradio.md §2.2: repo create/delete/info, preupload, ndjson commits
 (stale parentCommit -> 412), tree (Link pagination, page size from FAKEHUB_PAGE_SIZE), resolve HEAD/GET
 (X-Repo-Commit, ETag, Range), commits, refs, paths-info, whoami-v2, agent-harnesses, and validate-yaml
-(called before a README.md is committed; only an unclosed front matter is rejected).
+(called before a README.md is committed; only an unclosed front matter is rejected), and the OpenID
+discovery document a Space's OAuth routes fetch (authorize/token endpoints named, not implemented).
 
 Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "delay", "method", "after",
 "headers"} (headers: sent with an injected status, e.g. Retry-After on a 429)
@@ -296,6 +297,18 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_api(self, method: str, path: str, query: dict[str, list[str]]) -> None:
         parts = [unquote(p) for p in path.split("/")[1:]]  # segments were quoted with safe=""
+        if method == "GET" and path == "/.well-known/openid-configuration":  # the Space OAuth's provider
+            base = self.base_url()
+            return self.send(
+                200,
+                {
+                    "issuer": base,
+                    "authorization_endpoint": f"{base}/oauth/authorize",
+                    "token_endpoint": f"{base}/oauth/token",
+                    "userinfo_endpoint": f"{base}/oauth/userinfo",
+                    "jwks_uri": f"{base}/oauth/jwks",
+                },
+            )
         if method == "GET" and path == "/api/agent-harnesses":
             return self.send(200, {"standardEnvVars": [], "harnesses": {}})
         if method == "GET" and path == "/api/whoami-v2":

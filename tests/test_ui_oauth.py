@@ -1,6 +1,7 @@
-"""Sign-in: the OAuth mode (gr.LoginButton, Gradio's mocked routes against the fake Hub), the token and
-open modes, and the identity resolution rules. Always on the real Service (`space.server.build_service`)
-over a LocalStore in a tmp DATA_DIR; the fake Hub HTTP server is the only stand-in (for the public Hub)."""
+"""Sign-in: the OAuth mode (gr.LoginButton and Gradio's real OAuth routes, only on a Space: refused
+anywhere else), the token and open modes, and the identity resolution rules. Always on the real Service
+over a LocalStore in a tmp DATA_DIR; the fake Hub HTTP server is the only stand-in (for the Hub's OpenID
+provider)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from gradio_client import Client, handle_file
 
 from space.ui.identity import Identity, Resolver, ui_auth_mode
-from tests.conftest_ui import free_port, seed_public, web_service
+from tests.conftest_ui import free_port, web_service
 from worker.config import Config
 from worker.submissions import find_record
 
@@ -26,8 +27,10 @@ class Profile:
 
 def test_ui_auth_mode_from_env(tmp_path: Path) -> None:
     svc = web_service(Config(data_dir=tmp_path))
-    assert ui_auth_mode(svc, {"SPACE_ID": "org/board"}) == "oauth"
-    assert ui_auth_mode(svc, {"OAUTH_CLIENT_ID": "x"}) == "oauth"
+    space = {**SPACE, "OPENID_PROVIDER_URL": "http://127.0.0.1:9"}
+    assert ui_auth_mode(svc, space) == "oauth"
+    assert ui_auth_mode(svc, {"SPACE_ID": "org/board"}) == "token"  # a Space without OAuth: tokens
+    assert ui_auth_mode(svc, {"OAUTH_CLIENT_ID": "x"}) == "token"  # not a Space: never OAuth
     assert ui_auth_mode(svc, {"AUTH": "open"}) == "open"
     assert ui_auth_mode(svc, {}) == "token"
 
@@ -46,47 +49,109 @@ def test_resolver_rules(tmp_path: Path) -> None:
     assert oauth("", Profile("boss")) == Identity("boss", True)
 
 
-@pytest.fixture(scope="module")
-def oauth_app(tmp_path_factory: pytest.TempPathFactory):
-    if not os.environ.get("HF_ENDPOINT") or not os.environ.get("HF_TOKEN"):
-        pytest.skip("needs the fake Hub from tests/conftest_hub.py")
-    from space.ui import build_demo
-    from worker.store.local import LocalStore
+SPACE = {
+    "SYSTEM": "spaces",
+    "SPACE_ID": "tester/board",
+    "OAUTH_CLIENT_ID": "client-id-123",
+    "OAUTH_CLIENT_SECRET": "the-space-oauth-secret",
+    "OAUTH_SCOPES": "openid profile",
+}
 
-    data_dir = tmp_path_factory.mktemp("oauth-data")
-    seed_public(LocalStore(data_dir), "varm")
-    # The embedded SQLite broker with no worker: submissions stay queued, which is what this module checks.
-    service = web_service(Config(data_dir=data_dir, maintainers=("tester",)))
-    demo = build_demo(service, auth_mode="oauth")
-    _, url, _ = demo.launch(
-        prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True
+
+def session_cookie(secret: str, username: str) -> str:
+    """A Starlette session cookie holding Gradio's `oauth_info` for `username`, signed as Gradio's
+    SessionMiddleware signs it: with sha256(OAUTH_CLIENT_SECRET + "-v4")."""
+    import base64
+    import hashlib
+    import json
+    import time
+
+    from itsdangerous import TimestampSigner
+
+    info = {
+        "access_token": "hf_oauth_token",
+        "scope": "openid profile",
+        "expires_at": int(time.time()) + 3600,
+        "userinfo": {"preferred_username": username, "name": username, "profile": "", "picture": ""},
+    }
+    payload = base64.b64encode(json.dumps({"oauth_info": info}).encode())
+    key = hashlib.sha256((secret + "-v4").encode()).hexdigest()
+    return TimestampSigner(key).sign(payload).decode()
+
+
+def test_oauth_outside_a_space_refuses_to_start(tmp_path: Path) -> None:
+    """Issue 23: with OAUTH_CLIENT_ID set outside a Space, Gradio attached its mocked OAuth routes (every
+    visitor became HF_TOKEN's owner). Now start-up refuses with one line; the same settings on a Space
+    start (the next test)."""
+    import subprocess
+    import sys
+
+    from space.auth import oauth_enabled, oauth_problem
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OAUTH_", "SPACE_", "SYSTEM"))}
+    env.update(DATA_DIR=str(tmp_path), HOST="127.0.0.1", PORT=str(free_port()), OAUTH_CLIENT_ID="x")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "space"], cwd=root, env=env, capture_output=True, text=True, timeout=120
     )
-    yield url, service
-    demo.close()
+    assert done.returncode == 2, (done.stdout[-500:], done.stderr[-500:])
+    [line] = done.stderr.strip().splitlines()
+    assert "outside a Hugging Face Space" in line and "Traceback" not in done.stderr
+    on_space = {**SPACE, "OPENID_PROVIDER_URL": "http://127.0.0.1:9"}
+    assert oauth_problem(on_space) is None and oauth_enabled(on_space)  # positive control
+    assert oauth_problem({**on_space, "SYSTEM": ""}) and not oauth_enabled({**on_space, "SYSTEM": ""})
+    assert oauth_problem({"SYSTEM": "spaces", "SPACE_ID": "a/b", "OAUTH_CLIENT_ID": "x"})  # no secret
 
 
-def test_oauth_login_attributes_submissions(oauth_app) -> None:
-    url, service = oauth_app
-    page = httpx.get(url, timeout=30).text
-    assert "Sign in with Hugging Face" in page  # the LoginButton is there, the token box is not shown
+def test_building_a_login_button_outside_a_space_is_refused(tmp_path: Path) -> None:
+    from space.ui import build_demo
+
+    with pytest.raises(RuntimeError, match="outside a Hugging Face Space|only available on"):
+        build_demo(web_service(Config(data_dir=tmp_path)), auth_mode="oauth", warm=False)
+
+
+@pytest.fixture(scope="module")
+def space_app(tmp_path_factory: pytest.TempPathFactory, fakehub_url: str):
+    """`python -m space` as on a Space with OAuth (SYSTEM=spaces, the Hub's OAuth variables; the fake Hub
+    stands in for the OpenID provider): Gradio's real OAuth routes, never the mocked ones."""
+    from tests.webproc import start_web, stop_web
+
+    web = start_web(
+        tmp_path_factory.mktemp("space-oauth"), **SPACE, OPENID_PROVIDER_URL=fakehub_url, MAINTAINERS="tester"
+    )
+    yield web
+    stop_web(web)
+
+
+def test_on_a_space_oauth_is_real_and_a_forged_session_is_no_one(space_app, fakehub_url: str) -> None:
+    url = space_app.url
+    assert "Sign in with Hugging Face" in httpx.get(url, timeout=30).text  # the LoginButton is there
+    with httpx.Client(base_url=url, timeout=30) as http:
+        login = http.get("/login/huggingface")
+    # the real route: off to the provider's authorize endpoint with the Space's client id, nobody signed in
+    assert login.status_code in (302, 307), (login.status_code, login.text[:300])
+    assert login.headers["location"].startswith(f"{fakehub_url}/oauth/authorize"), login.headers["location"]
+    assert "client_id=client-id-123" in login.headers["location"]
+    assert "Gradio does not support OAuth features outside of a Space" not in space_app.tail()
+
+    forged = Client(url, headers={"Cookie": f"session={session_cookie('', 'tester')}"}, verbose=False)
+    assert "tester" not in forged.predict("", "en", api_name="/sign_in")  # sha256("-v4"): public, refused
+    forged.close()
+    real = Client(
+        url, headers={"Cookie": f"session={session_cookie(SPACE['OAUTH_CLIENT_SECRET'], 'tester')}"}
+    )
+    answer = real.predict("", "en", api_name="/sign_in")  # positive control: a session the Space signed
+    assert "tester" in answer and "maintainer" in answer, answer
     f = handle_file(str(DEMO / "varm/baselines/lexicon.test.jsonl"))
-    anonymous = Client(url, verbose=False)
-    msg, *_ = anonymous.predict("varm", f, "m", "", "", "", "", "", "", "", "en", api_name="/submit")
-    assert "sign in" in msg.lower()
-
-    # Gradio's mocked OAuth (outside a Space) signs in as the HF_TOKEN's user: "tester" on the fake Hub.
-    with httpx.Client(base_url=url, follow_redirects=True, timeout=30) as http:
-        http.get("/login/huggingface")
-        cookie = http.cookies.get("session")
-    assert cookie
-    signed = Client(url, headers={"Cookie": f"session={cookie}"}, verbose=False)
-    assert "tester" in signed.predict("", "en", api_name="/sign_in")
-    assert "maintainer" in signed.predict("", "en", api_name="/sign_in")
-    msg, _, sid, *_ = signed.predict(
+    msg, _, sid, *_ = real.predict(
         "varm", f, "oauth-model", "", "", "", "", "", "", "", "en", api_name="/submit"
     )
-    record = find_record(service.store, sid)  # persisted by the real Service, task sent to the broker
-    assert record["submitter"] == "tester" and record["status"] == "queued"
-    assert record["metadata"]["model_name"] == "oauth-model"
-    anonymous.close()
-    signed.close()
+    record = find_record(space_app_store(space_app), sid)
+    assert record["submitter"] == "tester" and record["metadata"]["model_name"] == "oauth-model", msg
+    real.close()
+
+
+def space_app_store(web):
+    from worker.store.local import LocalStore
+
+    return LocalStore(web.data_dir)

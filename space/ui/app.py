@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from scoring.tracks import TRACK_TITLES
+from space.auth import oauth_enabled, oauth_problem
 from space.uploads import delete_cache
 from worker.service import Service
 
@@ -202,7 +203,12 @@ def build_app(
     warm: bool = True,
 ) -> App:
     """`warm=False` leaves the boards cold (benchmarks time the first view)."""
-    ctx = Context(service, auth_mode=auth_mode or ui_auth_mode(service))
+    mode = auth_mode or ui_auth_mode(service)
+    if mode == "oauth" and not oauth_enabled():
+        # A LoginButton outside a Space makes Gradio attach its mocked OAuth routes (anyone becomes
+        # HF_TOKEN's owner): never built, whoever asks for it.
+        raise RuntimeError(oauth_problem() or "OAuth sign-in is only available on a Hugging Face Space")
+    ctx = Context(service, auth_mode=mode)
     if warm:
         # Cold start: read every board (and load plotly's template) in the background, so the first
         # viewer does not pay for it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from space.auth import Auth, auth_mode
+from space.auth import Auth, auth_mode, oauth_enabled
 from worker.quotas import normalise_identity
 from worker.service import Service
 
@@ -24,11 +24,10 @@ class Identity:
 
 
 def ui_auth_mode(service: Service, env: dict | None = None) -> str:
-    """ "oauth" on a Space (SPACE_ID) or with OAuth configured (OAUTH_CLIENT_ID), else space.auth's mode."""
+    """ "oauth" on a Space with the Hub's OAuth app configured (`space.auth.oauth_enabled`), else
+    space.auth's mode (tokens). OAuth asked for anywhere else is refused at start-up (`oauth_problem`)."""
     env = os.environ if env is None else env
-    if env.get("SPACE_ID") or env.get("OAUTH_CLIENT_ID") or (env.get("AUTH") or "").lower() == "oauth":
-        return "oauth"
-    return auth_mode(service.config, env)
+    return "oauth" if oauth_enabled(env) else auth_mode(service.config, env)
 
 
 class Resolver:
