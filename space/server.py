@@ -104,6 +104,7 @@ def create_app(
     )
     # The last middleware added runs first: an oversized request is refused before it counts as space.
     app.add_middleware(uploads.UploadSpace, max_bytes=config.ui_files_max_bytes)
+    app.add_middleware(uploads.FileRefusals)
     # Uploads to the REST API and to Gradio: one request holds at most one file of the REST limit.
     app.add_middleware(
         BodyLimit,

@@ -31,6 +31,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from scoring.limits import MAX_FILE_BYTES
 
 GRADIO_UPLOAD_PATH = "/gradio_api/upload"
+# One fixed answer for every refused file: Gradio's own texts name the blocked folders (the data folder and
+# the repository's), the working directory and the temp directory to anonymous callers.
+REFUSED_FILE = "This file is not available: only files uploaded through this page can be used."
+FILE_ROUTES = ("/gradio_api/file=", "/file=")
 MAX_FILES = 10_000  # files in the upload folder; a flood of tiny uploads is refused like a big one
 EXPORTS = "exports"
 PRIVATE_PREFIX = "varm-gradio-"
@@ -188,9 +192,54 @@ def mount(
     )
     # What launch() sets and mount_gradio_app does not: turns on "only uploaded files" for inputs.
     blocks.has_launched = True
+    _fixed_path_refusals()
     every, age = delete_cache(ttl_seconds)
     _sweep_lifespan(app, every, 2 * age)
     return app
+
+
+def _fixed_path_refusals() -> None:
+    """Make Gradio's refusal of a `FileData` path (`processing_utils._check_allowed`, which every event's
+    file input goes through) say REFUSED_FILE instead of the folders it refused it for. Idempotent."""
+    from gradio import processing_utils
+    from gradio.exceptions import InvalidPathError
+
+    original = processing_utils._check_allowed
+    if getattr(original, "fixed_refusal", False):
+        return
+
+    def check(path, check_in_upload_folder: bool) -> None:
+        try:
+            original(path, check_in_upload_folder)
+        except InvalidPathError:
+            raise InvalidPathError(REFUSED_FILE) from None
+
+    check.fixed_refusal = True  # type: ignore[attr-defined]
+    processing_utils._check_allowed = check
+
+
+class FileRefusals:
+    """ASGI middleware: a refused Gradio file route (`/gradio_api/file=<path>`: 403, which names the path
+    and says whether it exists) answers 404 with REFUSED_FILE, whatever the path; served files pass."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(FILE_ROUTES):
+            return await self.app(scope, receive, send)
+        refused = False
+
+        async def answer(message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] in (403, 404):
+                refused = True
+                await PlainTextResponse(REFUSED_FILE, status_code=404)(scope, receive, send)
+                return
+            if not refused:
+                await send(message)
+
+        await self.app(scope, receive, answer)
 
 
 class UploadSpace:

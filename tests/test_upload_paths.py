@@ -258,3 +258,28 @@ def test_handlers_read_only_uploaded_files(tmp_path: Path, monkeypatch: pytest.M
         f.truncate(MAX_FILE_BYTES + 1)
     with pytest.raises(UploadRefused, match="larger"):
         read_upload(str(big), {str(big)})
+
+
+def test_a_refused_file_is_one_fixed_sentence_naming_no_path(client, web, targets) -> None:
+    """Issue 23: Gradio's refusal texts named the blocked folders (the data folder, the repository's data
+    folder) and the file route echoed the path asked for. Every refusal is now one fixed sentence, on the
+    event stream and on the file routes; an uploaded file is still used and served (positive control)."""
+    from space.uploads import REFUSED_FILE
+
+    secret_folders = [str(web.data_dir.resolve()), str(DEMO.parents[1]), str(DEMO.parents[0])]
+    endpoint, params = "/validate", file_endpoints(client)["/validate"]
+    for label, (path, _) in targets.items():
+        file_data = {"path": str(path), "orig_name": "p.jsonl", "meta": FILE_META}
+        event, stream = call(client, endpoint, arguments(params, file_data))
+        assert event == "error" and REFUSED_FILE in stream, (label, stream[-300:])
+        for route in ("/gradio_api/file=", "/file="):
+            answer = client.get(f"{route}{path}")
+            assert answer.status_code == 404 and answer.text == REFUSED_FILE, (label, route, answer.text)
+        named = [folder for folder in secret_folders if folder in stream]
+        assert not named, (label, named)
+    uploaded = upload(client, "p.jsonl", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes())
+    [served_path] = uploaded.json()
+    served = client.get(f"/gradio_api/file={served_path}")
+    assert served.status_code == 200 and served.content.startswith(b'{"id"'), served.text[:100]
+    file_data = {"path": served_path, "orig_name": "p.jsonl", "meta": FILE_META}
+    assert call(client, endpoint, arguments(params, file_data))[0] == "complete"
