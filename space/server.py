@@ -9,12 +9,14 @@ from pathlib import Path
 import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
 from scoring.limits import MAX_FILE_BYTES
 from space import uploads
 from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
 from space.auth import Auth, auth_mode
+from space.origins import OriginGuard
 from space.querystring import UiPageParam
 from space.ui.footer import GRADIO_FOOTER_LINKS
 from worker.celery import make_app
@@ -117,6 +119,16 @@ def create_app(
     app.add_middleware(
         UiPageParam
     )  # the board's `page` link parameter is not Gradio's (space/querystring.py)
+    # CORS: an allow-list on the parent app, so Gradio adds no CORS headers of its own (it reflected any
+    # origin with credentials); and foreign origins refused for state-changing requests, first of all.
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(config.cors_origins),
+        allow_credentials=True,
+        allow_methods=["*"],
+        allow_headers=["*"],
+    )
+    app.add_middleware(OriginGuard, allowed=config.cors_origins)
     app.add_exception_handler(OSError, _os_error)
     app.add_exception_handler(StoreError, _store_error)
     app.include_router(create_router(service, auth, max_file_bytes))

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 AREAS = ("references", "submissions", "results")
 PRIVATE_AREAS = frozenset({"references", "submissions"})
@@ -83,6 +84,8 @@ class Config:
     quota_per_day: int = 5
     attempts_per_day: int = 30
     maintainers: tuple[str, ...] = ()
+    # Browser origins allowed to call the service (space/origins.py): CORS_ORIGINS and the Space's own.
+    cors_origins: tuple[str, ...] = ()
     stuck_after_seconds: int = 30
     # The complete leaderboard.json/.parquet exports are rebuilt at most this late after a change (and once
     # 10 % of the rows changed); the live board is current at every publish (worker/live_board.py).
@@ -180,6 +183,7 @@ class Config:
             quota_per_day=_int(env, "QUOTA_PER_DAY", 5),
             attempts_per_day=_int(env, "ATTEMPTS_PER_DAY", 30),
             maintainers=maintainers,
+            cors_origins=_origins(env),
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 30),
             export_every_seconds=_float(env, "EXPORT_EVERY_SECONDS", 600.0),
             host=_opt(env, "HOST") or "0.0.0.0",
@@ -213,3 +217,15 @@ class Config:
             "submissions": self.hf_submissions_repo,
             "results": self.hf_results_repo,
         }.get(area)
+
+
+def _origins(env: Mapping[str, str]) -> tuple[str, ...]:
+    """CORS_ORIGINS (comma-separated `scheme://host[:port]`) plus `https://<host>` for each SPACE_HOST (a
+    Space's own address; comma-separated when it has a custom domain)."""
+    given = [o.strip().rstrip("/") for o in env.get("CORS_ORIGINS", "").split(",") if o.strip()]
+    for origin in given:
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
+            raise ValueError(f"CORS_ORIGINS: {origin!r} is not an origin like https://example.org")
+    hosts = [h.strip() for h in env.get("SPACE_HOST", "").split(",") if h.strip()]
+    return tuple(dict.fromkeys([*given, *(f"https://{h}" for h in hosts)]))
