@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import logging
 import os
 import re
 import secrets
@@ -30,6 +31,7 @@ from pathlib import Path
 from cachetools import TTLCache
 
 from worker.config import AUTH_MODES, Config
+from worker.identities import identity_problem, look_alike
 from worker.quotas import normalise_identity
 
 MODES = AUTH_MODES
@@ -142,6 +144,33 @@ def bearer(authorization: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+log = logging.getLogger(__name__)
+_refusals_logged: set[str] = set()
+
+
+def refused_identity(user: str) -> bool:
+    """A user name no sign-in may produce (worker/identities.py): one that looks like a reserved name (the
+    baselines' owner) or mixes scripts. Logged once per name."""
+    problem = identity_problem(user)
+    if problem and user not in _refusals_logged:
+        _refusals_logged.add(user)
+        log.warning("sign-in refused: %s", problem)
+    return problem is not None
+
+
+def usable_tokens(tokens: dict[str, str]) -> dict[str, str]:
+    """The token file's entries whose user may sign in: not refused (`refused_identity`), and not a
+    look-alike of another user of the file (`аlice` next to `alice`: both are refused, since which one
+    is the impostor cannot be told). Each refused entry is logged once, by user name, never by token."""
+    fine = {user for user in tokens.values() if not refused_identity(user)}
+    names = {user: normalise_identity(user) for user in fine}
+    clashing = {a for a in fine for b in fine if names[a] != names[b] and look_alike(a, b)}
+    for user in sorted(clashing - _refusals_logged):
+        _refusals_logged.add(user)
+        log.warning("tokens.json: user %r refused: it looks like another user of the file", user)
+    return {token: user for token, user in tokens.items() if user in fine and user not in clashing}
+
+
 class Auth:
     """`identify(authorization_header, x_user_header) -> username | None` for the configured mode."""
 
@@ -158,12 +187,14 @@ class Auth:
             if not (x_user or "").strip():
                 return "anonymous"
             user = normalise_identity(x_user)
-            return user if _USER.fullmatch(user) else None
+            return user if _USER.fullmatch(user) and not refused_identity(x_user) else None
         token = bearer(authorization)
         if token is None:
             return None
         user = self._hub_user(token) if self.mode == "hub" else self._local_user(token)
-        return normalise_identity(user) or None if user else None
+        if not user or refused_identity(user):  # the name as given: case matters to look-alikes ("baseIine")
+            return None
+        return normalise_identity(user) or None
 
     def _local_user(self, token: str) -> str | None:
         path = Path(self.config.data_dir) / TOKEN_FILE
@@ -173,7 +204,7 @@ class Auth:
             return None
         with self._lock:
             if mtime != self._tokens[0]:  # re-read when edited, so adding a user needs no restart
-                self._tokens = (mtime, json.loads(path.read_text()))
+                self._tokens = (mtime, usable_tokens(json.loads(path.read_text())))
             tokens = self._tokens[1]
         for known, user in tokens.items():
             if secrets.compare_digest(known.encode(), token.encode()):

@@ -171,3 +171,69 @@ def test_reserved_and_hidden_characters_in_model_names(web: WebProcess) -> None:
     assert r.status_code == 202, r.text
     shown = httpx.get(f"{web.url}/api/v1/submissions/{r.json()['submission_id']}").json()
     assert shown["metadata"]["model_name"] == "my model"
+
+
+# -- look-alikes (issue 23, item 5) -------------------------------------------------------------------------
+
+LOOK_ALIKE_BASELINES = (
+    "Baseline",
+    "ｂａｓｅｌｉｎｅ",
+    "b\u0430seline",  # Cyrillic а
+    "bas\u0435line",  # Cyrillic е
+    "basel\u0456ne",  # Cyrillic і
+    "baseIine",  # capital I
+    "base\ufe0fline",  # variation selector: default-ignorable, not Cf
+    "base\u034fline",  # combining grapheme joiner
+    "base\u3164line",  # Hangul filler
+    "base\u200bline",
+)
+ORDINARY = ("alice", "Bob_Smith", "张三", "李四zhang", "山田たろう", "김민준", "lily", "ilya-1")
+
+
+def test_look_alike_names_of_the_baselines_cannot_sign_in_nor_name_a_model(tmp_path: Path) -> None:
+    import json
+
+    tokens = {f"tok-{i}": name for i, name in enumerate(LOOK_ALIKE_BASELINES)}
+    tokens |= {f"tok-ok-{i}": name for i, name in enumerate(ORDINARY)}
+    (tmp_path / "tokens.json").write_text(json.dumps(tokens))
+    auth = Auth(Config(data_dir=tmp_path), "token")
+    for i, name in enumerate(LOOK_ALIKE_BASELINES):
+        assert auth.identify(f"Bearer tok-{i}") is None, name
+        assert is_reserved_model_name(f"{name}: my model"), name
+    for i, name in enumerate(ORDINARY):  # positive control: ordinary Chinese, Japanese, Korean, English
+        assert auth.identify(f"Bearer tok-ok-{i}") == normalise_identity(name), name
+        assert not is_reserved_model_name(f"{name} model"), name
+    assert Auth(Config(data_dir=tmp_path), "open").identify(None, "Baseline") is None
+    assert Auth(Config(data_dir=tmp_path), "open").identify(None, "alice") == "alice"
+    svc = web_service(Config(data_dir=tmp_path))
+    oauth = Resolver(svc, "oauth")
+    assert oauth("", _Profile("Baseline")).name is None  # a Hub user named so is no one here
+    assert oauth("", _Profile("alice")).name == "alice"
+
+
+def test_a_look_alike_user_in_the_token_file_gets_no_identity_of_its_own(tmp_path: Path) -> None:
+    """`аlice` (Cyrillic а) next to `alice` would get its own quota and pass for her: mixed-script names are
+    refused, and so are two users of the file whose names look alike (either may be the impostor)."""
+    import json
+
+    (tmp_path / "tokens.json").write_text(
+        json.dumps(
+            {
+                "tok-alice": "alice",
+                "tok-mixed": "\u0430lice",  # Cyrillic а + Latin: mixed script
+                "tok-coe": "coe",
+                "tok-whole": "\u0441\u043e\u0435",  # all Cyrillic: one script, but looks like "coe"
+                "tok-bob": "bob",
+            }
+        )
+    )
+    auth = Auth(Config(data_dir=tmp_path), "token")
+    assert auth.identify("Bearer tok-mixed") is None
+    assert auth.identify("Bearer tok-whole") is None and auth.identify("Bearer tok-coe") is None
+    assert auth.identify("Bearer tok-alice") == "alice"  # positive controls
+    assert auth.identify("Bearer tok-bob") == "bob"
+
+
+class _Profile:
+    def __init__(self, username: str) -> None:
+        self.username = username

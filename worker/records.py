@@ -15,6 +15,7 @@ from scoring.problems import Problem
 
 # Paths and the validated parts they are built from live in the store layout; re-exported for the callers
 # that know a record by its track and id.
+from worker.identities import looks_like_prefix
 from worker.store.layout import (  # noqa: F401
     check_track,
     format_report_path,
@@ -175,7 +176,10 @@ def strip_format_characters(text: str) -> str:
 def is_reserved_model_name(name: str) -> bool:
     """Does `name` claim to be a baseline ("Baseline: x", "ＢＡＳＥＬＩＮＥ", "base\u200bline-x")?"""
     folded = unicodedata.normalize("NFKC", strip_format_characters(unicodedata.normalize("NFKC", name)))
-    return folded.casefold().lstrip().startswith(RESERVED_MODEL_PREFIX)
+    # and on the confusable skeleton, without default-ignorables ("baseIine", "bаseline", "base\uFE0Fline")
+    return folded.casefold().lstrip().startswith(RESERVED_MODEL_PREFIX) or looks_like_prefix(
+        name.lstrip(), RESERVED_MODEL_PREFIX
+    )
 
 
 def _clean_text(value, name: str, problems: list[Problem], *, multiline: bool = False) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from space.auth import Auth, auth_mode, oauth_enabled
+from space.auth import Auth, auth_mode, oauth_enabled, refused_identity
 from worker.quotas import normalise_identity
 from worker.service import Service
 
@@ -39,8 +39,10 @@ class Resolver:
         self._auth = Auth(service.config, mode) if mode in ("token", "hub") else None
 
     def __call__(self, token: str | None, profile: object | None) -> Identity:
-        username = getattr(profile, "username", None) if profile is not None else None
-        username = normalise_identity(username) if username else None
+        given = getattr(profile, "username", None) if profile is not None else None
+        if given and refused_identity(given):
+            return Identity(None, message="refused_identity")
+        username = normalise_identity(given) if given else None
         if username:
             return Identity(username, self.service.is_maintainer(username))
         token = (token or "").strip()
