@@ -83,3 +83,52 @@ def test_importers_record_the_test_status_and_install_follows_it(tmp_path):
     import_dataset("cold", src, tmp_path / "bundle")
     assert bundle_info.test_status(tmp_path / "bundle") == "public"
     assert bundle_info.test_status(DEMO / "cold") is None  # the demo records none: private
+
+
+def test_the_real_cold_installed_as_public_holds_its_own_gold_and_says_so(local_store, tmp_path):
+    """Issue 23, "Done when": the real COLD release (5,323 test rows), imported by the importer (which
+    records it as public) and installed; an upload of its gold labels ends `held` with the gold-match
+    reason, and the board's banner says the test is public. A real model's upload (the char-ngram baseline
+    fitted on COLD's train split) is published (positive control)."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from baselines.run import run as run_baselines
+    from scoring.toxitrace.importers import import_dataset
+    from space.ui.pages.board import reference_banner
+    from tests.realdata import cold_release
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.gold.publish import Publisher
+    from worker.gold.references import GOLD_MATCH_REASON, ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.service import Service
+
+    release = cold_release()
+    if not release.is_dir():
+        pytest.skip(f"real COLD release absent ({release}); it is not shipped with the project")
+    bundle = tmp_path / "real" / "cold"
+    import_dataset("cold", release, bundle)
+    run_baselines(tmp_path / "real", tracks=("cold",), splits=("test",))
+    installed = install(local_store, "cold", bundle, kind="real")
+    assert installed.test_status == "public"
+    service = Service(Config(data_dir=tmp_path / "data"), local_store, RecordingEnqueuer(), head_ttl=0)
+    cache, publisher = ReferenceCache(local_store), Publisher(local_store)
+    rows = [json.loads(line) for line in (bundle / "test.jsonl").read_text().splitlines() if line.strip()]
+    assert len(rows) == 5323
+    gold = "".join(json.dumps({"id": r["id"], "label": r["label"]}) + "\n" for r in rows).encode()
+    model = (bundle / "baselines" / "char-ngram.test.jsonl").read_bytes()
+    sids = {}
+    for user, data in (("mallory", gold), ("alice", model)):
+        sids[user] = service.submit(identity=user, track="cold", data=data, metadata={"model_name": user})[
+            "submission_id"
+        ]
+        score_submission(local_store, cache.get, "cold", sids[user], time_limit=300)
+    publisher.publish("cold")
+    held = service.submission(sids["mallory"], viewer="mallory")
+    assert held["status"] == "held" and held["error"] == GOLD_MATCH_REASON
+    board = service.leaderboard("cold")
+    assert [r["submission_id"] for r in board["rows"]] == [sids["alice"]]
+    banner = reference_banner(SimpleNamespace(service=service), "cold", "en")
+    assert "public" in banner and "self-reported" in banner, banner
