@@ -87,6 +87,13 @@ def test_parquet_and_dataset_card_are_readable():
     meta = yaml.safe_load(card.split("---")[1])
     assert [c["config_name"] for c in meta["configs"]] == ["cold", "varm"]
     assert meta["configs"][1]["data_files"][0]["path"] == "varm/leaderboard.parquet"
+    assert "test:private" in meta["tags"] and "leaderboard" in meta["tags"] and meta["language"] == ["zh"]
+    key = "-----BEGIN PUBLIC KEY-----"
+    mixed = dataset_card({"varm": "VARM-Bench", "cold": "COLD"}, {"cold": "public"}, key)
+    meta = yaml.safe_load(mixed.decode().split("---")[1])
+    assert "test:mix" in meta["tags"] and "test:private" not in meta["tags"]
+    assert "`cold`: **public**" in mixed.decode() and "`varm`: **private**" in mixed.decode()
+    assert "BEGIN PUBLIC KEY" in mixed.decode()  # the key that signs the results, in the card
 
 
 def test_rows_carry_undefined_reasons_as_text_columns_the_parquet_keeps():

@@ -221,8 +221,21 @@ def to_parquet(rows: list[dict]) -> bytes:
     return buffer.getvalue()
 
 
-def dataset_card(tracks: dict[str, str]) -> bytes:
-    """README.md for the results dataset: one `datasets` config per track with a leaderboard."""
+HUB_TAGS = ("leaderboard", "submission:automatic", "judge:auto", "modality:text", "language:chinese")
+
+
+def finder_test_tag(statuses: dict[str, str]) -> str:
+    """The Hub's Leaderboard Finder tag for the tests' status (../shared/spec/disclosure.md §1)."""
+    found = set(statuses.values()) or {"private"}
+    return f"test:{found.pop()}" if len(found) == 1 else "test:mix"
+
+
+def dataset_card(
+    tracks: dict[str, str], statuses: dict[str, str] | None = None, public_key: str | None = None
+) -> bytes:
+    """README.md for the results dataset: one `datasets` config per track with a leaderboard, the Hub's
+    tags (the test status among them), each track's test status and the key that signs the results."""
+    statuses = {name: (statuses or {}).get(name, "private") for name in tracks}
     lines = ["---", "configs:"]
     for name in sorted(tracks):
         lines += [
@@ -231,7 +244,29 @@ def dataset_card(tracks: dict[str, str]) -> bytes:
             "  - split: test",
             f"    path: {layout.leaderboard_parquet(name)}",
         ]
-    lines += ["license: cc-by-4.0", "pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
+    lines += ["license: cc-by-4.0", "language:", "- zh", "tags:"]
+    lines += [f"- {tag}" for tag in (*HUB_TAGS, finder_test_tag(statuses))]
+    lines += ["pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
+    lines += [
+        "## Test sets",
+        "",
+        *[
+            f"- `{name}`: **{status}** test labels"
+            + (
+                " (published with the dataset: self-reported scores, not a held-out evaluation)"
+                if status == "public"
+                else " (held out: the live board shows a public slice; official numbers come from releases)"
+            )
+            for name, status in sorted(statuses.items())
+        ],
+        "",
+        "## Verifying a result",
+        "",
+        "Every result file and release row is signed (Ed25519) with the key at `keys/ed25519.pub`; check one "
+        "with `python -m scoring verify FILE --public-key keys/ed25519.pub` (`pip install varm-score`).",
+        *(["", "```", public_key.strip(), "```"] if public_key else []),
+        "",
+    ]
     lines += [
         "# Leaderboard results",
         "",

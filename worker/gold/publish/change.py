@@ -15,9 +15,11 @@ from worker import live_board
 from worker.gold.publish import history
 from worker.gold.publish.cache import Cache, Key
 from worker.gold.publish.listing import Listing
+from worker.gold.signing import PUBLIC_KEY_PATH
 from worker.leaderboard import Entry, dataset_card, to_parquet
 from worker.records import parse_iso, published_result_path
 from worker.store import Store, codec, layout
+from worker.submissions import read_json
 
 RESULTS = "results"
 FEW_FOLDERS = 8  # up to this many submissions' results folders are listed one by one (a request each)
@@ -181,7 +183,17 @@ def board_change(
         files[layout.leaderboard_json(track)] = codec.pretty(board)
         files[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])
         boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
-        files[layout.DATASET_CARD] = dataset_card({t: get_track(t).title for t in boards | {track}})
+        shown = boards | {track}
+        statuses = {
+            t: (read_json(store, RESULTS, layout.public_file(t, layout.REFERENCE_SET), head) or {}).get(
+                "test_status", "private"
+            )
+            for t in shown
+        }
+        key = store.read(RESULTS, PUBLIC_KEY_PATH, head)
+        files[layout.DATASET_CARD] = dataset_card(
+            {t: get_track(t).title for t in shown}, statuses, key.decode() if key else None
+        )
     return Change(files, delete, export)
 
 
