@@ -6,7 +6,7 @@ import math
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, File, Form, Header, HTTPException, Query, UploadFile
+from fastapi import APIRouter, Body, Depends, File, Form, Header, HTTPException, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from scoring.limits import MAX_FILE_BYTES
 from scoring.metrics_spec import metric_specs
 from scoring.tracks import TRACK_NAMES
+from space import feeds
 from space.auth import Auth
 from space.board_api import (
     DEFAULT_PAGE_SIZE,
@@ -406,7 +407,49 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         found = service.published_release(track_or_404(track), name)
         if found is None:
             raise HTTPException(404, "no such release")
+        # A release never changes; cut under an older scorer, an erratum (`<name>.1`) may be cut next to it.
+        return {**found, "erratum_due": service.erratum_due(found["release"])}
+
+    @router.post(
+        "/releases/{track}",
+        status_code=202,
+        summary="Maintainers: cut a release of the track (its finals' private-slice and full-test numbers)",
+    )
+    def cut_release(
+        track: str,
+        name: Annotated[str, Body(embed=True)],
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        if not service.is_maintainer(user):
+            raise HTTPException(403, "only maintainers can cut a release")
+        try:
+            return service.cut_release(track_or_404(track), name, user)
+        except FileExistsError as exc:
+            raise HTTPException(409, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+
+    @router.get("/rescore/{track}/{run}", summary="One published re-score: its diff report")
+    def rescore_report(track: str, run: str):
+        found = service.rescore_report(track_or_404(track), run)
+        if found is None:
+            raise HTTPException(404, "no such re-score")
         return found
+
+    @router.get(
+        "/feeds/{track}.atom",
+        summary="Atom feed of the track's releases and re-scores",
+        response_class=Response,
+        responses={200: {"content": {"application/atom+xml": {}}}},
+    )
+    def feed(track: str, request: Request):
+        track = track_or_404(track)
+        base = str(request.base_url).rstrip("/")
+        entries = [feeds.release_entry(r, base) for r in service.releases(track)]
+        entries += [feeds.rescore_entry(r, base) for r in service.rescore_reports(track)]
+        return Response(feeds.atom(track, entries, base), media_type="application/atom+xml")
 
     @router.get("/keys", summary="The public key (Ed25519, base64) that signs every result and release row")
     def keys():

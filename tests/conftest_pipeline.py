@@ -194,6 +194,10 @@ class RecordingEnqueuer:
         self.sent.append(("rescore", track, dry_run, actor))
         return "task-id"
 
+    def release(self, track: str, name: str, actor: str) -> str:
+        self.sent.append(("release", track, name, actor))
+        return "task-id"
+
     def compare(self, track: str, a_id: str, b_id: str) -> dict:
         raise NotImplementedError
 

@@ -271,3 +271,59 @@ def test_every_published_result_is_signed_and_verifies(pipeline, tmp_path):
     assert _cli("verify", str(tmp_path / "forged.json"), "--public-key", key).returncode == 1
     other_key = ("A" if key[0] != "A" else "B") + key[1:]
     assert _cli("verify", str(tmp_path / "e0.json"), "--public-key", other_key).returncode != 0
+
+
+def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
+    pipeline, tmp_path, monkeypatch
+):
+    """Issue 24: `POST /api/v1/releases/{track}` (maintainers) sends the same cut as the CLI to a worker;
+    the Atom feed of the track carries one entry per release and per published re-score and validates with
+    a standard parser; a release cut under an older scorer offers an erratum and is never changed."""
+    import feedparser
+    from fastapi.testclient import TestClient
+
+    import worker.service
+    from space.auth import Auth
+    from space.server import create_app
+    from worker.config import Config
+    from worker.gold.references import ReferenceCache
+    from worker.gold.release import cut
+    from worker.gold.rescore import chunks_done, finalize, plan, score_chunk, stamp
+    from worker.service import Service
+
+    store, _, publisher, upload = pipeline
+    upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    publisher.publish("cold")
+    enqueue = RecordingEnqueuer()
+    config = Config(data_dir=tmp_path / "data", maintainers=("maud",))
+    service = Service(config, store, enqueue, head_ttl=0)
+    client = TestClient(create_app(config, service=service, auth=Auth(config, "open"), with_ui=False))
+
+    def post(name: str, user: str):
+        return client.post("/api/v1/releases/cold", json={"name": name}, headers={"X-User": user})
+
+    assert post("2027-05", "bob").status_code == 403
+    assert post("May 2027", "maud").status_code == 422
+    sent = post("2027-05", "maud")
+    assert sent.status_code == 202 and enqueue.sent == [("release", "cold", "2027-05", "maud")], sent.text
+    cut(store, *enqueue.sent[0][1:3], actor="maud")  # what the worker's task does with the message
+    assert post("2027-05", "maud").status_code == 409  # a release never changes
+    body = client.get("/api/v1/releases/cold/2027-05").json()
+    assert body["erratum_due"] is False
+
+    run = stamp()  # a published re-score
+    for index, chunk in enumerate(plan(store, "cold")):
+        score_chunk(store, ReferenceCache(store).get("cold"), "cold", run, index, chunk, False)
+    finalize(store, publisher, "cold", run, "maud", False, chunks_done(store, "cold", run))
+    answer = client.get("/api/v1/feeds/cold.atom")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/atom+xml")
+    feed = feedparser.parse(answer.content)
+    assert not feed.bozo, feed.bozo_exception
+    titles = [entry.title for entry in feed.entries]
+    assert "Release 2027-05 of cold" in titles and any("re-scored" in t for t in titles), titles
+    report = next(e for e in feed.entries if "re-scored" in e.title).link
+    assert client.get(report.replace("http://testserver", "")).json()["run"] == run
+    assert client.get("/api/v1/feeds/nope.atom").status_code == 404
+
+    monkeypatch.setattr(worker.service, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
+    assert client.get("/api/v1/releases/cold/2027-05").json()["erratum_due"] is True

@@ -27,6 +27,7 @@ ROUTES = {
     "worker.tasks.rescore_track": {"queue": "rescore"},
     "worker.tasks.rescore_chunk": {"queue": "rescore"},
     "worker.tasks.rescore_finalize": {"queue": "rescore"},
+    "worker.tasks.cut_release": {"queue": "rescore"},
 }
 
 # The SQLAlchemy transport hands every transport option to create_engine(), so its polling interval

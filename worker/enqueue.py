@@ -32,6 +32,9 @@ class CeleryEnqueuer:
     def rescore(self, track: str, dry_run: bool, actor: str) -> str:
         return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor]).id
 
+    def release(self, track: str, name: str, actor: str) -> str:
+        return self.app.send_task("worker.tasks.cut_release", args=[track, name, actor]).id
+
     def compare(self, track: str, a_id: str, b_id: str) -> dict:
         result = self.app.send_task("worker.tasks.compare", args=[track, a_id, b_id])
         return result.get(timeout=COMPARE_TIMEOUT)

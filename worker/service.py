@@ -25,6 +25,7 @@ from scoring.api import read_public_inputs
 from scoring.problems import InputError, Problem
 from scoring.report import Report
 from scoring.tracks import TRACK_NAMES, get_track
+from scoring.version import SCORER_VERSION
 from worker import live_board, quotas
 from worker.config import Config
 from worker.heartbeat import RESTARTING_SHOWN
@@ -126,6 +127,8 @@ class Enqueuer(Protocol):
     def publish(self, track: str) -> None: ...
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> str: ...
+
+    def release(self, track: str, name: str, actor: str) -> str: ...
 
     def compare(self, track: str, a_id: str, b_id: str) -> dict: ...
 
@@ -625,6 +628,37 @@ class Service:
                     if body is not None:
                         found.append(body)
         return sorted(found, key=lambda r: (r["track"], r["name"]), reverse=True)
+
+    def cut_release(self, track: str, name: str, actor: str) -> dict:
+        """Send the cut of release `name` of `track` to a worker (the references are there); ValueError
+        for a malformed name, FileExistsError for a name taken (a release never changes: cut an erratum)."""
+        check_track(track)
+        if not RELEASE_NAME.match(name):
+            raise ValueError(f"a release is named like 2027-03 (an erratum: 2027-03.1), not {name!r}")
+        if self.store.list("results", f"releases/{track}/{name}/"):
+            raise FileExistsError(f"release {name} of {track} exists; a release is never changed")
+        return {"track": track, "name": name, "task_id": self.enqueue.release(track, name, actor)}
+
+    def rescore_reports(self, track: str, limit: int = 50) -> list[dict]:
+        """The published re-score diff reports of `track`, newest first (at most `limit`)."""
+        prefix = layout.rescore_reports_dir(check_track(track))
+        names = sorted((p for p in self.store.list("results", prefix) if p.endswith(".json")), reverse=True)
+        found = (read_json(self.store, "results", path) for path in names[:limit])
+        return [report for report in found if report is not None]
+
+    def rescore_report(self, track: str, run: str) -> dict | None:
+        """One published re-score diff report; None when there is none (or the run is malformed)."""
+        try:
+            path = layout.rescore_report(check_track(track), run)
+        except ValueError:
+            return None
+        return read_json(self.store, "results", path)
+
+    def erratum_due(self, release: dict) -> bool:
+        """Was `release` cut under another scorer version than the one scoring now? Then a re-score has
+        changed (or may have changed) its numbers, and a maintainer may cut `<name>.1` next to it; the
+        release itself never changes."""
+        return release.get("scorer_version") != SCORER_VERSION
 
     def published_release(self, track: str, name: str) -> dict | None:
         """One release: its `release.json` and its signed rows; None when there is none."""

@@ -148,6 +148,16 @@ def rescore_track(track: str, dry_run: bool, actor: str) -> dict:
     return {"run": run, "chunks": len(chunks), "finalize_task_id": final.id}
 
 
+@app.task(name="worker.tasks.cut_release")
+def cut_release(track: str, name: str, actor: str) -> dict:
+    """`POST /api/v1/releases/{track}` (a maintainer): the same cut as `python -m worker release cut`."""
+    from worker.gold.release import cut
+
+    release = cut(store(), track, name, actor=actor)
+    log.info("release %s of %s cut by %s: %d finals", name, track, actor, release["counts"]["finals"])
+    return {"track": track, "name": name}
+
+
 # A chunk that cannot be committed is retried: the finalizer waits until every chunk has reported.
 @app.task(name="worker.tasks.rescore_chunk", autoretry_for=(StoreError,), retry_backoff=True, max_retries=8)
 def rescore_chunk(track: str, run: str, index: int, ids: list[str], dry_run: bool) -> int:
