@@ -311,7 +311,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except ValueError as exc:
             raise HTTPException(422, str(exc)) from None
 
-    boards = BoardBytes(service.leaderboard_at, service.reference_set)
+    boards = BoardBytes(service.leaderboard_at, service.reference_set, service.latest_release)
 
     def board_query(
         track: Annotated[str, Query()] = "varm",

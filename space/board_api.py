@@ -82,9 +82,14 @@ class EncodedBoard:
         return to_csv(self.frame.iloc[positions])
 
 
-def encode_board(head: str, board: dict, reference_set: dict) -> EncodedBoard:
+def encode_board(head: str, board: dict, reference_set: dict, release: dict | None = None) -> EncodedBoard:
+    """The board's bytes; with the track's latest `release` ({"name", "date", "url"}), named in the meta,
+    each row says whether it is `provisional` (submitted after the cut: in no release yet)."""
     rows = [r for r in board.get("rows") or [] if isinstance(r, dict)]
+    if release is not None:
+        rows = [{**r, "provisional": str(r.get("created_at") or "") > release["date"]} for r in rows]
     meta = {k: v for k, v in board.items() if k != "rows"} | {"reference_set": reference_set}
+    meta["latest_release"] = release
     return EncodedBoard(
         head=head,
         meta=orjson.dumps(meta),
@@ -96,9 +101,15 @@ def encode_board(head: str, board: dict, reference_set: dict) -> EncodedBoard:
 class BoardBytes:
     """Encoded boards per track, replaced when the Service's results head moves."""
 
-    def __init__(self, board_at: Callable[[str], tuple[str, dict]], reference_set: Callable[[str], dict]):
+    def __init__(
+        self,
+        board_at: Callable[[str], tuple[str, dict]],
+        reference_set: Callable[[str], dict],
+        latest_release: Callable[[str], dict | None] = lambda track: None,
+    ):
         self._board_at = board_at
         self._reference_set = reference_set
+        self._latest_release = latest_release
         self._lock = threading.Lock()
         self._boards: dict[str, EncodedBoard] = {}
         self._track_locks: dict[str, threading.Lock] = {}
@@ -115,7 +126,7 @@ class BoardBytes:
                 cached = self._boards.get(track)
             if cached is not None and cached.head == head:
                 return cached
-            encoded = encode_board(head, board, self._reference_set(track))
+            encoded = encode_board(head, board, self._reference_set(track), self._latest_release(track))
             with self._lock:
                 self._boards[track] = encoded
         return encoded

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -324,6 +325,15 @@ def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
     report = next(e for e in feed.entries if "re-scored" in e.title).link
     assert client.get(report.replace("http://testserver", "")).json()["run"] == run
     assert client.get("/api/v1/feeds/nope.atom").status_code == 404
+
+    # the live board names the latest release; a row submitted after the cut is provisional
+    time.sleep(1.1)  # dates have one-second resolution: the next upload is strictly after the cut
+    later = upload("bob", (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes(), "majority")
+    publisher.publish("cold")
+    board = client.get("/api/v1/leaderboard", params={"track": "cold", "baselines": "false"}).json()
+    assert board["latest_release"]["name"] == "2027-05"
+    flags = {row["submission_id"]: row["provisional"] for row in board["rows"]}
+    assert flags[later] is True and not any(v for sid, v in flags.items() if sid != later), flags
 
     monkeypatch.setattr(worker.service, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
     assert client.get("/api/v1/releases/cold/2027-05").json()["erratum_due"] is True

@@ -156,6 +156,7 @@ class Service:
         self.liveness = liveness  # None: health does not ask about workers (in-process tests)
         self.stale_after = stale_after
         self.slots = WorkSlots(config.work_slots, config.work_queue_seconds, config.work_memory_mb << 20)
+        self._latest_releases: dict[str, tuple[str, dict | None]] = {}  # track -> (results head, release)
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
         self._lock = threading.Lock()  # guards the fields below
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
@@ -628,6 +629,22 @@ class Service:
                     if body is not None:
                         found.append(body)
         return sorted(found, key=lambda r: (r["track"], r["name"]), reverse=True)
+
+    def latest_release(self, track: str) -> dict | None:
+        """The track's newest release as the board names it ({"name", "date", "url"}), or None (cached
+        per results head: every board view asks)."""
+        head = self.results_head()
+        cached = self._latest_releases.get(track)
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        found = self.releases(track)
+        newest = found[0] if found else None
+        latest = None
+        if newest is not None:
+            url = f"/api/v1/releases/{track}/{newest['name']}"
+            latest = {"name": newest["name"], "date": newest["date"], "url": url}
+        self._latest_releases[track] = (head, latest)
+        return latest
 
     def cut_release(self, track: str, name: str, actor: str) -> dict:
         """Send the cut of release `name` of `track` to a worker (the references are there); ValueError

@@ -98,6 +98,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "bad_token": ("令牌无效。", "This token is not valid."),
     "need_token": ("请输入提交令牌。", "Please enter your submission token."),
     "need_oauth": ("请使用 Hugging Face 登录。", "Please sign in with Hugging Face."),
+    "latest_release": (
+        "最新发布：[{name}]({url})（{date}），其中为冻结的官方成绩；此后提交的行为暂定（provisional）。",
+        "Latest release: [{name}]({url}) ({date}), the frozen official numbers; rows submitted after it are "
+        "provisional.",
+    ),
     "refused_identity": (
         "这个用户名不能登录：它看起来像保留名称或另一个用户名。",
         "This user name cannot sign in: it looks like a reserved name or another user's.",

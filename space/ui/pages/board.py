@@ -46,6 +46,9 @@ def reference_banner(ctx: Context, track: str, lang: str = "zh") -> str:
         lines.append(f"> **{t('public_test_banner', lang).format(track=TRACK_TITLES.get(track, track))}**")
     else:  # §3: what the live board of a private test shows, and when the official numbers come
         lines.append(f"> {t('live_board_rule', lang)}")
+    release = ctx.service.latest_release(track)
+    if release is not None:  # disclosure §4: the frozen official numbers, and what is newer than them
+        lines.append(f"> {t('latest_release', lang).format(**release)}")
     return "\n>\n".join(lines)
 
 
