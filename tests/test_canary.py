@@ -14,8 +14,8 @@ The clock is frozen and submission ids are a counter, so the two runs are the sa
 nothing depends on the private slice. The same web process serves the Gradio UI: at the end of the session
 every Gradio endpoint listed by the app's own `/gradio_api/info` (a new one is covered without editing
 this test) is called as every viewer, with the submissions' ids and a dev predictions file where it takes
-them; only the four that change state (submit, make public, re-score, moderate) are left to the REST and
-service calls above, and the test fails if an endpoint is neither called nor named among those four.
+them; those that change state (submit, make public, finals, re-score, moderate) are left to the REST and
+service calls above, and cutting a release is left out (a release publishes the private slice by design).
 """
 
 from __future__ import annotations
@@ -42,7 +42,14 @@ USERS = ("alice", "bob", "carol", "dave", "erin", "frank")
 MAINTAINER = "maud"
 TOKENS = {user: f"tok-{user}-canary-0123456789" for user in (*USERS, MAINTAINER)}
 # Gradio endpoints that change state: the session drives the same Service methods through REST above.
-STATE_CHANGING = {"/submit", "/make_public", "/maint_rescore", "/maint_moderate"}
+STATE_CHANGING = {
+    "/submit",
+    "/make_public",
+    "/save_finals",
+    "/maint_rescore",
+    "/maint_moderate",
+    "/maint_cut_release",
+}
 SUBMISSIONS = 60
 KEY = bytes(range(1, 33))
 IDENTITY = "c" * 64

@@ -672,10 +672,14 @@ class Service:
         return read_json(self.store, "results", path)
 
     def erratum_due(self, release: dict) -> bool:
-        """Was `release` cut under another scorer version than the one scoring now? Then a re-score has
-        changed (or may have changed) its numbers, and a maintainer may cut `<name>.1` next to it; the
-        release itself never changes."""
-        return release.get("scorer_version") != SCORER_VERSION
+        """Did a re-score come after `release` (published later, or a scorer other than the one it was
+        cut with)? Then its numbers may differ from the live ones, and a maintainer may cut `<name>.1`
+        next to it; the release itself never changes."""
+        if release.get("scorer_version") != SCORER_VERSION:
+            return True
+        return any(
+            r.get("generated_at", "") > release["date"] for r in self.rescore_reports(release["track"])
+        )
 
     def published_release(self, track: str, name: str) -> dict | None:
         """One release: its `release.json` and its signed rows; None when there is none."""
@@ -686,7 +690,8 @@ class Service:
         rows = read_json(self.store, "results", folder + "rows.json")
         if meta is None or rows is None:
             return None
-        return {"release": meta, "rows": rows["rows"]}
+        citation = self.store.read("results", folder + "citation.bib")
+        return {"release": meta, "rows": rows["rows"], "citation": citation.decode() if citation else ""}
 
     def public_key(self) -> str | None:
         """The workers' Ed25519 public key (base64), published with the first publish."""

@@ -28,6 +28,7 @@ from .pages.board import BoardPage
 from .pages.compare import ComparePage
 from .pages.explorer import ExplorerPage
 from .pages.maintainers import MaintainersPage
+from .pages.releases import ReleasesPage
 from .pages.submission import SubmissionPage
 from .pages.submit import SubmitPage
 from .tables import TRACKS, View
@@ -245,6 +246,8 @@ def build_app(
                 explorer = ExplorerPage(ctx)
             with gr.Tab(both("tab_compare"), id="compare", elem_id="tab-compare"):
                 compare = ComparePage(ctx)
+            with gr.Tab(both("tab_releases"), id="releases", elem_id="tab-releases") as releases_tab:
+                releases = ReleasesPage(ctx)
             with gr.Tab(both("tab_about"), id="about", elem_id="tab-about"):
                 about = AboutPage(ctx)
             with gr.Tab(both("tab_maint"), id="maint", visible=False, elem_id="tab-maint") as maint_tab:
@@ -319,6 +322,7 @@ def build_app(
         )
         about.wire(track, lang)
         maintainers.wire(track, submit.token, lang)
+        releases.wire(releases_tab, track, lang)
 
     ctx.uploaded = demo.upload_file_set  # filled by Gradio's /gradio_api/upload route
     return app

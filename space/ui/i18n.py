@@ -27,6 +27,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "tab_submission": ("提交详情", "Submission"),
     "tab_explorer": ("开发集浏览", "Dev explorer"),
     "tab_compare": ("对比", "Compare"),
+    "tab_releases": ("正式发布", "Releases"),
     "tab_about": ("说明与下载", "About & downloads"),
     "tab_maint": ("维护", "Maintainers"),
     "track": ("赛道", "Track"),
@@ -99,7 +100,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "need_token": ("请输入提交令牌。", "Please enter your submission token."),
     "need_oauth": ("请使用 Hugging Face 登录。", "Please sign in with Hugging Face."),
     "latest_release": (
-        "最新发布：[{name}]({url})（{date}），其中为冻结的官方成绩；此后提交的行为暂定（provisional）。",
+        "最新发布：[{name}]({url})（{date}），其中为冻结的官方成绩；此后提交的行为暂定成绩。",
         "Latest release: [{name}]({url}) ({date}), the frozen official numbers; rows submitted after it are "
         "provisional.",
     ),
@@ -366,6 +367,57 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "compare_failed": ("对比失败", "Comparison failed"),
     # Maintainers (space/ui/pages/maintainers.py).
+    "finals_pick": (
+        "终选提交（本赛道最多 2 个，进入下一次发布）",
+        "Finals (at most 2 on this track, for the next release)",
+    ),
+    "save_finals": ("保存终选", "Save finals"),
+    "finals_saved": ("终选已保存：{finals}", "Finals saved: {finals}"),
+    "finals_default": (
+        "（未选择：发布取你已公开的最佳提交）",
+        "(none chosen: a release takes your best released one)",
+    ),
+    "releases_intro": (
+        "正式成绩来自发布：每位提交者最多 2 个终选提交，在私有切片上排名（公开测试集则为完整测试集），"
+        "完整测试集成绩并列，排名变化 = 实时榜排名 − 发布排名。发布一经发布即冻结并签名。",
+        "The official numbers come from releases: each submitter's finals (at most 2) ranked on the private "
+        "slice (the full test for a public set), the full-test numbers beside them, and the Rank Delta (live "
+        "rank − release rank). A release is frozen and signed once cut.",
+    ),
+    "release": ("发布", "Release"),
+    "show_release": ("显示", "Show"),
+    "citation": ("引用（BibTeX 格式）", "Citation (BibTeX)"),
+    "h_release_metric": ("发布成绩", "release"),
+    "h_release_ci": ("95% CI", "95% CI"),
+    "h_release_full": ("完整测试集", "full test"),
+    "h_live_rank": ("实时榜排名", "live rank"),
+    "h_delta": ("排名变化", "Rank Delta"),
+    "no_releases": ("这个赛道还没有发布。", "No release of this track yet."),
+    "release_counts": (
+        "{submitters} 位提交者的 {finals} 个终选提交；{rows_scored} / {rows_full} 条测试数据",
+        "{finals} finals of {submitters} submitters; {rows_scored} of {rows_full} test rows",
+    ),
+    "release_public": (
+        "公开测试集：成绩为完整测试集上的自报成绩，不是留出评测。",
+        "A public test set: full-test, self-reported scores, not a held-out evaluation.",
+    ),
+    "erratum_due": (
+        "此发布之后有过重新评分：发布本身不会改变，维护者可以在其旁边发布勘误版（如 2027-03.1）。",
+        "A re-score came after this release: the release never changes; a maintainer may cut an erratum "
+        "release next to it (such as 2027-03.1).",
+    ),
+    "cut_intro": (
+        "**发布**：由评分进程在私有切片上为每位提交者的终选提交评分，"
+        "并写入冻结、签名的快照（名称如 2027-03）。",
+        "**Cut a release**: a worker scores each submitter's finals on the private slice and writes the "
+        "frozen, signed snapshot (named like 2027-03).",
+    ),
+    "release_name": ("发布名称", "Release name"),
+    "cut_release": ("发布", "Cut release"),
+    "cut_sent": (
+        "已交给评分进程：{task}。几秒后在“正式发布”标签页中可见。",
+        "Sent to a worker: {task}. It appears in the Releases tab in a few seconds.",
+    ),
     "maint_intro": (
         "所有操作均复核身份并记入审计日志。",
         "Every action re-checks your identity and is audit-logged.",

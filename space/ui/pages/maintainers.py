@@ -126,6 +126,13 @@ class MaintainersPage:
             self.reason = gr.Textbox(label=both("reason_required"), elem_id="m-reason")
             self.apply_btn = gr.Button(both("apply"), variant="stop", elem_id="m-apply")
         self.moderated = gr.Markdown(elem_id="m-mod-out")
+        ctx.texts(gr.Markdown(), value="cut_intro")
+        with gr.Row():
+            self.release_name = gr.Textbox(
+                label=both("release_name"), placeholder="2027-03", elem_id="m-rel-name"
+            )
+            self.cut_btn = gr.Button(both("cut_release"), variant="stop", elem_id="m-cut")
+        self.cut_out = gr.Markdown(elem_id="m-cut-out")
         ctx.texts(gr.Markdown(), value="held_intro")
         with gr.Row():
             self.held_btn = gr.Button(both("held_btn"), elem_id="m-held-btn")
@@ -143,6 +150,8 @@ class MaintainersPage:
             api_name="maint_moderate",
         )
         self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
+        cut_inputs = [track, self.release_name, token, lang]
+        self.cut_btn.click(self.cut_release, cut_inputs, self.cut_out, api_name="maint_cut_release")
 
     def rescore(
         self,
@@ -198,6 +207,22 @@ class MaintainersPage:
         except ValueError as exc:  # unknown id, or not held (worker.service.NotHeld)
             raise refused(str(exc)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+
+    def cut_release(
+        self,
+        track: str,
+        name: str,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> str:
+        """Send the cut of release `name` of `track` to a worker (the same cut as the CLI and REST)."""
+        actor = self.ctx.maintainer(token, profile, lang)
+        try:
+            out = self.ctx.service.cut_release(track, (name or "").strip(), actor)
+        except (ValueError, FileExistsError) as exc:
+            raise refused(str(exc)) from exc
+        return t("cut_sent", lang, task=code(out["task_id"]))
 
     def held(
         self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None

@@ -116,6 +116,12 @@ class SubmitPage:
                 self.mine_private = gr.Dropdown([], label=both("private_pick"), elem_id="my-private")
                 self.make_public_btn = gr.Button(both("make_public"), scale=0, elem_id="make-public")
             self.mine_msg = gr.Markdown(elem_id="make-public-msg")
+            with gr.Row():  # disclosure §4: at most 2 finals per track go into a release
+                self.finals = gr.Dropdown(
+                    [], multiselect=True, max_choices=2, label=both("finals_pick"), elem_id="my-finals"
+                )
+                self.finals_btn = gr.Button(both("save_finals"), scale=0, elem_id="save-finals")
+            self.finals_msg = gr.Markdown(elem_id="finals-msg")
 
     def wire(self, demo: gr.Blocks, track: gr.Radio, lang: gr.Radio, maint_tab: gr.Tab) -> None:
         """`track` is the shell's one track selector."""
@@ -174,7 +180,13 @@ class SubmitPage:
             api_name=False,
             show_progress="hidden",
         )
-        self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions")
+        self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions").then(
+            self.finals_view, [track, self.token, lang], self.finals, api_name=False
+        )
+        track.change(self.finals_view, [track, self.token, lang], self.finals, api_name=False)
+        self.finals_btn.click(
+            self.save_finals, [track, self.finals, self.token, lang], self.finals_msg, api_name="save_finals"
+        )
         self.make_public_btn.click(
             self.make_public, [self.mine_private, self.token, lang], self.mine_msg, api_name="make_public"
         ).then(self.my_submissions, mine_in, mine_out, api_name=False)
@@ -382,6 +394,39 @@ class SubmitPage:
         if not submission.is_final(sub):
             return {self.mine: gr.skip(), self.mine_private: gr.skip()}
         return self.my_submissions(token, lang, picked, profile)
+
+    def finals_view(
+        self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> gr.Dropdown:
+        """The caller's released submissions on `track` to choose finals from, the chosen ones selected."""
+        who = self.ctx.identity(token, profile)
+        if who.name is None:
+            return gr.Dropdown(choices=[], value=[])
+        mine = self.ctx.service.my_submissions(who.name, track)
+        choices = [
+            (f"{s.model_name} ({s.submission_id})", s.submission_id)
+            for s in mine
+            if s.status == "published" and s.released and not s.hidden
+        ]
+        return gr.Dropdown(choices=choices, value=self.ctx.service.finals(who.name, track))
+
+    def save_finals(
+        self,
+        track: str,
+        picked: list[str] | None,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> str:
+        who = self.ctx.identity(token, profile)
+        if who.name is None:
+            raise refused(t(who.message or "not_signed_in", lang))
+        try:
+            chosen = self.ctx.service.set_finals(who.name, track, list(picked or []))
+        except (LookupError, ValueError) as exc:
+            raise refused(str(exc)) from None
+        names = ", ".join(code(sid) for sid in chosen) or t("finals_default", lang)
+        return f"**✓** {t('finals_saved', lang, finals=names)}"
 
     def make_public(
         self, sid: str | None, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None

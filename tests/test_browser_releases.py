@@ -1,0 +1,131 @@
+"""A release cut in the browser (issue 24, "Done when"), on the real service (`live_space`, the embedded
+default with its own worker): two submitters choose finals (one in My submissions, one over REST), a
+maintainer cuts a release in the Maintainers tab, the Releases tab shows its table with the Rank Delta and a
+citation block that the copy button puts on the clipboard; a re-score afterwards leaves every byte of the
+release unchanged and the Releases tab offers an erratum. Marked `browser`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest_ui import TOKENS, open_tab, shot
+from tests.factories import mixed_predictions
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 60_000
+ALICE, BOSS, CAROL = (next(t for t, u in TOKENS.items() if u == name) for name in ("alice", "boss", "carol"))
+NAME = "2031-01"
+
+
+def api(live_space, path: str) -> dict:
+    with urllib.request.urlopen(f"{live_space.url}api/v1/{path}", timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def submit_released(live_space, token: str, seed: str) -> str:
+    """A COLD file of the submitter's own, much better than chance, published and released."""
+    data = mixed_predictions("cold", 0.97, seed=seed)
+    answer = httpx.post(
+        f"{live_space.url}api/v1/submissions",
+        data={"track": "cold", "model_name": f"release-{seed}"},
+        files={"file": ("p.jsonl", data)},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=60,
+    )
+    assert answer.status_code == 202, answer.text
+    sid = answer.json()["submission_id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        body = api(live_space, f"submissions/{sid}")
+        if body["status"] == "published":
+            return sid
+        time.sleep(0.5)
+    raise AssertionError(f"{sid} not published: {body['status']}")
+
+
+def release_files(live_space) -> dict[str, bytes]:
+    from worker.store.local import LocalStore
+
+    store = LocalStore(live_space.data_dir)
+    return {p: store.read("results", p) for p in store.list("results", f"releases/cold/{NAME}/")}
+
+
+def sign_in(page: Page, token: str, user: str) -> None:
+    page.locator("#token input, #token textarea").first.fill(token)
+    page.locator("#sign-in").click()
+    expect(page.locator("#who")).to_contain_text(user, timeout=TIMEOUT)
+
+
+def test_finals_a_cut_the_release_view_its_citation_and_an_erratum(live_space, browser_page: Page) -> None:
+    page = browser_page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    carol = submit_released(live_space, CAROL, "carol-final")
+    alice = submit_released(live_space, ALICE, "alice-final")
+    chosen = httpx.put(
+        f"{live_space.url}api/v1/me/finals",
+        params={"track": "cold"},
+        json={"submission_ids": [carol]},
+        headers={"Authorization": f"Bearer {CAROL}"},
+        timeout=30,
+    )
+    assert chosen.status_code == 200 and chosen.json()["finals"] == [carol], chosen.text
+
+    page.goto(f"{live_space.url}?track=cold&lang=en")
+    open_tab(page, "Submit")
+    sign_in(page, ALICE, "alice")
+    page.locator("#my-subs-refresh").click()
+    page.locator("#my-finals input").click()
+    page.get_by_role("option", name=re.compile(alice)).click()
+    page.locator("#save-finals").click()
+    expect(page.locator("#finals-msg")).to_contain_text(alice, timeout=TIMEOUT)
+    assert api(live_space, "leaderboard?track=cold")["rows"]  # the board is there
+
+    page.locator("#token input, #token textarea").first.fill(BOSS)  # the maintainer
+    page.locator("#sign-in").click()
+    expect(page.locator("#who")).to_contain_text("boss", timeout=TIMEOUT)
+    open_tab(page, "Maintainers")
+    page.locator("#m-rel-name input, #m-rel-name textarea").first.fill(NAME)
+    page.locator("#m-cut").click()
+    expect(page.locator("#m-cut-out")).to_contain_text("Sent to a worker", timeout=TIMEOUT)
+    deadline = time.monotonic() + 120
+    while not release_files(live_space) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    frozen = release_files(live_space)
+    assert frozen, "the worker did not cut the release"
+    rows = {r["submission_id"]: r for r in api(live_space, f"releases/cold/{NAME}")["rows"]}
+    assert {alice, carol} <= set(rows)
+
+    open_tab(page, "Releases")
+    expect(page.locator("#rel-info")).to_contain_text(NAME, timeout=TIMEOUT)
+    table = page.locator("#rel-table")
+    expect(table).to_contain_text("Rank Delta", timeout=TIMEOUT)
+    expect(table).to_contain_text("release-alice-final", timeout=TIMEOUT)
+    expect(page.locator("#rel-citation")).to_contain_text("@misc", timeout=TIMEOUT)
+    page.locator("#rel-citation").hover()
+    page.locator("#rel-citation button[aria-label*='opy'], #rel-citation button[title*='opy']").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@misc") and NAME in copied, copied
+    expect(page.locator("#rel-info")).not_to_contain_text("erratum")
+    shot(page, "releases-cut")
+
+    open_tab(page, "Maintainers")  # a re-score after the release
+    page.locator("#m-dry input[type=checkbox]").uncheck()
+    page.locator("#m-rescore").click()
+    expect(page.locator("#m-out")).to_contain_text("Started", timeout=TIMEOUT)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not api(live_space, f"releases/cold/{NAME}")["erratum_due"]:
+        time.sleep(1)
+    assert release_files(live_space) == frozen  # every byte of the release, unchanged
+    open_tab(page, "Releases")
+    page.locator("#rel-show").click()
+    expect(page.locator("#rel-info")).to_contain_text("erratum", timeout=TIMEOUT)
+    shot(page, "releases-erratum")
+    assert not page.errors, page.errors
