@@ -2,7 +2,8 @@
 default with its own worker): two submitters choose finals (one in My submissions, one over REST), a
 maintainer cuts a release in the Maintainers tab, the Releases tab shows its table with the Rank Delta and a
 citation block that the copy button puts on the clipboard; a re-score afterwards leaves every byte of the
-release unchanged and the Releases tab offers an erratum. Marked `browser`.
+release unchanged and the Releases tab offers an erratum; the submitter's notices in My submissions name the
+release. Marked `browser`.
 """
 
 from __future__ import annotations
@@ -128,4 +129,11 @@ def test_finals_a_cut_the_release_view_its_citation_and_an_erratum(live_space, b
     page.locator("#rel-show").click()
     expect(page.locator("#rel-info")).to_contain_text("erratum", timeout=TIMEOUT)
     shot(page, "releases-erratum")
+    # the submitter's notices: her row in the release, with its Rank Delta and a link to it
+    open_tab(page, "Submit")
+    sign_in(page, ALICE, "alice")
+    page.locator("#my-subs-refresh").click()
+    notices = page.locator("#my-notices")
+    expect(notices).to_contain_text(f"in release {NAME}", timeout=TIMEOUT)
+    expect(notices).to_contain_text("Rank Delta", timeout=TIMEOUT)
     assert not page.errors, page.errors

@@ -337,3 +337,56 @@ def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
 
     monkeypatch.setattr(worker.service, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
     assert client.get("/api/v1/releases/cold/2027-05").json()["erratum_due"] is True
+
+
+def test_notices_say_what_a_rescore_and_a_release_changed_for_their_owner(pipeline, tmp_path):
+    """Issue 24.6: My submissions' notices: the owner's rows of the latest published re-score (primary metric
+    and rank, old -> new, with the report's link) and of the latest release; nobody else's."""
+    from worker.gold.release import cut
+    from worker.store import codec, layout
+
+    store, service, publisher, upload = pipeline
+    mine = upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    theirs = upload("bob", (DEMO / "cold" / "baselines" / "char-ngram.test.jsonl").read_bytes(), "char-ngram")
+    publisher.publish("cold")
+    cut(store, "cold", "2027-06", actor="maud")
+    report = {
+        "track": "cold",
+        "run": "20990101T000000Z",
+        "generated_at": "2099-01-01T00:00:00Z",
+        "scorer_version": "9.0.0",
+        "summary": {"submissions": 2, "rescored": 2, "rank_changes": 2},
+        "submissions": [
+            {
+                "submission_id": mine,
+                "model_name": "lexicon",
+                "skipped": False,
+                "old": {"f1": 0.5},
+                "new": {"f1": 0.6},
+                "delta": {"f1": 0.1},
+                "old_rank": 2,
+                "new_rank": 1,
+            },
+            {
+                "submission_id": theirs,
+                "model_name": "char-ngram",
+                "skipped": False,
+                "old": {"f1": 0.7},
+                "new": {"f1": 0.55},
+                "delta": {"f1": -0.15},
+                "old_rank": 1,
+                "new_rank": 2,
+            },
+        ],
+    }
+    store.commit(
+        "results", {layout.rescore_report("cold", report["run"]): codec.pretty(report)}, [], "a report"
+    )
+    notices = service.notices("alice")
+    rescore = next(n for n in notices if n["kind"] == "rescore")
+    assert (rescore["old"], rescore["new"], rescore["old_rank"], rescore["new_rank"]) == (0.5, 0.6, 2, 1)
+    assert rescore["link"] == f"/api/v1/rescore/cold/{report['run']}"
+    release = next(n for n in notices if n["kind"] == "release")
+    assert release["release"] == "2027-06" and release["submission_id"] == mine
+    assert {n["submission_id"] for n in notices} == {mine}  # bob's rows are his notices, not alice's
+    assert {n["submission_id"] for n in service.notices("bob")} == {theirs}

@@ -484,6 +484,53 @@ class Service:
                 break
         return out
 
+    def notices(self, identity: str) -> list[dict]:
+        """What changed the caller's numbers or ranks since they looked (disclosure §4, issue 24.6): per
+        track, their rows in the latest published re-score (primary metric old -> new, rank old -> new) and
+        in the latest release (its rank and Rank Delta), each with a link to the report or the release."""
+        own = {s.submission_id: s for s in self.my_submissions(identity)}
+        out: list[dict] = []
+        for track in sorted({s.track for s in own.values()}):
+            primary = get_track(track).primary_metric
+            for report in self.rescore_reports(track, limit=1):
+                for row in report.get("submissions") or []:
+                    changed = row.get("delta", {}).get(primary) or row.get("old_rank") != row.get("new_rank")
+                    if row.get("submission_id") in own and changed and not row.get("skipped"):
+                        out.append(
+                            {
+                                "kind": "rescore",
+                                "track": track,
+                                "submission_id": row["submission_id"],
+                                "model_name": row.get("model_name"),
+                                "metric": primary,
+                                "old": (row.get("old") or {}).get(primary),
+                                "new": (row.get("new") or {}).get(primary),
+                                "old_rank": row.get("old_rank"),
+                                "new_rank": row.get("new_rank"),
+                                "at": report.get("generated_at"),
+                                "link": f"/api/v1/rescore/{track}/{report['run']}",
+                            }
+                        )
+            latest = self.latest_release(track)
+            release = self.published_release(track, latest["name"]) if latest else None
+            for row in (release or {}).get("rows", []):
+                if row.get("submission_id") in own:
+                    out.append(
+                        {
+                            "kind": "release",
+                            "track": track,
+                            "submission_id": row["submission_id"],
+                            "model_name": row.get("model_name"),
+                            "release": latest["name"],
+                            "rank": row.get("rank"),
+                            "live_rank": row.get("live_rank"),
+                            "rank_delta": row.get("rank_delta"),
+                            "at": latest["date"],
+                            "link": latest["url"],
+                        }
+                    )
+        return sorted(out, key=lambda n: n["at"] or "", reverse=True)
+
     def _format_report(self, track: str, submission_id: str) -> dict | None:
         """The intake format report (None for tracks without one and for older submissions).
 

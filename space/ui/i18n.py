@@ -377,6 +377,16 @@ TEXT: dict[str, tuple[str, str]] = {
         "（未选择：发布取你已公开的最佳提交）",
         "(none chosen: a release takes your best released one)",
     ),
+    "notices": ("变动通知", "What changed"),
+    "details": ("详情", "details"),
+    "notice_rescore": (
+        "{what}：重新评分，{metric} {old} → {new}，排名 {old_rank} → {new_rank}",
+        "{what}: re-scored, {metric} {old} → {new}, rank {old_rank} → {new_rank}",
+    ),
+    "notice_release": (
+        "{what}：进入发布 {release}，排名 {rank}（排名变化 {delta}）",
+        "{what}: in release {release}, rank {rank} (Rank Delta {delta})",
+    ),
     "releases_intro": (
         "正式成绩来自发布：每位提交者最多 2 个终选提交，在私有切片上排名（公开测试集则为完整测试集），"
         "完整测试集成绩并列，排名变化 = 实时榜排名 − 发布排名。发布一经发布即冻结并签名。",

@@ -49,6 +49,11 @@ def own_row(sub: OwnSubmission, lang: str) -> list:
     ]
 
 
+def percent_text(value: float | None) -> str:
+    shown = pct(value, 1)
+    return "—" if shown is None else f"{shown:.1f}"
+
+
 class SubmitPage:
     def __init__(self, ctx: Context, status_seconds: float) -> None:
         self.ctx = ctx
@@ -122,6 +127,7 @@ class SubmitPage:
                 )
                 self.finals_btn = gr.Button(both("save_finals"), scale=0, elem_id="save-finals")
             self.finals_msg = gr.Markdown(elem_id="finals-msg")
+            self.notices = gr.Markdown(elem_id="my-notices")
 
     def wire(self, demo: gr.Blocks, track: gr.Radio, lang: gr.Radio, maint_tab: gr.Tab) -> None:
         """`track` is the shell's one track selector."""
@@ -182,7 +188,7 @@ class SubmitPage:
         )
         self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions").then(
             self.finals_view, [track, self.token, lang], self.finals, api_name=False
-        )
+        ).then(self.notices_view, [self.token, lang], self.notices, api_name="my_notices")
         track.change(self.finals_view, [track, self.token, lang], self.finals, api_name=False)
         self.finals_btn.click(
             self.save_finals, [track, self.finals, self.token, lang], self.finals_msg, api_name="save_finals"
@@ -409,6 +415,34 @@ class SubmitPage:
             if s.status == "published" and s.released and not s.hidden
         ]
         return gr.Dropdown(choices=choices, value=self.ctx.service.finals(who.name, track))
+
+    def notices_view(
+        self, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> str:
+        """What re-scores and releases changed for the caller (old -> new), newest first."""
+        who = self.ctx.identity(token, profile)
+        if who.name is None:
+            return ""
+        lines = []
+        for n in self.ctx.service.notices(who.name)[:20]:
+            what = f"{md(n['model_name'] or '')} ({code(n['submission_id'])}, {md(n['track'])})"
+            if n["kind"] == "rescore":
+                header = metric_header(n["track"], n["metric"])
+                text = t(
+                    "notice_rescore",
+                    lang,
+                    what=what,
+                    metric=header,
+                    old=percent_text(n["old"]),
+                    new=percent_text(n["new"]),
+                    old_rank=n["old_rank"],
+                    new_rank=n["new_rank"],
+                )
+            else:
+                delta = "—" if n["rank_delta"] is None else f"{n['rank_delta']:+d}"
+                text = t("notice_release", lang, what=what, release=n["release"], rank=n["rank"], delta=delta)
+            lines.append(f"- {text} ([{t('details', lang)}]({n['link']}))")
+        return f"**{t('notices', lang)}**\n\n" + "\n".join(lines) if lines else ""
 
     def save_finals(
         self,
