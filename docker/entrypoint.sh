@@ -67,6 +67,21 @@ start_redis() {
   exit 1
 }
 
+start_web() {
+  # The web process never signs and never reads the references: no SIGNING_KEY, and its own Hub token
+  # (HF_WEB_TOKEN, which should not be able to read the references repo) or, with the local store, none.
+  local env_args=(-u SIGNING_KEY -u HF_WEB_TOKEN)
+  if [ -n "${HF_WEB_TOKEN:-}" ]; then
+    env_args+=("HF_TOKEN=$HF_WEB_TOKEN")
+  elif [ "${STORE:-}" = hub ] || [ -n "${HF_RESULTS_REPO:-}" ]; then
+    log "warning: HF_WEB_TOKEN is unset, so the web process holds HF_TOKEN; give it a token of its own"
+  else
+    env_args+=(-u HF_TOKEN)
+  fi
+  env "${env_args[@]}" python -m space &
+  started "web (python -m space)"
+}
+
 start_worker() {
   local beat=() node
   if [ "${WORKER_BEAT:-1}" = 1 ]; then
@@ -92,13 +107,11 @@ case "$ROLE" in
       python -m worker seed || { log "python -m worker seed failed (exit $?)"; stop_all; exit 1; }
     fi
     start_worker
-    python -m space &
-    started "web (python -m space)"
+    start_web
     ;;
   web)
     : "${CELERY_BROKER_URL:?ROLE=web needs CELERY_BROKER_URL (the shared Redis)}"
-    python -m space &
-    started "web (python -m space)"
+    start_web
     ;;
   worker)
     : "${CELERY_BROKER_URL:?ROLE=worker needs CELERY_BROKER_URL (the shared Redis)}"

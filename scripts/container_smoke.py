@@ -118,6 +118,33 @@ def run_container(
     )
 
 
+def signing_key_pem() -> str:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    key = Ed25519PrivateKey.generate()
+    return key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+
+
+ENVIRON_OF = """
+import os, sys
+for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+    try:
+        cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode()
+        if sys.argv[1] in cmd and "ENVIRON_OF" not in cmd:
+            sys.stdout.write(open(f"/proc/{pid}/environ", "rb").read().decode().replace("\\0", "\\n"))
+            break
+    except OSError:
+        continue
+"""  # ENVIRON_OF: the slim image has no pgrep; this finds the oldest process whose command line has argv[1]
+
+
+def environ(cid: str, command: str) -> dict[str, str]:
+    """The environment of the process running `command` in the container (its /proc/<pid>/environ)."""
+    out = podman("exec", cid, "python", "-c", ENVIRON_OF, command).stdout
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
 def healthcheck(cid: str) -> None:
     """The image's own HEALTHCHECK, run now (no systemd timers here to run it on schedule)."""
     proc = podman("healthcheck", "run", cid, check=False, timeout=60)
@@ -245,7 +272,8 @@ def wait_exit(cid: str, timeout: float) -> int:
 
 def scenario_all(image: str) -> None:
     with step("ROLE=all as uid 1000, no volumes: start, health, board with baselines"):
-        cid = run_container(image, "--user", "1000", "-p", "127.0.0.1::7860").stdout.strip()
+        secrets = {"HF_TOKEN": "hf_smoke_not_a_real_token", "SIGNING_KEY": signing_key_pem()}
+        cid = run_container(image, "--user", "1000", "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
         url = published_port(cid)
         client = httpx.Client(base_url=url, timeout=30)
         check_web(client, cid)
@@ -257,6 +285,11 @@ def scenario_all(image: str) -> None:
         check_gradio_event(url, cid)
     with step("ROLE=all: HEALTHCHECK healthy"):
         healthcheck(cid)
+    with step("ROLE=all: the web process holds neither HF_TOKEN nor SIGNING_KEY; the worker does"):
+        web, worker = environ(cid, "python -m space"), environ(cid, "celery -A worker worker")
+        expect("SIGNING_KEY" in worker and "HF_TOKEN" in worker, f"worker environment: {sorted(worker)}", cid)
+        leaked = sorted({"SIGNING_KEY", "HF_TOKEN", "HF_WEB_TOKEN"} & set(web))
+        expect(not leaked and "DATA_DIR" in web, f"the web process's environment holds {leaked}", cid)
     with step("one-off `IMAGE python -m worker status --json` against it"):
         out = run_container(
             image,

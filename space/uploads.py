@@ -157,9 +157,13 @@ def delete_cache(ttl_seconds: int) -> tuple[int, int]:
 
 
 def blocked_paths(data_dir: Path, repo_data: Path) -> list[str]:
-    """Folders no Gradio route may read or serve: the runtime data (store, tokens) and the repository's
-    data folder (the demo references). Refuses an upload folder inside them (nothing would work)."""
-    blocked = sorted({str(Path(data_dir).resolve()), str(Path(repo_data).resolve())})
+    """Folders no Gradio route may read or serve: the runtime data (store, tokens), the repository's data
+    folder (the demo references) and the Hugging Face Hub cache (STORE=hub keeps its downloads there).
+    Refuses an upload folder inside them (nothing would work)."""
+    from huggingface_hub.constants import HF_HUB_CACHE
+
+    folders = (data_dir, repo_data, HF_HUB_CACHE)
+    blocked = sorted({str(Path(folder).expanduser().resolve()) for folder in folders})
     uploads = upload_folder()
     for folder in blocked:
         if uploads.is_relative_to(folder):

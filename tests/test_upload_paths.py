@@ -283,3 +283,15 @@ def test_a_refused_file_is_one_fixed_sentence_naming_no_path(client, web, target
     assert served.status_code == 200 and served.content.startswith(b'{"id"'), served.text[:100]
     file_data = {"path": served_path, "orig_name": "p.jsonl", "meta": FILE_META}
     assert call(client, endpoint, arguments(params, file_data))[0] == "complete"
+
+
+def test_the_hub_cache_is_blocked_with_the_data_folders(tmp_path) -> None:
+    """Issue 23: with STORE=hub the store's downloads (the references' too, in a worker) sit in the Hub
+    cache, which no Gradio route may read; the data folder and the repository's data folder stay blocked."""
+    from huggingface_hub.constants import HF_HUB_CACHE
+
+    from space.uploads import blocked_paths
+
+    blocked = blocked_paths(tmp_path / "data", DEMO.parents[0])
+    assert str(Path(HF_HUB_CACHE).expanduser().resolve()) in blocked
+    assert str((tmp_path / "data").resolve()) in blocked and str(DEMO.parents[0].resolve()) in blocked
