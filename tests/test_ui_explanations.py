@@ -103,3 +103,14 @@ def test_attribution_heat_map_escapes_text() -> None:
     assert "<b>" not in html and "&lt;" in html and "&amp;" in html
     assert html.count("attr-top") == 1 and 'class="attr-5 attr-top">b<' in html
     assert explorer.highlight_attributions("", [], []) == ""
+
+
+def test_the_outline_marks_the_evidence_for_the_predicted_class() -> None:
+    """Issue 25: on a row predicted non-toxic the masking removes the LOWEST-scoring 20 % (spec §3); the
+    explorer outlined the highest ones on every row. Positive control: a row predicted toxic outlines the
+    highest."""
+    scores = [0.0, 1.0, 0.5, 0.2, 0.9]
+    non_toxic = explorer.highlight_attributions("abcde", scores, [], label=0)
+    toxic = explorer.highlight_attributions("abcde", scores, [], label=1)
+    assert non_toxic.count("attr-top") == 1 and 'attr-top">a<' in non_toxic  # score 0.0: the lowest
+    assert toxic.count("attr-top") == 1 and 'attr-top">b<' in toxic  # score 1.0: the highest

@@ -299,12 +299,15 @@ def highlight_spans(text: str, gold: Sequence[tuple[int, int]], pred: Sequence[t
 ATTRIBUTION_LEVELS = 5  # shades of the attribution heat map (classes attr-0 .. attr-5 in app.CSS)
 
 
-def highlight_attributions(text: str, scores: Sequence[float], gold: Sequence[tuple[int, int]]) -> str:
+def highlight_attributions(
+    text: str, scores: Sequence[float], gold: Sequence[tuple[int, int]], label: int = 1
+) -> str:
     """Escaped text, each character shaded by its attribution score (min-max scaled within the item, in
-    ATTRIBUTION_LEVELS steps), gold spans underlined; the top 20 % by score (the characters the masking
-    removes at k = 20) are outlined."""
+    ATTRIBUTION_LEVELS steps), gold spans underlined; the characters the masking removes at k = 20 are
+    outlined: the evidence for the predicted `label` (spec §3), the top 20 % by score on a row predicted
+    toxic, the bottom 20 % on one predicted non-toxic."""
     g = {i for s, e in gold for i in range(s, e)}
-    top = top_positions(scores, 20)
+    top = top_positions(scores, 20, label)
     low, high = (min(scores), max(scores)) if len(scores) else (0.0, 0.0)
     out = []
     for i, ch in enumerate(text):
@@ -324,7 +327,8 @@ def item_html(item: dict | None, lang: str = "zh") -> str:
         verdict = "✓" if not item["wrong"] else "✗"
         attributions = ""
         if item.get("char_scores") is not None:
-            heat = highlight_attributions(item["text"], item["char_scores"], item["gold_spans"])
+            label = int((item.get("pred") or {}).get("label", 1))
+            heat = highlight_attributions(item["text"], item["char_scores"], item["gold_spans"], label)
             attributions = (
                 f"<p class='explorer-text explorer-attr'>{heat}</p><p><small>{t('ex_attribution', lang)}"
                 "</small></p>"

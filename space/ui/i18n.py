@@ -477,8 +477,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "ex_wrong_fields": ("错误字段", "Wrong fields"),
     "ex_pick": ("选择一条查看详情。", "Pick an item to see its details."),
     "ex_attribution": (
-        "归因：颜色越深 = char_scores 越高；加框 = 前 20 %（k = 20 时被遮盖）；下划线 = 金标片段",
-        "attribution: darker = higher char_scores; outlined = top 20 % (removed at k = 20); "
+        "归因：颜色越深 = char_scores 越高；加框 = k = 20 时被遮盖的 20 %（预测为有害时得分最高者，"
+        "预测为无害时得分最低者）；下划线 = 金标片段",
+        "attribution: darker = higher char_scores; outlined = the 20 % removed at k = 20 (the highest scores "
+        "on a row predicted toxic, the lowest on one predicted non-toxic); "
         "underline = gold span",
     ),
     "ex_gold_label": ("金标标签", "gold label"),
