@@ -11,6 +11,7 @@ With CELERY_BROKER_URL set, only the web process starts; run workers separately,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import logging
 import os
@@ -28,7 +29,7 @@ from space import http_limits
 from space.auth import auth_mode, ensure_token_file, local_token, oauth_problem, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
-from worker.heartbeat import Heartbeats, heartbeat_name
+from worker.heartbeat import Heartbeats, heartbeat_name, restarting_name
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("space")
@@ -133,6 +134,8 @@ class EmbeddedWorker:
             _kill_group(process.pid)  # a pool child or beat left behind by the dead main process
             # Health turns red now, not when the dead worker's last heartbeat goes stale.
             self.heartbeats.forget(heartbeat_name("worker", process.pid))
+            with contextlib.suppress(Exception):  # best effort: health says "no worker" either way
+                self.heartbeats.beat(restarting_name())
             if time.monotonic() - started > 60:
                 delay = 1.0  # it had been running fine: a fresh failure, not a crash loop
             log.warning(

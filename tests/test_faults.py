@@ -543,6 +543,8 @@ def test_embedded_worker_sigkill_restarts_it_and_health_goes_red_meanwhile(tmp_p
         red = wait_for(lambda: (h := _health(space.url))[0] == 503 and h, 30, "health to go red")
         red_after = time.monotonic() - killed
         assert red[1]["worker"] != "ok", red
+        # ... and says why: the supervisor announced the restart (not just "no worker alive")
+        wait_for(lambda: "restarting" in _health(space.url)[1]["worker"], 30, "health to say restarting")
         answer, upload_seconds = _upload(space.url, baseline("varm", "lexicon", 1), "after")
         assert answer.status_code == 202, answer.text
         sid = answer.json()["submission_id"]

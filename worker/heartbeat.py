@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -134,15 +133,7 @@ class Heartbeats:
 RESTARTING_SHOWN = 120.0  # seconds health keeps saying "restarting" after a supervised worker last exited
 
 
-def main(argv: list[str]) -> int:
-    """`python -m worker.heartbeat restarting NAME`: docker/entrypoint.sh's supervisor announces that a
-    process it supervises exited and is being restarted, where every web process reads heartbeats."""
-    if len(argv) != 2 or argv[0] != "restarting":
-        print("usage: python -m worker.heartbeat restarting NAME", file=sys.stderr)
-        return 2
-    Heartbeats(Config.from_env()).beat(f"restarting:{socket.gethostname()}:{argv[1].split()[0]}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def restarting_name() -> str:
+    """The heartbeat a supervisor writes when the worker it runs exited and is being restarted (the
+    embedded default's, space/__main__.py): health then says "restarting" instead of only "no worker"."""
+    return f"restarting:{socket.gethostname()}:embedded"
