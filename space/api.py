@@ -511,6 +511,23 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         except ValueError as exc:
             raise HTTPException(404, str(exc)) from None
 
+    @router.post(
+        "/submissions/{submission_id}/withdraw",
+        summary="Take your submission off the board (it becomes private; make-public puts it back)",
+    )
+    def withdraw(
+        submission_id: str,
+        authorization: Annotated[str | None, Header()] = None,
+        x_user: Annotated[str | None, Header()] = None,
+    ):
+        user = identity(authorization, x_user)
+        try:
+            return service.withdraw(submission_id, identity=user)
+        except PermissionError as exc:
+            raise HTTPException(403, str(exc)) from None
+        except (LookupError, ValueError) as exc:
+            raise HTTPException(404, str(exc)) from None
+
     # -- held near-copies (worker/nearcopy.py): maintainers only -------------------------------------
 
     def maintainer(authorization: str | None, x_user: str | None) -> str:

@@ -390,3 +390,38 @@ def test_notices_say_what_a_rescore_and_a_release_changed_for_their_owner(pipeli
     assert release["release"] == "2027-06" and release["submission_id"] == mine
     assert {n["submission_id"] for n in notices} == {mine}  # bob's rows are his notices, not alice's
     assert {n["submission_id"] for n in service.notices("bob")} == {theirs}
+
+
+def test_an_owner_withdraws_a_published_entry_and_puts_it_back(pipeline):
+    """Issue 28.6: no way to take a published entry back. `POST /api/v1/submissions/{id}/withdraw` (its
+    submitter only) makes it private: off the board at the next publish; make-public puts it back."""
+    from fastapi.testclient import TestClient
+
+    from space.auth import Auth
+    from space.server import create_app
+
+    store, service, publisher, upload = pipeline
+    client = TestClient(
+        create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
+    )
+    sid = upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    publisher.publish("cold")
+
+    service.head_ttl = 0.0  # every read sees the latest publish
+
+    def on_board() -> bool:
+        rows = client.get("/api/v1/leaderboard?track=cold").json()["rows"]
+        return sid in {r["submission_id"] for r in rows}
+
+    assert on_board()
+    path = f"/api/v1/submissions/{sid}/withdraw"
+    assert client.post(path, headers={"X-User": "bob"}).status_code in (403, 404)  # not his
+    assert on_board()
+    assert client.post(path, headers={"X-User": "alice"}).status_code == 200
+    publisher.publish("cold")
+    assert not on_board() and client.get(f"/api/v1/submissions/{sid}").status_code == 404  # private now
+    assert client.get(f"/api/v1/submissions/{sid}", headers={"X-User": "alice"}).json()["private"] is True
+    back = client.post(f"/api/v1/submissions/{sid}/make-public", headers={"X-User": "alice"})
+    assert back.status_code == 200
+    publisher.publish("cold")
+    assert on_board()

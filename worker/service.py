@@ -823,6 +823,25 @@ class Service:
             submission_id, actor=identity, hidden=False, reason="made public by its submitter"
         )
 
+    def withdraw(self, submission_id: str, *, identity: str) -> dict:
+        """The submitter takes their submission off the board: it becomes private (off every public page
+        at the next publish; `make_public` puts it back). Its results stay, like any private one's."""
+        if not is_submission_id(submission_id):
+            raise ValueError("malformed submission id")
+        record = find_record(self.store, submission_id)
+        if record is None or not self.may_see(record, identity):
+            raise LookupError("unknown submission id")
+        if not quotas.owned_by(record, identity):
+            raise PermissionError("only its submitter can withdraw a submission")
+        if record.get("hidden"):  # already off the board (private, or hidden by a maintainer)
+            return public_view(record) | {"hidden": True}
+        return self.moderate(
+            submission_id,
+            actor=identity,
+            hidden=True,
+            reason=PRIVATE_REASON,
+        )
+
     def is_maintainer(self, identity: str) -> bool:
         return quotas.normalise_identity(identity) in {
             quotas.normalise_identity(m) for m in self.config.maintainers
