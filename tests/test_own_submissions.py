@@ -151,3 +151,24 @@ def test_a_my_submissions_refresh_keeps_a_pick_made_while_it_ran(scored):
     service.make_public(ids["private"], identity="alice")
     cleared = app.submit.my_submissions(None, "en", ids["private"], alice)[dropdown]
     assert cleared.constructor_args["value"] is None and cleared.constructor_args["choices"] == []
+
+
+def test_an_entry_a_maintainer_hid_reads_so_to_its_owner_with_the_reason() -> None:
+    """Issue 28.5: a hidden submission still read "published" to its owner and the maintainer's reason
+    never reached them. Positive control: the owner's own private entry reads private, not hidden."""
+    from space.ui.pages.submit import own_row
+    from worker.own import PRIVATE_REASON, own_submission
+
+    record = {
+        "submission_id": "ab" * 8,
+        "track": "cold",
+        "status": "published",
+        "created_at": "2026-12-01T00:00:00Z",
+        "metadata": {"model_name": "m"},
+        "hidden": True,
+        "hidden_reason": "duplicate of an earlier entry",
+    }
+    hidden = own_row(own_submission(record, None, None), "en")[2]
+    assert "hidden by a maintainer" in hidden and "duplicate of an earlier entry" in hidden, hidden
+    private = own_row(own_submission({**record, "hidden_reason": PRIVATE_REASON}, None, None), "en")[2]
+    assert "private" in private and "maintainer" not in private, private

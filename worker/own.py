@@ -33,6 +33,7 @@ class OwnSubmission:
     format_issues: int | None = None  # outputs that are not schema-valid (None: the track has no format)
     link: str = ""  # the submission page, relative to the UI ("?submission=<id>")
     released: bool = True  # False: scored, but the Ladder did not release it (no number; disclosure §3)
+    hidden_reason: str | None = None  # a maintainer's reason when they hid it (None: not hidden, or private)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -75,4 +76,9 @@ def own_submission(record: dict, result: dict | None, format_report: dict | None
         format_issues=None if format_report is None else int(format_report.get("total") or 0),
         link=f"?submission={record['submission_id']}",
         released=(record.get("ladder") or {}).get("released") is not False,
+        hidden_reason=(
+            record.get("hidden_reason")
+            if record.get("hidden") and record.get("hidden_reason") != PRIVATE_REASON
+            else None
+        ),
     )

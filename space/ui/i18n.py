@@ -206,6 +206,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "h_history_note": ("备注", "Note"),
     "badge_private": ("🔒 私有", "🔒 private"),
     "badge_hidden": ("已隐藏", "hidden"),
+    "badge_hidden_by_maintainer": ("已被维护者隐藏（不在榜上）", "hidden by a maintainer (off the board)"),
     "unnamed": ("（未命名）", "(unnamed)"),
     "submitter": ("提交者", "Submitter"),
     "error": ("错误", "Error"),

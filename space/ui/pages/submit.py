@@ -36,6 +36,9 @@ def own_row(sub: OwnSubmission, lang: str) -> list:
     status = submission.status_name(sub.status, lang)
     if sub.private:
         status += f" · {t('badge_private', lang)}"
+    elif sub.hidden:  # a maintainer took it off the board: say so, and why (not "published")
+        why = f": {md(sub.hidden_reason, 200)}" if sub.hidden_reason else ""
+        status += f" · {t('badge_hidden_by_maintainer', lang)}{why}"
     if not sub.released:
         status += f" · {t('badge_not_released', lang)}"
     return [
