@@ -82,14 +82,21 @@ class EncodedBoard:
         return to_csv(self.frame.iloc[positions])
 
 
+def with_provisional(rows: list[dict], release: dict | None) -> list[dict]:
+    """The rows, each saying whether it is `provisional` (submitted after the track's latest `release`: in
+    no release yet); unchanged when the track has none."""
+    if release is None:
+        return rows
+    return [{**r, "provisional": str(r.get("created_at") or "") > release["date"]} for r in rows]
+
+
 def encode_board(head: str, board: dict, reference_set: dict, release: dict | None = None) -> EncodedBoard:
     """The board's bytes; with the track's latest `release` ({"name", "date", "url"}), named in the meta,
     each row says whether it is `provisional` (submitted after the cut: in no release yet)."""
-    rows = [r for r in board.get("rows") or [] if isinstance(r, dict)]
-    if release is not None:
-        rows = [{**r, "provisional": str(r.get("created_at") or "") > release["date"]} for r in rows]
+    rows = with_provisional([r for r in board.get("rows") or [] if isinstance(r, dict)], release)
     meta = {k: v for k, v in board.items() if k != "rows"} | {"reference_set": reference_set}
-    meta["latest_release"] = release
+    if release is not None:  # a track without releases keeps its board bytes as they were
+        meta["latest_release"] = release
     return EncodedBoard(
         head=head,
         meta=orjson.dumps(meta),

@@ -334,6 +334,14 @@ def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
     assert board["latest_release"]["name"] == "2027-05"
     flags = {row["submission_id"]: row["provisional"] for row in board["rows"]}
     assert flags[later] is True and not any(v for sid, v in flags.items() if sid != later), flags
+    from space.ui.state import load_board_frame
+    from space.ui.tables import mark
+
+    _, frame = load_board_frame(service, "cold")  # the UI's board: the same rows, marked in the Mark column
+    marks = {row["submission_id"]: mark(row, "en") for _, row in frame.iterrows()}
+    assert "provisional" in marks[later] and not any(
+        "provisional" in m for s, m in marks.items() if s != later
+    )
 
     monkeypatch.setattr(worker.service, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
     assert client.get("/api/v1/releases/cold/2027-05").json()["erratum_due"] is True

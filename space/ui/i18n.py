@@ -159,6 +159,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "col_submission_id": ("ID", "ID"),
     "mark_baseline": ("◆ 基线", "◆ baseline"),
     "mark_verified": ("✓ 已验证", "✓ verified"),
+    "mark_provisional": ("暂定", "provisional"),
     "link_paper": ("论文", "paper"),
     "link_code": ("代码", "code"),
     "higher_better": ("↑ 越高越好", "↑ better"),

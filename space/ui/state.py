@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from space.board_api import with_provisional
 from worker.service import Service
 
 from .submission import result_of
@@ -53,6 +54,7 @@ def load_board_frame(service: Service, track: str) -> tuple[dict, pd.DataFrame]:
     serves (the complete `leaderboard.parquet` export may lag it by up to EXPORT_EVERY_SECONDS)."""
     data = service.leaderboard(track) or {}
     rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
+    rows = with_provisional(rows, service.latest_release(track))  # rows newer than the official numbers
     return {k: v for k, v in data.items() if k != "rows"}, rows_frame(rows)
 
 

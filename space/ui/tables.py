@@ -317,6 +317,8 @@ def mark(row: dict | pd.Series, lang: str = "zh") -> str:
         marks.append(t("mark_baseline", lang))
     if bool(row.get("verified")):
         marks.append(t("mark_verified", lang))
+    if row.get("provisional") is True:  # submitted after the latest release: in no official ranking yet
+        marks.append(t("mark_provisional", lang))
     return " ".join(marks)
 
 
