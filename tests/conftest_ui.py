@@ -45,13 +45,16 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-# dana submits only in tests/test_cli.py: her first upload to a track is the Ladder's first step, always
-# released, whatever the other tests sent to the shared live service before.
+# dana submits only in tests/test_cli.py, erin and frank only in tests/test_browser_releases.py: their
+# uploads make Ladder steps (a better released best), which must not change what another test's upload to
+# the shared live service gets (a first upload is always released).
 TOKENS = {
     "tok-alice-0123456789": "alice",
     "tok-boss-0123456789": "boss",
     "tok-carol-0123456789": "carol",
     "tok-dana-0123456789": "dana",
+    "tok-erin-0123456789": "erin",
+    "tok-frank-0123456789": "frank",
 }
 
 
