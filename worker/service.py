@@ -724,9 +724,8 @@ class Service:
         next to it; the release itself never changes."""
         if release.get("scorer_version") != SCORER_VERSION:
             return True
-        return any(
-            r.get("generated_at", "") > release["date"] for r in self.rescore_reports(release["track"])
-        )
+        newest = self.rescore_reports(release["track"], limit=1)  # run stamps sort in time order
+        return any(report.get("generated_at", "") > release["date"] for report in newest)
 
     def published_release(self, track: str, name: str) -> dict | None:
         """One release: its `release.json` and its signed rows; None when there is none."""
@@ -808,13 +807,7 @@ class Service:
     def make_public(self, submission_id: str, *, identity: str) -> dict:
         """The submitter turns their private submission public: it joins the board at the next publish.
         Only a submission hidden as private can be; one a maintainer hid stays hidden."""
-        if not is_submission_id(submission_id):
-            raise ValueError("malformed submission id")
-        record = find_record(self.store, submission_id)
-        if record is None or not self.may_see(record, identity):
-            raise LookupError("unknown submission id")
-        if not quotas.owned_by(record, identity):
-            raise PermissionError("only its submitter can make a submission public")
+        record = self._own_record(submission_id, identity, "make a submission public")
         if not record.get("hidden"):
             return public_view(record) | {"hidden": False}
         if record.get("hidden_reason") != PRIVATE_REASON:
@@ -826,21 +819,22 @@ class Service:
     def withdraw(self, submission_id: str, *, identity: str) -> dict:
         """The submitter takes their submission off the board: it becomes private (off every public page
         at the next publish; `make_public` puts it back). Its results stay, like any private one's."""
+        record = self._own_record(submission_id, identity, "withdraw a submission")
+        if record.get("hidden"):  # already off the board (private, or hidden by a maintainer)
+            return public_view(record) | {"hidden": True}
+        return self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
+
+    def _own_record(self, submission_id: str, identity: str, action: str) -> dict:
+        """The caller's own record; ValueError (malformed id), LookupError (unknown to them) or
+        PermissionError (not theirs) otherwise."""
         if not is_submission_id(submission_id):
             raise ValueError("malformed submission id")
         record = find_record(self.store, submission_id)
         if record is None or not self.may_see(record, identity):
             raise LookupError("unknown submission id")
         if not quotas.owned_by(record, identity):
-            raise PermissionError("only its submitter can withdraw a submission")
-        if record.get("hidden"):  # already off the board (private, or hidden by a maintainer)
-            return public_view(record) | {"hidden": True}
-        return self.moderate(
-            submission_id,
-            actor=identity,
-            hidden=True,
-            reason=PRIVATE_REASON,
-        )
+            raise PermissionError(f"only its submitter can {action}")
+        return record
 
     def is_maintainer(self, identity: str) -> bool:
         return quotas.normalise_identity(identity) in {
