@@ -36,6 +36,7 @@ TEST_FILES = [
     "tests/test_fault_isolation.py",
     "tests/test_torn_objects.py",
     "tests/test_http_limits.py",
+    "tests/test_disk_full.py",
 ]
 
 # (test id prefix "file::function", what it proves, figures key or None)
@@ -227,6 +228,20 @@ ROWS: list[tuple[str, str, str | None]] = [
         "SIGTERM (remapped to cold shutdown, soft-shutdown window 1 s) to a worker in a 12 s task: it exits "
         "within the window, the message is requeued, the next worker scores it, published once, no beat.",
         "faults_sigterm_soft_shutdown",
+    ),
+    (
+        "test_faults.py::test_the_image_entrypoint_restarts_a_worker_that_died",
+        "`ROLE=worker` under `docker/entrypoint.sh`: the whole Celery worker SIGKILLed is restarted with "
+        'back-off, health says "restarting" meanwhile, uploads are published with no manual step; SIGTERM '
+        "ends every worker process.",
+        "faults_entrypoint_worker_restart",
+    ),
+    (
+        "test_disk_full.py::test_a_full_disk_for_20_s_loses_nothing_and_the_worker_waits",
+        "Embedded default, `DATA_DIR` on a tmpfs filled to the last byte for 20 s with uploads queued and "
+        "being scored: an upload gets 507, health names the disk, the worker does not exit, < 10 log lines "
+        "(asserted), every queued upload published once after space returns.",
+        "faults_disk_full",
     ),
     (
         "test_torn_objects.py::",

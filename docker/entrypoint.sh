@@ -6,8 +6,10 @@
 #   ROLE=web     only the web process; CELERY_BROKER_URL must name the shared Redis.
 #   ROLE=worker  only Celery worker(s) on the shared Redis (WORKER_CONCURRENCY, WORKER_QUEUES, WORKER_BEAT).
 #
-# If any child exits, the entrypoint logs which one and why, stops the others and exits non-zero, so the
-# platform restarts it (no half-alive container that serves a UI while nothing scores).
+# The Celery worker is supervised: when it exits (a broker outage it could not ride out, an OOM kill) it is
+# restarted with back-off (1 s doubling up to WORKER_RESTART_MAX_DELAY, 30 s) and health says "restarting"
+# meanwhile; no outage of Redis needs a person. If any other child exits, the entrypoint logs which one and
+# why, stops the others and exits non-zero, so the platform restarts it.
 #
 # With arguments it runs them instead, in the same environment: `docker run IMAGE python -m worker seed`.
 set -euo pipefail
@@ -91,9 +93,38 @@ start_worker() {
   # this container looks: the HEALTHCHECK pings exactly this node (docker/healthcheck.py).
   node=worker-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')@${HOSTNAME:-localhost}
   echo "$node" > "$WORKER_NODE_FILE"
-  celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
-    --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}" &
-  started "celery worker"
+  # SIGTERM -> Celery's cold shutdown with a soft phase (WORKER_SOFT_SHUTDOWN_TIMEOUT): running tasks get that
+  # long, then their late-acked messages go back to the queue, so a restart hands work back at once.
+  supervise "celery worker" env REMAP_SIGTERM=SIGQUIT \
+    celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
+    --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}"
+}
+
+supervise() {  # supervise NAME CMD...: run CMD in the background; restart it with back-off when it exits
+  local name=$1
+  shift
+  (
+    child="" delay=1 max_delay=${WORKER_RESTART_MAX_DELAY:-30}
+    max_delay=${max_delay%.*}
+    trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; [ -n "$child" ] && wait "$child"; exit 143' TERM INT
+    while true; do
+      began=$SECONDS
+      "$@" &
+      child=$!
+      status=0
+      wait "$child" || status=$?
+      pid=$child child=""
+      # It had been running for a minute: a fresh failure, not a crash loop.
+      [ $((SECONDS - began)) -ge 60 ] && delay=1
+      log "$name exited (status $status); restarting in $delay s"
+      # Health: "restarting" now (the dead worker's heartbeat dropped), not "ok" until it goes stale.
+      python -m worker.heartbeat restarting "$pid" >/dev/null 2>&1 || true
+      sleep "$delay" &
+      wait $! || true
+      delay=$((delay * 2 > max_delay ? max_delay : delay * 2))
+    done
+  ) &
+  started "$name (restarted when it exits)"
 }
 
 case "$ROLE" in

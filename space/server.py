@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 from pathlib import Path
 
 import gradio as gr
@@ -21,10 +22,12 @@ from space.querystring import UiPageParam
 from space.ui.footer import GRADIO_FOOTER_LINKS
 from worker.celery import make_app
 from worker.config import Config
+from worker.disk import DISK_FULL_ERRNOS
 from worker.enqueue import CeleryEnqueuer
 from worker.heartbeat import HEARTBEAT_STALE, Heartbeats
-from worker.service import DISK_FULL_ERRNOS, DiskFull, Service
+from worker.service import DiskFull, Service
 from worker.store import StoreError, open_web_store
+from worker.store.outage import StoreUnavailable
 
 log = logging.getLogger(__name__)
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"  # the demo bundles (with their references)
@@ -60,7 +63,12 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
     The store's message names areas and paths, so it goes to the log only; the client learns that nothing
     was saved (every write is one commit, so a failed request wrote nothing) and when to try again.
     """
-    log.error("%s %s failed: the store is unavailable (%s)", request.method, request.url.path, exc)
+    retry_after = STORE_RETRY_AFTER_SECONDS
+    if isinstance(exc, StoreUnavailable):  # the Hub is refusing: its window says when to come back
+        retry_after = max(1, math.ceil(exc.retry_after))
+        log.info("%s %s refused: %s", request.method, request.url.path, exc)  # the gate logged the outage
+    else:
+        log.error("%s %s failed: the store is unavailable (%s)", request.method, request.url.path, exc)
     return JSONResponse(
         {
             "detail": (
@@ -69,7 +77,7 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
             "problem": "store_unavailable",
         },
         status_code=503,
-        headers={"Retry-After": str(STORE_RETRY_AFTER_SECONDS)},
+        headers={"Retry-After": str(retry_after)},
     )
 
 

@@ -18,6 +18,7 @@ embedded broker) with:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -40,6 +41,7 @@ from worker import live_board
 from worker.celery import make_app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
+from worker.heartbeat import Heartbeats, heartbeat_name
 from worker.service import Service
 from worker.store import Store, open_store
 from worker.submissions import record_problem
@@ -948,3 +950,62 @@ def test_sigterm_mid_scoring_requeues_at_once_without_the_reconciler(stack) -> N
         published_once=1,
         reconciler_running=False,
     )
+
+
+def test_the_image_entrypoint_restarts_a_worker_that_died(stack) -> None:
+    """Issue 27.1: the split layout's `ROLE=worker` under docker/entrypoint.sh (run here outside a container).
+    The whole Celery worker SIGKILLed (as an OOM kill or an unrecoverable broker error would end it): the
+    entrypoint restarts it with back-off, health says "restarting" meanwhile, and uploads are published with
+    no manual step; SIGTERM then ends the entrypoint and every worker process."""
+    node_file = Path("/tmp/celery-worker-node")  # the entrypoint's (a container's private /tmp)
+    env = {
+        **stack["env"],
+        "ROLE": "worker",
+        "PATH": f"{procs.ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        "WORKER_RESTART_MAX_DELAY": "2",
+    }
+    log = stack["tmp"] / "entrypoint.log"
+    entrypoint = subprocess.Popen(
+        ["bash", str(procs.ROOT / "docker" / "entrypoint.sh")],
+        env=env,
+        stdout=open(log, "ab"),  # noqa: SIM115 - closed with the process
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    marker = stack["env"]["CELERY_KEY_PREFIX"]
+    service: Service = stack["service"]
+    try:
+        first = submit(service, baseline("varm", "lexicon"), "ep1")
+        wait_for(lambda: records(service.store, "varm")[first]["status"] == "published", 90, "first publish")
+        node = node_file.read_text().strip()
+        workers = [p for p in _pids_mentioning(f"--hostname {node}") if p != entrypoint.pid]
+        assert workers, "no Celery worker process found"
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        wait_for(lambda: "celery worker exited (status 137); restarting" in log.read_text(), 30, "a restart")
+        # The entrypoint announced the restart (health: "restarting") and dropped the dead worker's heartbeat.
+        beats = Heartbeats(stack["config"])
+        wait_for(lambda: "restarting" in beats.ages(), 30, "the restarting heartbeat")
+        restarting_age = beats.ages()["restarting"]
+        assert all(beats.gone(heartbeat_name("worker", pid)) for pid in workers)
+        second = submit(service, baseline("varm", "lexicon", 1), "ep2")
+        wait_for(lambda: records(service.store, "varm")[second]["status"] == "published", 90, "after restart")
+        published_after = time.monotonic() - killed
+        assert_published_exactly_once(service.store, "varm", {first, second})
+        entrypoint.send_signal(signal.SIGTERM)
+        entrypoint.wait(timeout=30)
+        wait_for(lambda: not _pids_mentioning(marker), 20, "every worker process to end")
+        figures.record(
+            "faults_entrypoint_worker_restart",
+            restarting_heartbeat_age_s=round(restarting_age, 1),
+            published_after_kill_s=round(published_after, 1),
+            left_after_sigterm=0,
+        )
+        print(f"\nentrypoint restarted the worker; upload published {published_after:.1f} s after the kill")
+    finally:
+        if entrypoint.poll() is None:
+            os.killpg(entrypoint.pid, signal.SIGKILL)
+        for pid in _pids_mentioning(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -13,10 +13,12 @@ import sys
 from pathlib import Path
 
 import kombu.transport.sqlalchemy
-from celery import Celery
+from celery import Celery, Task
 from kombu import Exchange, Queue
 
+from worker import embedded_broker
 from worker.config import Config
+from worker.disk import wait_out_full_disk
 
 QUEUES = ("submissions", "publish", "rescore")
 ROUTES = {
@@ -34,6 +36,15 @@ ROUTES = {
 # (1 s by default, which would add seconds to every hop) can only be set on the class. 0.1 s keeps an
 # idle embedded worker at a few percent of a core.
 kombu.transport.sqlalchemy.Transport.polling_interval = 0.1
+embedded_broker.install()  # waits out a full disk instead of a reconnect storm
+
+
+class DiskPatientTask(Task):
+    """Every task waits out a full data disk (worker.disk) instead of failing with ENOSPC: it runs again
+    once a write succeeds, and the worker logs the outage once, not a traceback per attempt."""
+
+    def __call__(self, *args, **kwargs):
+        return wait_out_full_disk(lambda: super(DiskPatientTask, self).__call__(*args, **kwargs), self.name)
 
 
 def broker_urls(config: Config) -> tuple[str, str]:
@@ -72,7 +83,9 @@ def make_app(config: Config) -> Celery:
         if prefix:
             transport_options["global_keyprefix"] = prefix
             backend_options["global_keyprefix"] = prefix
-    app = Celery("worker", broker=broker, backend=backend, include=["worker.gold.tasks"])
+    app = Celery(
+        "worker", broker=broker, backend=backend, include=["worker.gold.tasks"], task_cls=DiskPatientTask
+    )
     app.conf.update(
         task_serializer="json",
         result_serializer="json",

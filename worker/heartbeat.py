@@ -133,7 +133,28 @@ class Heartbeats:
 RESTARTING_SHOWN = 120.0  # seconds health keeps saying "restarting" after a supervised worker last exited
 
 
-def restarting_name() -> str:
+def restarting_name(supervisor: str = "embedded") -> str:
     """The heartbeat a supervisor writes when the worker it runs exited and is being restarted (the
-    embedded default's, space/__main__.py): health then says "restarting" instead of only "no worker"."""
-    return f"restarting:{socket.gethostname()}:embedded"
+    embedded default's, space/__main__.py, or the image's entrypoint, `python -m worker.heartbeat
+    restarting`): health then says "restarting" instead of only "no worker"."""
+    return f"restarting:{socket.gethostname()}:{supervisor}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m worker.heartbeat restarting PID`: the entrypoint's supervisor announces that the worker
+    whose main process was PID exited and is being restarted (its heartbeat goes now, so health turns from
+    "ok" to "restarting" at once instead of after HEARTBEAT_STALE)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] != "restarting" or not args[1].isdigit():
+        print("usage: python -m worker.heartbeat restarting PID", file=sys.stderr)
+        return 2
+    heartbeats = Heartbeats(Config.from_env())
+    heartbeats.forget(heartbeat_name("worker", int(args[1])))
+    heartbeats.beat(restarting_name("entrypoint"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

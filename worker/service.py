@@ -6,7 +6,6 @@ public test inputs, and anything that needs gold labels is sent to a worker.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import logging
 import re
@@ -28,6 +27,7 @@ from scoring.tracks import TRACK_NAMES, get_track
 from scoring.version import SCORER_VERSION
 from worker import live_board, quotas
 from worker.config import Config
+from worker.disk import DISK_FULL_ERRNOS
 from worker.heartbeat import RESTARTING_SHOWN
 from worker.nearcopy import (
     COPY_OF_ANOTHER,
@@ -108,9 +108,6 @@ class DiskFull(Exception):
 
     def __init__(self) -> None:
         super().__init__("the server's disk is full, so the upload was not stored; please try again later")
-
-
-DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 
 
 class Liveness(Protocol):
@@ -745,12 +742,7 @@ class Service:
         return data.decode().strip() if data else None
 
     def health(self) -> dict:
-        checks = {}
-        try:
-            self.store.head("results")
-            checks["store"] = "ok"
-        except Exception as exc:  # health must answer, whatever broke
-            checks["store"] = f"error: {type(exc).__name__}"
+        checks = {"store": self._store_health()}
         checks["broker"] = "ok" if self.enqueue.ping() else "unreachable"
         if self.config.store == "local":
             try:
@@ -782,6 +774,20 @@ class Service:
         if budget is not None:  # the Hub's commit budget per repo, as every process of the deployment used it
             info["hub_commits"] = budget()
         return {"ok": all(v == "ok" for v in checks.values()), **checks, **info}
+
+    def _store_health(self) -> str:
+        """ "ok", or what the Hub last said while it refuses ("degraded (rate-limited until ...)",
+        "unavailable (next try at ...)"): read from the store's gate, so health sends nothing to a Hub
+        that is refusing; else one head read."""
+        gate = getattr(self.store, "gate", None)
+        if gate is not None and (state := gate.state()):
+            return state
+        try:
+            self.store.head("results")
+            return "ok"
+        except Exception as exc:  # health must answer, whatever broke
+            state = gate.state() if gate is not None else None
+            return state or f"error: {type(exc).__name__}"
 
     # -- work that needs a worker ----------------------------------------------------------------------
 

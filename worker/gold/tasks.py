@@ -11,6 +11,7 @@ from functools import cache
 
 from celery.signals import beat_init, worker_init, worker_ready, worker_shutdown
 
+from worker import embedded_broker
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
@@ -56,6 +57,9 @@ def _name_the_holder(**_) -> None:
     # Before the pool starts, so each child inherits it: a record being scored names the worker whose
     # heartbeat vouches for it, and the reconciler re-sends it as soon as that heartbeat stops.
     os.environ[HOLDER_VARIABLE] = heartbeat_name("worker", os.getpid())
+    # A message a task sends while the disk is full waits for space (up to the soft time limit) instead of
+    # failing the task (worker.embedded_broker); the web process keeps the default, no waiting.
+    embedded_broker.send_patience["seconds"] = float(config().task_soft_time_limit)
 
 
 @worker_ready.connect
@@ -114,7 +118,7 @@ def publish_track(track: str, requested_at: float | None = None) -> dict:
     return summary
 
 
-@app.task(name="worker.tasks.reconcile")
+@app.task(name="worker.tasks.reconcile", ignore_result=True)  # never read: no backend write
 def reconcile() -> dict:
     # A scoring task may run until its hard time limit; only after that is "scoring" stuck.
     summary = run_reconcile(

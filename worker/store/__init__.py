@@ -54,6 +54,13 @@ def open_store(config: Config, areas: Iterable[str] = AREAS, **hub_options) -> S
     return LocalStore(config.data_dir, areas=areas)
 
 
+# A request to the web process waits at most this long for the Hub to take requests again (summed over the
+# windows of one store call); past it the caller gets 503 store_unavailable with Retry-After at once.
+WEB_STORE_PATIENCE = 1.0
+
+
 def open_web_store(config: Config, **hub_options) -> Store:
-    """The web process's store: no references area, and HF_WEB_TOKEN (when set) instead of HF_TOKEN."""
+    """The web process's store: no references area, HF_WEB_TOKEN (when set) instead of HF_TOKEN, and no
+    waiting out a Hub that refuses (a worker waits; a person at an upload form should not)."""
+    hub_options.setdefault("rate_limit_wait", WEB_STORE_PATIENCE)
     return open_store(config.for_web(), areas=WEB_AREAS, **hub_options)

@@ -28,6 +28,7 @@ from worker.store.base import (
 )
 from worker.store.budget import CommitBudget, FileLedger, Ledger, Policy, RedisLedger
 from worker.store.claims import Claims
+from worker.store.outage import HubGate
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -53,6 +54,17 @@ def _rate_limit_window(exc: BaseException) -> float | None:
 def _status(exc: BaseException) -> int | None:
     response = getattr(exc, "response", None)
     return getattr(response, "status_code", None)
+
+
+def _one_retry_layer() -> None:
+    """huggingface_hub's `http_backoff` (commits, listings, LFS) retries 429 and 5xx five times with its own
+    waits; under our gate that multiplied the retries and held an upload for minutes during a Hub outage.
+    Its callers take the defaults, so a single default makes the gate the only retry layer."""
+    from huggingface_hub.utils import _http
+
+    for fn in (_http.http_backoff, _http.http_stream_backoff):
+        if fn.__kwdefaults__ is not None and "max_retries" in fn.__kwdefaults__:
+            fn.__kwdefaults__["max_retries"] = 0
 
 
 _HTTP_TIMEOUT: list[float] = []  # process-wide, because huggingface_hub shares one HTTP client
@@ -131,6 +143,8 @@ class HubStore:
         self.claims = Claims(self.budget.ledger, namespace=self.repos.get("submissions", ""))
         self._paced = threading.local()  # areas whose slot this thread took with pace() and has not used
         set_http_timeout(timeout)
+        _one_retry_layer()
+        self.gate = HubGate(base_delay)  # shared by this store's threads: one back-off, not one per call
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
         self.api = HfApi(endpoint=endpoint, token=token or False)
         if create_repos:
@@ -202,28 +216,47 @@ class HubStore:
         detail = " ".join(str(exc).split())[:500] or type(exc).__name__
         return StoreError(f"{what} failed: {detail}")
 
-    def _sleep(self, attempt: int) -> None:
-        time.sleep(self.base_delay * 2**attempt * random.uniform(0.5, 1.0))
+    def _wait_for_gate(self, what: str, waited: float) -> float:
+        """Wait while the gate is closed (returns the seconds waited), or raise StoreUnavailable at once
+        when that would take this call past `rate_limit_wait` seconds of waiting."""
+        pending = self.gate.remaining()
+        if pending <= 0:
+            return 0.0
+        if waited + pending > self.rate_limit_wait:
+            raise self.gate.closed_error(what)
+        # Jittered, so the callers held by one window do not all come back in the same instant.
+        pause = pending * random.uniform(1.0, 1.25)
+        time.sleep(pause)
+        return pause
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """`fn()` through the gate (worker/store/outage.py), this store's only retry layer: a transient
+        failure closes the gate for a back-off (or for the window a 429 names) and the call tries again
+        when it opens, `attempts` times; waiting for windows uses no attempt, up to `rate_limit_wait`
+        seconds in all. A call that would have to wait longer is refused at once (StoreUnavailable)."""
         attempt, waited = 0, 0.0
         while True:
+            waited += self._wait_for_gate(what, waited)
             try:
-                return fn()
+                value = fn()
             except Exception as exc:
-                # A 429 that names its window (Retry-After or RateLimit headers) is waited out without using
-                # an attempt, up to `rate_limit_wait` seconds in all: the Hub's windows are minutes long.
-                window = _rate_limit_window(exc)
-                if window is not None and waited + window <= self.rate_limit_wait:
-                    wait = max(window, self.base_delay)
-                    log.warning("%s: rate-limited by the Hub; waiting %.0f s for the window", what, wait)
-                    time.sleep(wait)
-                    waited += wait
-                    continue
-                if self._classify(exc) == "fatal" or attempt == self.attempts - 1:
+                if self._classify(exc) == "fatal":
+                    self.gate.answered()  # 404, 412, ...: the Hub is up and said no
                     raise self._translate(what, exc) from exc
-                self._sleep(attempt)
+                window = _rate_limit_window(exc)
+                if window is not None:
+                    # A named window is waited out without using an attempt (the Hub's are minutes long).
+                    self.gate.refused("rate-limited", max(window, self.base_delay))
+                    if waited + window <= self.rate_limit_wait:
+                        continue
+                    raise self._translate(what, exc) from exc
+                self.gate.refused("rate-limited" if _status(exc) == 429 else "unavailable", None)
+                if attempt == self.attempts - 1:
+                    raise self._translate(what, exc) from exc
                 attempt += 1
+                continue
+            self.gate.answered()
+            return value
 
     def ensure_repos(self) -> None:
         """Create missing repos (private except results) and refuse a public references/submissions repo."""
@@ -343,6 +376,7 @@ class HubStore:
         what = f"commit to {area}"
         ambiguous, attempt, waited = False, 0, 0.0
         while True:
+            waited += self._wait_for_gate(what, waited)
             if ambiguous:
                 landed = self._find_landed(area, nonce, parent)
                 if landed:
@@ -364,6 +398,7 @@ class HubStore:
                     parent_commit=parent,
                 )
                 self.budget.landed(repo, slot)
+                self.gate.answered()
                 return info.oid
             except Exception as exc:
                 if _status(exc) in (412, 429):  # refused before it was applied: the Hub did not count it
@@ -373,16 +408,19 @@ class HubStore:
                 kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
+                if kind == "fatal":
+                    self.gate.answered()
+                    raise self._translate(what, exc) from exc
                 window = _rate_limit_window(exc)  # the commit limit's 429 names its window: wait it out
-                if window is not None and waited + window <= self.rate_limit_wait:
-                    log.warning("%s: the Hub's commit limit; waiting %.0f s for the window", what, window)
-                    time.sleep(max(window, self.base_delay))
-                    waited += max(window, self.base_delay)
-                    continue
-                if kind == "fatal" or attempt == self.attempts - 1:
+                if window is not None:
+                    self.gate.refused("rate-limited", max(window, self.base_delay))
+                    if waited + window <= self.rate_limit_wait:
+                        continue
+                    raise self._translate(what, exc) from exc
+                self.gate.refused("rate-limited" if _status(exc) == 429 else "unavailable", None)
+                if attempt == self.attempts - 1:
                     raise self._translate(what, exc) from exc
                 ambiguous = ambiguous or kind == "ambiguous"
-                self._sleep(attempt)
                 attempt += 1
 
     def _find_landed(self, area: str, nonce: str, parent: str | None) -> str | None:
