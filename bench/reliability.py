@@ -37,6 +37,7 @@ TEST_FILES = [
     "tests/test_torn_objects.py",
     "tests/test_http_limits.py",
     "tests/test_disk_full.py",
+    "tests/test_store_unavailable.py",
 ]
 
 # (test id prefix "file::function", what it proves, figures key or None)
@@ -242,6 +243,14 @@ ROWS: list[tuple[str, str, str | None]] = [
         "being scored: an upload gets 507, health names the disk, the worker does not exit, < 10 log lines "
         "(asserted), every queued upload published once after space returns.",
         "faults_disk_full",
+    ),
+    (
+        "test_store_unavailable.py::test_a_hub_storm_gets_fast_answers_and_loses_nothing",
+        "The fake Hub answers everything 429 (Retry-After 5) for 30 s, then 503 for 30 s, during uploads, "
+        "status reads and health checks, default retry settings: health names the store within 10 s, every "
+        "answer < 2 s (uploads 202 or 503 store_unavailable, never busy), web + worker < 1 Hub request/s "
+        "(asserted), every accepted upload scored after.",
+        "faults_hub_storm",
     ),
     (
         "test_torn_objects.py::",

@@ -240,23 +240,27 @@ class HubStore:
             try:
                 value = fn()
             except Exception as exc:
-                if self._classify(exc) == "fatal":
-                    self.gate.answered()  # 404, 412, ...: the Hub is up and said no
-                    raise self._translate(what, exc) from exc
-                window = _rate_limit_window(exc)
-                if window is not None:
-                    # A named window is waited out without using an attempt (the Hub's are minutes long).
-                    self.gate.refused("rate-limited", max(window, self.base_delay))
-                    if waited + window <= self.rate_limit_wait:
-                        continue
-                    raise self._translate(what, exc) from exc
-                self.gate.refused("rate-limited" if _status(exc) == 429 else "unavailable", None)
-                if attempt == self.attempts - 1:
-                    raise self._translate(what, exc) from exc
-                attempt += 1
+                attempt += self._failed(what, exc, attempt, waited)
                 continue
             self.gate.answered()
             return value
+
+    def _failed(self, what: str, exc: Exception, attempt: int, waited: float) -> int:
+        """Tell the gate how a request failed, and raise when the call must give up. Returns the attempts
+        the failure used: none for a 429 that names its window (waited out: the Hub's are minutes long)."""
+        if self._classify(exc) == "fatal":
+            self.gate.answered()  # 404, 412, ...: the Hub is up and said no
+            raise self._translate(what, exc) from exc
+        window = _rate_limit_window(exc)
+        if window is not None:
+            self.gate.refused("rate-limited", max(window, self.base_delay))
+            if waited + window <= self.rate_limit_wait:
+                return 0
+            raise self._translate(what, exc) from exc
+        self.gate.refused("rate-limited" if _status(exc) == 429 else "unavailable", None)
+        if attempt == self.attempts - 1:
+            raise self._translate(what, exc) from exc
+        return 1
 
     def ensure_repos(self) -> None:
         """Create missing repos (private except results) and refuse a public references/submissions repo."""
@@ -405,23 +409,11 @@ class HubStore:
                     self.budget.refund(repo, slot)
                 else:  # the Hub may have counted it (conservative either way)
                     self.budget.landed(repo, slot)
-                kind = self._classify(exc)
                 if isinstance(exc, RemoteEntryNotFoundError):
                     raise StoreError(f"{what}: cannot delete missing files (among {sorted(delete)})") from exc
-                if kind == "fatal":
-                    self.gate.answered()
-                    raise self._translate(what, exc) from exc
-                window = _rate_limit_window(exc)  # the commit limit's 429 names its window: wait it out
-                if window is not None:
-                    self.gate.refused("rate-limited", max(window, self.base_delay))
-                    if waited + window <= self.rate_limit_wait:
-                        continue
-                    raise self._translate(what, exc) from exc
-                self.gate.refused("rate-limited" if _status(exc) == 429 else "unavailable", None)
-                if attempt == self.attempts - 1:
-                    raise self._translate(what, exc) from exc
-                ambiguous = ambiguous or kind == "ambiguous"
-                attempt += 1
+                # The commit limit's 429 names its window: waited out like any other.
+                attempt += self._failed(what, exc, attempt, waited)
+                ambiguous = ambiguous or self._classify(exc) == "ambiguous"
 
     def _find_landed(self, area: str, nonce: str, parent: str | None) -> str | None:
         """The id of a commit carrying `nonce` among the newest ones (back to `parent`), if any."""
