@@ -37,9 +37,24 @@ started() {  # started NAME: remember the last background child under NAME
   names[$!]=$1
   log "started $1 (pid $!)"
 }
+stop_pids() {  # stop_pids SECONDS PID...: SIGTERM, then SIGKILL whatever still runs after SECONDS
+  local grace=$1 pid deadline
+  shift
+  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+  deadline=$((SECONDS + grace))
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  wait "$@" 2>/dev/null || true
+}
 stop_all() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  wait || true
+  # Our Redis goes last: a stopping Celery worker hands its running tasks back through the broker, and with
+  # the broker gone first its shutdown would wait for it forever.
+  local others=() pid
+  for pid in "${pids[@]}"; do [ "$pid" = "${redis_pid:-}" ] || others+=("$pid"); done
+  if [ "${#others[@]}" -gt 0 ]; then stop_pids 10 "${others[@]}"; fi
+  if [ -n "${redis_pid:-}" ]; then stop_pids 5 "$redis_pid"; fi
 }
 trap 'log "stopping (signal)"; stop_all; exit 143' TERM INT
 
@@ -54,6 +69,7 @@ start_redis() {
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
     --save "" --appendonly no --dir "$dir" --logfile "" &
   pid=$!
+  redis_pid=$pid
   started redis-server
   for _ in $(seq 100); do
     if ! kill -0 "$pid" 2>/dev/null; then
