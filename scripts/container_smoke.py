@@ -11,7 +11,8 @@ Steps, each timed, each failing with a message that says what was expected and t
   split     ROLE=web + ROLE=worker in one pod (loopback shared, nothing published but the web port) with a
             Redis and the test Hub server (tests/fakehub.py) run from the same image; seeded by the documented
             one-off `IMAGE python -m worker seed`, run twice (the second writes nothing); a submission
-            published; both HEALTHCHECKs healthy, and the worker check fails where no worker runs; ROLE=all
+            published; Redis SIGKILLed and back after 20 s, then an upload published within 60 s; both
+            HEALTHCHECKs healthy, and the worker check fails where no worker runs; ROLE=all
             beside a foreign Redis on its port exits with the reason instead of using it
 Everything it starts carries the label varm-smoke=<run id> and is removed by id at the end, on failure too.
 """
@@ -163,18 +164,18 @@ def published_port(cid: str, port: int = 7860) -> str:
     return "http://" + out[0].replace("0.0.0.0", "127.0.0.1")
 
 
-def predictions(track_dir: Path) -> bytes:
+def predictions(track_dir: Path, split: float = 0.5) -> bytes:
     """A valid predictions file that is no baseline's, nor a near-copy of one (the service holds a file within
     max(10, 1 %) rows of an earlier submission for review): char-ngram's outputs for the first half of the
-    rows, lexicon's for the rest."""
+    rows (a `split` share of them), lexicon's for the rest."""
 
     def outputs(name: str) -> list[dict]:
         path = track_dir / "baselines" / f"{name}.test.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines()]
 
     ngram, lexicon = outputs("char-ngram"), outputs("lexicon")
-    half = len(ngram) // 2
-    rows = ngram[:half] + lexicon[half:]
+    cut = int(len(ngram) * split)
+    rows = ngram[:cut] + lexicon[cut:]
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
 
 
@@ -185,7 +186,13 @@ def board_rows(client: httpx.Client, track: str = "varm") -> list[dict]:
 
 
 def submit_and_wait(
-    client: httpx.Client, token: str, name: str, cid: str, timeout: float = 180, web_cid: str | None = None
+    client: httpx.Client,
+    token: str,
+    name: str,
+    cid: str,
+    timeout: float = 180,
+    web_cid: str | None = None,
+    split: float = 0.5,
 ) -> str:
     """Submit, then wait until published; a refused upload shows the web container's log (`web_cid`, else
     `cid`), a submission that never publishes the log of `cid` (the container that scores)."""
@@ -195,7 +202,7 @@ def submit_and_wait(
             "/api/v1/submissions",
             headers={"Authorization": f"Bearer {token}"},
             data={"track": "varm", "model_name": name},
-            files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm"))},
+            files={"file": ("smoke.jsonl", predictions(ROOT / "data" / "demo" / "varm", split))},
         )
 
     response = post()
@@ -465,6 +472,24 @@ def scenario_split(image: str) -> None:
         )
     with step("split: REST submission published (Hub token identity)"):
         submit_and_wait(client, HUB_TOKEN, "smoke split", worker, web_cid=web)
+    with step("split: Redis SIGKILLed, back after 20 s: an upload published within 60 s, no manual step"):
+        podman("kill", "--signal", "KILL", redis)
+        time.sleep(20)
+        podman("start", redis)
+        wait_for(
+            "the Redis container back",
+            lambda: (
+                podman("exec", redis, "redis-cli", "-p", str(redis_port), "ping", check=False).stdout.strip()
+                == "PONG"
+            ),
+            60,
+            redis,
+        )
+        back = time.monotonic()
+        submit_and_wait(
+            client, HUB_TOKEN, "smoke split after redis", worker, timeout=60, web_cid=web, split=0.25
+        )
+        print(f"   published {time.monotonic() - back:.1f} s after Redis returned")
     with step("split: HEALTHCHECK healthy for ROLE=web and ROLE=worker"):
         healthcheck(web)
         healthcheck(worker)
