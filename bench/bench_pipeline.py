@@ -6,7 +6,11 @@
   re-scoring M stored submissions (Redis, LocalStore): wall time of `python -m worker rescore`, the scoring
      worker's CPU seconds, and a breakdown read from the task log (plan, chunks, finalizer wait, finalize)
 
-Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore]
+  idle viewer (STORE=hub over tests/fakehub.py, Redis): Hub requests a minute of one viewer polling an
+     unchanged board, head re-read every 1 s (the old TTL) vs HEAD_POLL_SECONDS=30 with announced heads
+
+Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore,idle]
+       [--viewer-seconds 60]
 Needs Redis at $REDIS_URL (default redis://127.0.0.1:6379/0) for the last two.
 """
 
@@ -360,13 +364,87 @@ def make_demo_without_baselines(tmp: Path) -> Path:
     return out
 
 
+HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
+
+
+def _fake(url: str, method: str, route: str) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(url + route, data=b"{}" if method == "POST" else None, method=method)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def bench_idle_viewer(tmp: Path, seconds: float) -> None:
+    """Hub requests a minute caused by one viewer who keeps the board open (polling it every 2 s, as the UI's
+    refresh does) while nothing changes: the web process with its head re-read every second (the fixed
+    1 s TTL this replaced), then as deployed (HEAD_POLL_SECONDS 30; new heads are announced or webhooked)."""
+    from tests import fakehub
+
+    proc, url = fakehub.start()
+    tag = uuid.uuid4().hex[:8]
+    env = redis_env(tmp / "idle", 0)
+    env.update(
+        STORE="hub",
+        HF_ENDPOINT=url,
+        HF_TOKEN=HUB_TOKEN,
+        HF_HOME=str(tmp / "idle-hf-home"),
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_REFERENCES_REPO=f"tester/references-{tag}",
+        HF_SUBMISSIONS_REPO=f"tester/submissions-{tag}",
+        HF_RESULTS_REPO=f"tester/results-{tag}",
+        HF_COMMITS_PER_HOUR="1000000",
+    )
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "worker", "seed"], cwd=ROOT, env=env, check=True, capture_output=True
+        )
+        for label, poll in (("head re-read every 1 s (before)", "1"), ("HEAD_POLL_SECONDS=30 (now)", "30")):
+            port = free_port()
+            web = start(
+                [sys.executable, "-m", "space"],
+                {**env, "PORT": str(port), "HEAD_POLL_SECONDS": poll},
+                tmp / "idle-web.log",
+            )
+            base = f"http://127.0.0.1:{port}"
+            try:
+                wait(
+                    lambda base=base: httpx.get(base + "/api/v1/health", timeout=5).status_code in (200, 503),
+                    120,
+                    "web",
+                )
+                board = base + "/api/v1/leaderboard"
+                tag_seen = httpx.get(board, params={"track": TRACK}, timeout=30).headers.get("etag", "")
+                _fake(url, "POST", "/_fake/reset")
+                started = time.monotonic()
+                while time.monotonic() - started < seconds:
+                    answer = httpx.get(
+                        board, params={"track": TRACK}, headers={"If-None-Match": tag_seen}, timeout=30
+                    )
+                    tag_seen = answer.headers.get("etag", tag_seen)
+                    time.sleep(2)
+                requests = sum(_fake(url, "GET", "/_fake/stats").values())
+                per_minute = requests * 60 / (time.monotonic() - started)
+                print(
+                    f"idle viewer, {label}: {requests} Hub requests in {seconds:.0f} s "
+                    f"= {per_minute:.1f}/min",
+                    flush=True,
+                )
+            finally:
+                stop([web])
+    finally:
+        fakehub.stop(proc)
+        cleanup_redis(env)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--rescore", type=int, default=1000)
-    parser.add_argument("--only", default="embedded,redis,rescore")
+    parser.add_argument("--only", default="embedded,redis,rescore,idle")
+    parser.add_argument("--viewer-seconds", type=float, default=60)
     args = parser.parse_args()
     only = set(args.only.split(","))
     print(
@@ -381,6 +459,8 @@ def main() -> None:
             bench_redis(args.n, Path(tmp))
         if "rescore" in only:
             bench_rescore(args.rescore, Path(tmp))
+        if "idle" in only:
+            bench_idle_viewer(Path(tmp), args.viewer_seconds)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import math
+import threading
 from pathlib import Path
 
 import gradio as gr
@@ -14,12 +15,13 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
 from scoring.limits import MAX_FILE_BYTES
-from space import uploads
+from space import uploads, webhook
 from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
 from space.auth import Auth, auth_mode
 from space.origins import OriginGuard
 from space.querystring import UiPageParam
 from space.ui.footer import GRADIO_FOOTER_LINKS
+from worker import head_signal
 from worker.celery import make_app
 from worker.config import Config
 from worker.disk import DISK_FULL_ERRNOS
@@ -42,6 +44,9 @@ def build_service(config: Config) -> Service:
         CeleryEnqueuer(make_app(config)),
         liveness=Heartbeats(config),
         stale_after=HEARTBEAT_STALE,
+        # The Hub's head is polled only as a fallback: workers announce new heads (worker/head_signal.py) and
+        # the Hub's webhook says so too. The local store's head is a file: read on every request.
+        head_ttl=config.head_poll_seconds if config.store == "hub" else 0.0,
     )
 
 
@@ -140,6 +145,10 @@ def create_app(
     app.add_exception_handler(OSError, _os_error)
     app.add_exception_handler(StoreError, _store_error)
     app.include_router(create_router(service, auth, max_file_bytes))
+    app.include_router(webhook.router(service, config))
+    stop_listening = threading.Event()
+    head_signal.listen(config, service.head_moved, stop_listening)
+    app.router.on_shutdown.append(stop_listening.set)
     app.state.service = service
     if with_ui:
         # Mounted last, so the /api routes above take precedence over the UI's catch-all "/".

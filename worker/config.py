@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -107,6 +107,11 @@ class Config:
     # and requeued. Well below the platform's stop grace (docker's default is 10 s; the cold shutdown itself
     # takes a second or two more) so nothing is SIGKILLed. An idle worker stops at once.
     worker_soft_shutdown_timeout: float = 5.0
+    # With the Hub as store, how often the web process re-reads the results head when nothing told it the head
+    # moved (a worker's announcement over Redis, the Hub's webhook): the fallback poll. The local store's head
+    # is a file, read on every request.
+    head_poll_seconds: float = 30.0
+    webhook_secret: str | None = field(default=None, repr=False)  # the Hub webhook's X-Webhook-Secret
 
     @property
     def hard_time_limit(self) -> int:
@@ -144,6 +149,7 @@ class Config:
             ("WORKER_RESTART_MAX_DELAY", self.worker_restart_max_delay, 1),
             ("MIN_FREE_DISK_MB", self.min_free_disk_mb, 0),
             ("WORKER_SOFT_SHUTDOWN_TIMEOUT", self.worker_soft_shutdown_timeout, 0),
+            ("HEAD_POLL_SECONDS", self.head_poll_seconds, 1),
             ("UI_FILE_TTL_SECONDS", self.ui_file_ttl_seconds, 1),
             ("UI_FILES_MAX_BYTES", self.ui_files_max_bytes, 1),
         ):
@@ -199,6 +205,8 @@ class Config:
             min_free_disk_mb=_int(env, "MIN_FREE_DISK_MB", 200),
             gold_match_hold=_float(env, "GOLD_MATCH_HOLD", 0.99),
             worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 5.0),
+            head_poll_seconds=_float(env, "HEAD_POLL_SECONDS", 30.0),
+            webhook_secret=_opt(env, "WEBHOOK_SECRET"),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),

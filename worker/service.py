@@ -547,7 +547,8 @@ class Service:
         return report
 
     def results_head(self) -> str:
-        """The results area's head revision, read from the store at most once every `head_ttl` seconds."""
+        """The results area's head revision, read from the store at most once every `head_ttl` seconds (or
+        sooner after `head_moved`)."""
         now = time.monotonic()
         with self._lock:
             if self._head is not None and now - self._head[1] < self.head_ttl:
@@ -556,6 +557,13 @@ class Service:
         with self._lock:
             self._head = (head, now)
         return head
+
+    def head_moved(self, revision: str = "") -> None:
+        """Something said the results head moved (a worker's announcement, the Hub's webhook): the next
+        `results_head` reads it from the store instead of trusting the cached one."""
+        with self._lock:
+            if not revision or self._head is None or self._head[0] != revision:
+                self._head = None
 
     def leaderboard(self, track: str) -> dict:
         """The published leaderboard of `track` (cached per results head; treat the dict as read-only)."""

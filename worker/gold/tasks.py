@@ -11,7 +11,7 @@ from functools import cache
 
 from celery.signals import beat_init, worker_init, worker_ready, worker_shutdown
 
-from worker import embedded_broker
+from worker import embedded_broker, head_signal
 from worker.celery import app
 from worker.config import Config
 from worker.enqueue import CeleryEnqueuer
@@ -115,6 +115,8 @@ def publish_track(track: str, requested_at: float | None = None) -> dict:
     summary = publisher().publish(track)
     _publish_started[track] = begun  # only a publish that committed covers the requests sent before it
     log.info("publish %s: changed=%s rows=%s", track, summary["changed"], summary.get("rows"))
+    if summary.get("changed") and summary.get("revision"):
+        head_signal.announce(config(), summary["revision"])  # web processes show it now, not at their poll
     return summary
 
 
@@ -158,6 +160,7 @@ def cut_release(track: str, name: str, actor: str) -> dict:
     from worker.gold.release import cut
 
     release = cut(store(), track, name, actor=actor)
+    head_signal.announce(config(), store().head("results"))
     log.info("release %s of %s cut by %s: %d finals", name, track, actor, release["counts"]["finals"])
     return {"track": track, "name": name}
 
