@@ -126,3 +126,41 @@ def test_no_secret_no_webhook(tmp_path: Path) -> None:
         assert answer.status_code == 404 and "WEBHOOK_SECRET" in answer.json()["detail"]
     finally:
         stop_web(web)
+
+
+def test_a_move_announced_during_a_head_read_is_not_lost(tmp_path: Path) -> None:
+    """The read that was in flight when the announcement came may have seen the old head: it must not be
+    cached for HEAD_POLL_SECONDS (positive control: without an announcement the read is cached)."""
+    import threading
+
+    from worker.service import Service
+    from worker.store.local import LocalStore
+
+    class SlowHead(LocalStore):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.reading, self.release, self.reads = threading.Event(), threading.Event(), 0
+
+        def head(self, area: str) -> str:
+            self.reads += 1
+            self.reading.set()
+            self.release.wait(5)
+            return super().head(area)
+
+    store = SlowHead(tmp_path / "data")
+    store.commit("results", {"a.txt": b"a"}, [], "a")
+    service = Service(Config(data_dir=tmp_path / "data"), store, None, head_ttl=600)
+    store.release.set()
+    service.results_head()
+    service.results_head()
+    assert store.reads == 1  # cached
+    service.head_moved()
+    store.release.clear()
+    reader = threading.Thread(target=service.results_head)
+    reader.start()
+    assert store.reading.wait(5)
+    service.head_moved()  # announced while the read is in flight
+    store.release.set()
+    reader.join(5)
+    service.results_head()
+    assert store.reads == 3, "the overlapping read was cached"

@@ -157,6 +157,7 @@ class Service:
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
         self._lock = threading.Lock()  # guards the fields below
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
+        self._head_moves = 0  # head_moved calls so far: a read that overlapped one is not cached
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
         self._segments: dict = {}  # live board segments read so far (live_board.read), by path
@@ -553,15 +554,18 @@ class Service:
         with self._lock:
             if self._head is not None and now - self._head[1] < self.head_ttl:
                 return self._head[0]
+            moves = self._head_moves
         head = self.store.head("results")
         with self._lock:
-            self._head = (head, now)
+            # A move announced while this read was in flight may be newer than what it read: keep nothing.
+            self._head = (head, now) if moves == self._head_moves else None
         return head
 
     def head_moved(self, revision: str = "") -> None:
         """Something said the results head moved (a worker's announcement, the Hub's webhook): the next
         `results_head` reads it from the store instead of trusting the cached one."""
         with self._lock:
+            self._head_moves += 1
             if not revision or self._head is None or self._head[0] != revision:
                 self._head = None
 
