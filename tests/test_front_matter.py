@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from worker.leaderboard import HUB_TAGS, finder_test_tag
@@ -28,3 +29,31 @@ def test_readme_and_deploy_doc_give_the_same_front_matter_with_the_finder_tags()
     # VARM-Bench's test is private, COLD's and ToxiCN's public (disclosure §1): a mix
     assert set(readme["tags"]) == {*HUB_TAGS, finder_test_tag({"varm": "private", "cold": "public"})}
     assert finder_test_tag({"varm": "private"}) == "test:private"  # the card's rule, both ways
+
+
+def _parsed_quietly(card_class, text: str, caplog):
+    """Parse with huggingface_hub's card class; any warning it emits (Python or its logger) fails."""
+    import logging
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with caplog.at_level(logging.WARNING, logger="huggingface_hub"):
+            card = card_class(text)
+    assert not [r for r in caplog.records if r.name.startswith("huggingface_hub")], caplog.text
+    return card
+
+
+def test_the_hubs_card_parser_reads_both_cards_without_warnings(caplog) -> None:
+    from huggingface_hub import DatasetCard, SpaceCard
+
+    from worker.leaderboard import dataset_card
+
+    space = _parsed_quietly(SpaceCard, (ROOT / "README.md").read_text(encoding="utf-8"), caplog)
+    assert space.data.sdk == "docker" and "leaderboard" in space.data.tags
+    text = dataset_card({"varm": "VARM-Bench", "cold": "COLD"}, {"cold": "public"}).decode()
+    data = _parsed_quietly(DatasetCard, text, caplog).data
+    assert data.language == ["zh"] and data.task_categories == ["text-classification"]
+    assert "test:mix" in data.tags and [c["config_name"] for c in data.configs] == ["cold", "varm"]
+    with pytest.raises((AssertionError, UserWarning)):  # positive control: the check sees a warning
+        _parsed_quietly(DatasetCard, text.split("---", 2)[2], caplog)

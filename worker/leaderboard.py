@@ -235,18 +235,21 @@ def dataset_card(
 ) -> bytes:
     """README.md for the results dataset: one `datasets` config per track with a leaderboard, the Hub's
     tags (the test status among them), each track's test status and the key that signs the results."""
+    from huggingface_hub import DatasetCardData  # the Hub's own card schema, so its parser agrees
+
     statuses = {name: (statuses or {}).get(name, "private") for name in tracks}
-    lines = ["---", "configs:"]
-    for name in sorted(tracks):
-        lines += [
-            f"- config_name: {name}",
-            "  data_files:",
-            "  - split: test",
-            f"    path: {layout.leaderboard_parquet(name)}",
-        ]
-    lines += ["license: cc-by-4.0", "language:", "- zh", "tags:"]
-    lines += [f"- {tag}" for tag in (*HUB_TAGS, finder_test_tag(statuses))]
-    lines += ["pretty_name: Chinese abusive-speech moderation leaderboard", "---", ""]
+    metadata = DatasetCardData(
+        language=["zh"],
+        license="cc-by-4.0",
+        task_categories=["text-classification"],
+        pretty_name="Chinese abusive-speech moderation leaderboard",
+        tags=[*HUB_TAGS, finder_test_tag(statuses)],
+        configs=[
+            {"config_name": name, "data_files": [{"split": "test", "path": layout.leaderboard_parquet(name)}]}
+            for name in sorted(tracks)
+        ],
+    )
+    lines = ["---", metadata.to_yaml(), "---", ""]
     lines += [
         "## Test sets",
         "",
