@@ -104,15 +104,24 @@ def settle(base: str, data_dir: Path) -> None:
     time.sleep(2)
 
 
-def latency_run(base: str, token: str, n: int) -> list[float]:
-    headers = {"Authorization": f"Bearer {token}"}
+def write_tokens(data_dir: Path, n: int) -> list[str]:
+    """One identity per upload: the Ladder releases an identity's first upload, but a later one only when
+    it is clearly better, so one identity's second file might never reach the public board."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tokens = {f"bench-{uuid.uuid4().hex}": f"bench{i}" for i in range(n)}
+    (data_dir / "tokens.json").write_text(json.dumps(tokens))
+    return list(tokens)
+
+
+def latency_run(base: str, tokens: list[str], n: int) -> list[float]:
     times = []
-    with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+    with httpx.Client(base_url=base, timeout=60) as client:
         for i in range(n):
             data = mixed_predictions(10_000 + i)
             t0 = time.perf_counter()
             r = client.post(
                 "/api/v1/submissions",
+                headers={"Authorization": f"Bearer {tokens[i]}"},
                 data={"track": TRACK, "model_name": f"bench {i}"},
                 files={"file": ("p.jsonl", data)},
             )
@@ -147,12 +156,12 @@ def base_env(data_dir: Path, port: int) -> dict:
 
 def bench_embedded(n: int, tmp: Path) -> None:
     data, port = tmp / "embedded", free_port()
+    tokens = write_tokens(data, n)
     procs = [start([sys.executable, "-m", "space"], base_env(data, port), tmp / "embedded.log")]
     try:
         base = f"http://127.0.0.1:{port}"
         settle(base, data)
-        token = next(iter(json.loads((data / "tokens.json").read_text())))
-        report("embedded (SQLite broker, LocalStore)", latency_run(base, token, n))
+        report("embedded (SQLite broker, LocalStore)", latency_run(base, tokens, n))
     finally:
         stop(procs)
 
@@ -205,13 +214,13 @@ def bench_redis(n: int, tmp: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "worker", "seed"], cwd=ROOT, env=env, check=True, capture_output=True
     )
+    tokens = write_tokens(data, n)
     procs = redis_workers(env, tmp / "redis-workers.log")
     procs.append(start([sys.executable, "-m", "space"], env, tmp / "redis-web.log"))
     try:
         base = f"http://127.0.0.1:{port}"
         settle(base, data)
-        token = next(iter(json.loads((data / "tokens.json").read_text())))
-        report("redis (Redis broker, LocalStore, 2 scoring + 1 publish worker)", latency_run(base, token, n))
+        report("redis (Redis broker, LocalStore, 2 scoring + 1 publish worker)", latency_run(base, tokens, n))
     finally:
         stop(procs)
         cleanup_redis(env)
@@ -383,7 +392,7 @@ def bench_idle_viewer(tmp: Path, seconds: float) -> None:
 
     proc, url = fakehub.start()
     tag = uuid.uuid4().hex[:8]
-    env = redis_env(tmp / "idle", 0)
+    env = redis_env(tmp / "idle", free_port())  # each web process below gets its own port
     env.update(
         STORE="hub",
         HF_ENDPOINT=url,

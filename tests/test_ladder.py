@@ -158,6 +158,12 @@ def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(loca
     assert not any(worse in path for path in published)
     assert not any(worse.encode() in (store.read("results", path) or b"") for path in published)
     assert any(first.encode() in (store.read("results", path) or b"") for path in published)  # control
+    # The reconciler agrees the board is right: a withheld record is not "missing from the board" (it asked
+    # for a publish of the track at every pass, every 15 s, for as long as such a record existed).
+    from worker.gold.reconcile import reconcile
+
+    summary = reconcile(store, RecordingEnqueuer(), stuck_after=0, tracks=("varm",))
+    assert summary["publish"] == [], summary
 
 
 def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path):

@@ -29,6 +29,7 @@ from worker.records import (
     RECEIVED,
     SCORED,
     SCORING,
+    not_released,
     parse_iso,
     transition,
 )
@@ -249,7 +250,12 @@ def _board_disagrees(
         if (now - parse_iso(record["updated_at"])).total_seconds() < settled:
             continue
         version = version_for(record, None, published)
-        should_show = record["status"] in (SCORED, PUBLISHED) and not record.get("hidden") and version
+        should_show = (
+            record["status"] in (SCORED, PUBLISHED)
+            and not record.get("hidden")
+            and not not_released(record)  # the Ladder withheld it: off the board by design
+            and version
+        )
         if should_show and _shown(record, version["version"]) not in shown:
             return True
         if not should_show and record["submission_id"] in on_board:
