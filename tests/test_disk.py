@@ -32,6 +32,7 @@ def test_full_disk_errors_are_recognised_through_their_causes() -> None:
     locked = OperationalError("SELECT", {}, sqlite3.OperationalError("database is locked"))
     assert not disk.is_disk_full(locked)
     assert not disk.is_disk_full(None)
+    assert not disk.is_disk_full(ValueError("line 3: database or disk is full"))  # words are not the error
 
 
 def test_a_full_disk_is_waited_out_and_logged_once_each_way(monkeypatch, caplog) -> None:

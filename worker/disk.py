@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -24,12 +25,14 @@ FIRST_WAIT, MAX_WAIT = 0.5, 5.0  # seconds between attempts while the disk is fu
 
 
 def is_disk_full(exc: BaseException | None) -> bool:
-    """Did `exc` (or anything it was raised from) come from a full disk?"""
+    """Did `exc` (or anything it was raised from) come from a full disk? Only the errors the OS and SQLite
+    raise count: a message that merely contains SQLite's words (say, from a file's content) does not."""
     seen = 0
     while exc is not None and seen < 10:
         if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
             return True
-        if SQLITE_FULL in str(exc):
+        sqlite_error = exc if isinstance(exc, sqlite3.Error) else getattr(exc, "orig", None)  # SQLAlchemy's
+        if isinstance(sqlite_error, sqlite3.Error) and SQLITE_FULL in str(sqlite_error):
             return True
         exc = exc.__cause__ or exc.__context__
         seen += 1
