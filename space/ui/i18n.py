@@ -205,7 +205,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "h_scored_at": ("评分时间", "Scored at"),
     "h_at": ("时间", "At"),
     "h_history_note": ("备注", "Note"),
-    "badge_private": ("🔒 私有", "🔒 private"),
+    "badge_private": ("◆ 私有", "◆ private"),
     "badge_hidden": ("已隐藏", "hidden"),
     "badge_hidden_by_maintainer": ("已被维护者隐藏（不在榜上）", "hidden by a maintainer (off the board)"),
     "unnamed": ("（未命名）", "(unnamed)"),

@@ -375,7 +375,7 @@ def status_line(sub: dict | None, lang: str = "zh") -> str:
     if status in ("rejected", "failed"):
         return f"**{status_name(status, lang)}** ✗ — {md(rec.get('error') or '', 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
-        return f"**{status_name(status, lang)}** ⏸ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
+        return f"**{status_name(status, lang)}** ‖ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
     if (sub or {}).get("released") is False:  # the Ladder did not release it: no number (disclosure §3)
         return f"**{status_name(status, lang)}** — {t('not_released_line', lang)}"
     parts = []
