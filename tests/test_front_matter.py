@@ -51,9 +51,10 @@ def test_the_hubs_card_parser_reads_both_cards_without_warnings(caplog) -> None:
 
     space = _parsed_quietly(SpaceCard, (ROOT / "README.md").read_text(encoding="utf-8"), caplog)
     assert space.data.sdk == "docker" and "leaderboard" in space.data.tags
-    text = dataset_card({"varm": "VARM-Bench", "cold": "COLD"}, {"cold": "public"}).decode()
+    text = dataset_card({"varm": "VARM-Bench", "cold": "COLD"}, {"cold": "public"}, rows=1234).decode()
     data = _parsed_quietly(DatasetCard, text, caplog).data
     assert data.language == ["zh"] and data.task_categories == ["text-classification"]
+    assert data.size_categories == ["1K<n<10K"]
     assert "test:mix" in data.tags and [c["config_name"] for c in data.configs] == ["cold", "varm"]
     with pytest.raises((AssertionError, UserWarning)):  # positive control: the check sees a warning
         _parsed_quietly(DatasetCard, text.split("---", 2)[2], caplog)

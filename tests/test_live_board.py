@@ -408,3 +408,30 @@ def test_a_publish_lists_the_new_entries_folders_not_every_envelope(tmp_path) ->
     Publisher(store, export_every=1e9).publish(TRACK, export=True)
     assert store.read("results", left) is None
     assert not [p for p, data in head_files(store).items() if ids[3].encode() in data]
+
+
+@pytest.mark.parametrize("n", [0, 1, live_board.SEGMENT_ROWS, live_board.SEGMENT_ROWS * 2 + 5])
+def test_row_count_reads_two_files_whatever_the_size(tmp_path, n) -> None:
+    store = LocalStore(tmp_path)
+    board = stand_in_board(tmp_path / "entries", "varm", n)
+    store.commit("results", files_of(board), [], "board")
+    reads = Counter()
+    read = store.read
+    store.read = lambda area, path, *a, **k: reads.update([path]) or read(area, path, *a, **k)
+    assert live_board.row_count(store, "varm", store.head("results")) == len(board["rows"]) == n
+    assert sum(reads.values()) <= 2
+    assert live_board.row_count(store, "cold", store.head("results")) == 0  # no board
+
+
+def test_the_dataset_card_counts_every_tracks_rows(tmp_path) -> None:
+    """The card's size category is the rows of all boards (the Hub's `size_categories`), written at export."""
+    import yaml
+
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 20)
+    other = stand_in_board(tmp_path / "entries", "varm", 1000)
+    store.commit("results", live_board.board_files(other), [], "a long board of another track")
+    add_submission(store, 2, 0.4)
+    Publisher(store).publish(TRACK, export=True)
+    card = store.read("results", layout.DATASET_CARD).decode()
+    assert yaml.safe_load(card.split("---")[1])["size_categories"] == ["1K<n<10K"]  # 1,000 + 24 rows

@@ -230,11 +230,24 @@ def finder_test_tag(statuses: dict[str, str]) -> str:
     return f"test:{found.pop()}" if len(found) == 1 else "test:mix"
 
 
+def size_category(rows: int) -> str:
+    """The Hub's `size_categories` value for a dataset of `rows` rows ("n<1K", "1K<n<10K", ...)."""
+    names = ["1K", "10K", "100K", "1M", "10M", "100M", "1B", "10B", "100B", "1T"]
+    bound = next((k for k, name in enumerate(names) if rows < 1000 * 10**k), None)
+    if bound is None:
+        return "n>1T"
+    return "n<1K" if bound == 0 else f"{names[bound - 1]}<n<{names[bound]}"
+
+
 def dataset_card(
-    tracks: dict[str, str], statuses: dict[str, str] | None = None, public_key: str | None = None
+    tracks: dict[str, str],
+    statuses: dict[str, str] | None = None,
+    public_key: str | None = None,
+    rows: int = 0,
 ) -> bytes:
     """README.md for the results dataset: one `datasets` config per track with a leaderboard, the Hub's
-    tags (the test status among them), each track's test status and the key that signs the results."""
+    tags (the test status among them), its size (`rows`: the rows of every track's board), each track's test
+    status and the key that signs the results."""
     from huggingface_hub import DatasetCardData  # the Hub's own card schema, so its parser agrees
 
     statuses = {name: (statuses or {}).get(name, "private") for name in tracks}
@@ -242,6 +255,7 @@ def dataset_card(
         language=["zh"],
         license="cc-by-4.0",
         task_categories=["text-classification"],
+        size_categories=[size_category(rows)],
         pretty_name="Chinese abusive-speech moderation leaderboard",
         tags=[*HUB_TAGS, finder_test_tag(statuses)],
         configs=[

@@ -313,6 +313,21 @@ def read(
     return board, table
 
 
+def row_count(store: Store, track: str, revision: str) -> int:
+    """How many rows the board of `track` has at `revision`: the full segments from its rank table and the
+    last segment's rows (two reads, whatever the board's size); 0 without a board."""
+    raw = store.read(RESULTS, layout.board_rank(track), revision)
+    if raw is None:
+        board = read_json(store, RESULTS, layout.leaderboard_json(track), revision)
+        return len((board or {}).get("rows") or [])
+    table = orjson.loads(raw)
+    stamps = table["segments"]
+    if not stamps:
+        return 0
+    last = store.read(RESULTS, layout.board_segment(track, len(stamps) - 1), revision)
+    return (len(stamps) - 1) * table["segment_rows"] + (len(orjson.loads(last)["rows"]) if last else 0)
+
+
 def _rank_part(store: Store, track: str, want: str, revision: str, cache: dict) -> dict:
     path = layout.board_rank_part(track, want)
     hit = cache.get(path)

@@ -191,8 +191,9 @@ def board_change(
             for t in shown
         }
         key = store.read(RESULTS, PUBLIC_KEY_PATH, head)
+        rows = len(board["rows"]) + sum(live_board.row_count(store, t, head) for t in boards - {track})
         files[layout.DATASET_CARD] = dataset_card(
-            {t: get_track(t).title for t in shown}, statuses, key.decode() if key else None
+            {t: get_track(t).title for t in shown}, statuses, key.decode() if key else None, rows
         )
     return Change(files, delete, export)
 
