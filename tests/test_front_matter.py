@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from worker import hub_cards
 from worker.leaderboard import HUB_TAGS, finder_test_tag
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,10 @@ def front_matter(text: str) -> dict:
     return yaml.safe_load(match.group(1))
 
 
-def test_readme_and_deploy_doc_give_the_same_front_matter_with_the_finder_tags() -> None:
+def test_readme_and_deploy_doc_are_rendered_from_one_source_with_the_finder_tags(
+    monkeypatch, tmp_path
+) -> None:
+    assert hub_cards.stale() == [], "run python -m worker.hub_cards"
     readme = front_matter((ROOT / "README.md").read_text(encoding="utf-8"))
     block = re.search(r"```yaml\n(---\n.*?\n---\n)```", (ROOT / "docs" / "deploy.md").read_text(), re.S)
     assert block, "docs/deploy.md has no front matter block"
@@ -29,6 +33,15 @@ def test_readme_and_deploy_doc_give_the_same_front_matter_with_the_finder_tags()
     # VARM-Bench's test is private, COLD's and ToxiCN's public (disclosure §1): a mix
     assert set(readme["tags"]) == {*HUB_TAGS, finder_test_tag({"varm": "private", "cold": "public"})}
     assert finder_test_tag({"varm": "private"}) == "test:private"  # the card's rule, both ways
+    # Positive control: a hand edit of the deploy doc's copy is caught, and the command puts it back.
+    copy, readme_copy = tmp_path / "deploy.md", tmp_path / "README.md"
+    copy.write_text(hub_cards.DEPLOY_DOC.read_text(encoding="utf-8").replace("- test:mix", "- test:public"))
+    readme_copy.write_text(hub_cards.README.read_text(encoding="utf-8"))
+    monkeypatch.setattr(hub_cards, "DEPLOY_DOC", copy)
+    monkeypatch.setattr(hub_cards, "README", readme_copy)
+    monkeypatch.setattr(hub_cards, "ROOT", tmp_path.parent)
+    assert hub_cards.stale() == [copy] and hub_cards.main(["--check"]) == 1
+    assert hub_cards.main([]) == 0 and hub_cards.stale() == [] and "- test:public" not in copy.read_text()
 
 
 def _parsed_quietly(card_class, text: str, caplog):
