@@ -154,7 +154,13 @@ class VarmTrack:
         checked = self._check(data, inputs, advice=False)
         if not checked.report.valid:
             raise InputError(checked.report.errors, total=checked.report.errors_total)
-        return [_scored_part(p) if p and p.schema_valid else "invalid" for p in checked.parsed]
+        return _keys(checked.parsed)
+
+    def check_with_keys(self, data: bytes, inputs: list[dict]) -> tuple[Report, list[str] | None]:
+        """`check_predictions` and, for a valid file, `prediction_keys`, from one parse (an upload needs
+        both: the parse is most of the web process's time per upload)."""
+        checked = self._check(data, inputs)
+        return checked.report, _keys(checked.parsed) if checked.report.valid else None
 
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
         checked = self._check(data, self.public_inputs(refs), advice=False)
@@ -369,6 +375,10 @@ def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:
 def _take(outcomes: RowOutcomes, order: list[int]) -> RowOutcomes:
     """`outcomes` with its rows in `order` (what `from_lists` of the reordered lists gives)."""
     return RowOutcomes(**{f.name: getattr(outcomes, f.name)[order] for f in fields(RowOutcomes)})
+
+
+def _keys(parsed: list[ParsedOutput | None]) -> list[str]:
+    return [_scored_part(p) if p and p.schema_valid else "invalid" for p in parsed]
 
 
 def _scored_part(parsed: ParsedOutput) -> str:

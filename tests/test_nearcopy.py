@@ -410,3 +410,23 @@ def test_char_scores_padding_below_the_quantum_does_not_hide_a_probe(service, cl
 
     moved = with_scores(lambda v: round(v + 0.05, 3))  # every score moves by 50 quanta: another file
     assert post(client, moved, "mallory", track="cntp").json()["status"] == "queued"
+
+
+@pytest.mark.parametrize("track", ["varm", "cold", "cntp"])
+def test_one_parse_gives_the_report_and_the_keys_the_two_calls_give(track):
+    """An upload is parsed once (`check_with_keys`); the report and the near-copy keys are exactly what
+    `check_predictions` and `prediction_keys` give, and an invalid file has a report and no keys."""
+    from scoring.tracks import get_track
+    from worker.gold.seed import DEMO_DIR
+
+    scorer = get_track(track)
+    refs_path, subsets = DEMO_DIR / track / "test.jsonl", DEMO_DIR / track / "subsets"
+    inputs = scorer.public_inputs(scorer.load_references(refs_path, subsets if subsets.is_dir() else None))
+    data = baseline_file(track, "char-ngram")
+    report, keys = scorer.check_with_keys(data, inputs)
+    assert report.as_dict() == scorer.check_predictions(data, inputs).as_dict() and report.valid
+    assert keys == scorer.prediction_keys(data, inputs) and len(keys) == len(inputs)
+    broken = data.replace(b"\n", b"\nnot json\n", 1)
+    report, keys = scorer.check_with_keys(broken, inputs)
+    assert keys is None and not report.valid
+    assert report.as_dict() == scorer.check_predictions(broken, inputs).as_dict()

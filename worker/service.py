@@ -253,7 +253,8 @@ class Service:
             quotas.check(index["attempts"], self.config.attempts_per_day, now, "attempts")
 
         meta, meta_problems = validate_metadata(metadata, baseline=is_baseline)
-        report = get_track(track).check_predictions(data, self.public_inputs(track))
+        inputs = self.public_inputs(track)
+        report, keys = get_track(track).check_with_keys(data, inputs)
         if meta_problems:
             report = _with_problems(report, meta_problems)
         if not report.valid:
@@ -267,8 +268,8 @@ class Service:
                 "quota": self._quota_state(track, index, now, is_baseline),
             }
 
-        inputs = self.public_inputs(track)
-        fingerprint = Fingerprint.of(get_track(track).prediction_keys(data, inputs), inputs)
+        assert keys is not None  # a valid report
+        fingerprint = Fingerprint.of(keys, inputs)
         submission_id = secrets.token_hex(8)
         outcome: dict = {}
 

@@ -92,6 +92,14 @@ class ToxiTraceTrack:
         preds, report = parse_predictions(data, inputs, spans=self.span_mode)
         if preds is None:
             raise InputError(report.errors, report.errors_total)
+        return self._keys(preds)
+
+    def check_with_keys(self, data: bytes, inputs: list[dict]) -> tuple[Report, list[str] | None]:
+        """`check_predictions` and, for a valid file, `prediction_keys`, from one parse."""
+        preds, report = parse_predictions(data, inputs, spans=self.span_mode)
+        return report, None if preds is None else self._keys(preds)
+
+    def _keys(self, preds: ToxiPredictions) -> list[str]:
         spans = self._predicted_spans(preds)
         if spans is None or not self.spans:
             return [str(int(label)) for label in preds.labels]
