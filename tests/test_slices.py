@@ -268,3 +268,26 @@ def test_an_auprc_window_probe_on_a_private_item_moves_no_public_number():
     assert len(set(hidden["public, rounded"])) == 1  # ... and nothing published moves
     shown = probe(spanned(public=True))
     assert len({json.dumps(e, sort_keys=True) for e in shown["public"]}) > 1  # positive control
+
+
+@pytest.mark.parametrize("track", ["varm", "cold"])  # the demo's private sets have a slice key
+def test_the_reference_cache_loads_a_revision_once(tmp_path, monkeypatch, track):
+    """A worker loads a track's references once per revision, not once per scoring (a slice key once
+    took the cache entry's key: every scoring re-read and re-parsed the whole test set)."""
+    from tests.conftest_pipeline import seed_store
+    from worker.config import Config
+    from worker.gold.references import ReferenceCache
+    from worker.store import open_store
+
+    config = Config(data_dir=tmp_path)
+    seed_store(config, DEMO)
+    scorer = get_track(track)
+    loads = Counter()
+    load = type(scorer).load_references
+    monkeypatch.setattr(
+        type(scorer), "load_references", lambda self, *a: loads.update([self.name]) or load(self, *a)
+    )
+    cache = ReferenceCache(open_store(config))
+    first = cache.get(track)
+    assert cache.get(track) is first and cache.get(track, first.revision) is first
+    assert loads[track] == 1 and first.slices is not None  # positive control: loaded, and sliced

@@ -68,14 +68,14 @@ class ReferenceCache:
             subsets = snapshot / "subsets"
             subsets_dir = subsets if subsets.is_dir() else None
             refs = get_track(track).load_references(test, subsets_dir)
-            status, key = test_status(snapshot), slice_key(snapshot)
+            status, secret = test_status(snapshot), slice_key(snapshot)
             slices, identity = None, references_sha256(test, subsets_dir)
-            if status == PRIVATE and key is not None:
-                slices = slice_rows(public_mask(key, refs.ids, refs.strata()))
-                identity = commitment(key, identity)  # what every result and row publishes (§6)
+            if status == PRIVATE and secret is not None:
+                slices = slice_rows(public_mask(secret, refs.ids, refs.strata()))
+                identity = commitment(secret, identity)  # what every result and row publishes (§6)
             if len(self._cache) >= MAX_CACHED:
                 self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = Pinned(track, revision, refs, identity, status, slices, key)
+            self._cache[key] = Pinned(track, revision, refs, identity, status, slices, secret)
         return self._cache[key]
 
 
