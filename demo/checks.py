@@ -7,8 +7,20 @@ the exact key order of a demo row, and near-duplicate look-ups phrased for the g
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
+
 from scoring.protocol import DISCRETE_FIELDS, FIELDS, VALUE_SETS, consistency_issues, parse_output
-from scoring.references import near_duplicate_pairs, normalise_for_dedup
+from scoring.references import audit_key, near_duplicate_pairs
+
+__all__ = ["audit_key", "cross_split_near_duplicates", "is_near_duplicate", "loose_key", "record_problems"]
+
+
+def loose_key(text: str) -> str:
+    """The ToxiTrace demos' own uniqueness rule: NFKC, lower case, whitespace removed (punctuation kept).
+    The VARM demo follows the authors' audit key (`scoring.references.audit_key`), which
+    `check-references` enforces; the ToxiTrace bundles have no such rule, so their demos keep this one."""
+    return "".join(unicodedata.normalize("NFKC", text).lower().split())
 
 ROW_KEYS = ("id", "text", *FIELDS, "cot")
 
@@ -36,11 +48,14 @@ def is_near_duplicate(norm: str, pool: list[str]) -> bool:
     return bool(near_duplicate_pairs([norm], pool))
 
 
-def cross_split_near_duplicates(splits: dict[str, list[str]]) -> list[tuple[str, str, str, str]]:
-    """All (split_a, text_a, split_b, text_b) near-duplicate pairs across different splits (raw texts)."""
+def cross_split_near_duplicates(
+    splits: dict[str, list[str]], key: Callable[[str], str]
+) -> list[tuple[str, str, str, str]]:
+    """All (split_a, text_a, split_b, text_b) near-duplicate pairs across different splits (raw texts),
+    compared on `key`."""
     found = []
     names = list(splits)
-    normalised = {s: [normalise_for_dedup(t) for t in splits[s]] for s in names}
+    normalised = {s: [key(t) for t in splits[s]] for s in names}
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             for ia, ib, _ in near_duplicate_pairs(normalised[a], normalised[b]):

@@ -12,10 +12,11 @@ Output (all JSONL, UTF-8, one object per line, ``ensure_ascii=False``):
 
 Determinism: one ``random.Random`` per track seeded from the string ``"<seed>:<track>"`` (string seeds are
 hashed with SHA-512 by CPython, so they do not depend on ``PYTHONHASHSEED``), no iteration over sets, and
-fixed key order; regenerating gives byte-identical files. Texts are unique per track and no two texts in
-different splits reach RapidFuzz ``fuzz.ratio`` >= 95 after NFKC + lower-case + whitespace removal (we
-enforce this across all rows, which is stricter). The generator re-validates everything it wrote and fails
-loudly otherwise.
+fixed key order; regenerating gives byte-identical files. Texts are unique per track and no two texts
+reach RapidFuzz ``fuzz.ratio`` >= 95 on a normal form (across all rows, stricter than the split rule): for
+VARM the authors' audit key (NFKC, lower case, letters and digits only), which ``check-references`` enforces;
+for the ToxiTrace demos NFKC + lower case + whitespace removal. The generator re-validates everything it
+wrote and fails loudly otherwise.
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from demo import DEMO_SEED, toxitrace
-from demo.checks import cross_split_near_duplicates, is_near_duplicate, record_problems
+from demo.checks import audit_key, cross_split_near_duplicates, is_near_duplicate, loose_key, record_problems
 from demo.pieces import train_view
 from demo.varm import HARMFUL_KINDS, NON_HARMFUL_KINDS, Case, harmful_case, non_harmful_case
-from scoring.references import normalise_for_dedup
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "data" / "demo"
@@ -54,14 +54,16 @@ def allocate(n: int, shares: dict) -> dict:
 
 
 class Deduplicator:
-    """Rejects a text that equals, or is a RapidFuzz near-duplicate of, any text already accepted."""
+    """Rejects a text that equals, or is a RapidFuzz near-duplicate of, any text already accepted, both
+    compared on `key`."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: Callable[[str], str]) -> None:
+        self.key = key
         self.pool: list[str] = []
         self.exact: dict[str, None] = {}
 
     def accept(self, text: str) -> bool:
-        norm = normalise_for_dedup(text)
+        norm = self.key(text)
         if norm in self.exact or is_near_duplicate(norm, self.pool):
             return False
         self.exact[norm] = None
@@ -95,7 +97,7 @@ def _compose_unique(
 def build_varm(seed: int) -> dict[str, list[tuple[dict, str | None]]]:
     """Return {split: [(record, cue subset or None), ...]} for the VARM demo."""
     rng = random.Random(f"{seed}:varm")
-    dedup = Deduplicator()
+    dedup = Deduplicator(audit_key)
     out = {}
     for split in SPLITS:
         n = VARM_SIZES[split]
@@ -136,7 +138,7 @@ def _toxitrace_plan(track: str, n: int) -> tuple[list, Callable]:
 def build_toxitrace(track: str, seed: int) -> dict[str, list[dict]]:
     """Return {split: rows} for one ToxiTrace-shaped demo track."""
     rng = random.Random(f"{seed}:{track}")
-    dedup = Deduplicator()
+    dedup = Deduplicator(loose_key)
     out = {}
     for split in SPLITS:
         kinds, compose = _toxitrace_plan(track, TOXITRACE_SIZES[split])
@@ -178,14 +180,15 @@ def _check_varm(splits: dict[str, list[tuple[dict, str | None]]]) -> None:
         harmful = sum(r["label"] == "有害" for r, _ in rows)
         if harmful != round(len(rows) * HARMFUL_SHARE):
             raise AssertionError(f"varm {split}: {harmful} harmful of {len(rows)}")
-    _check_near_duplicates("varm", {s: [r["text"] for r, _ in rows] for s, rows in splits.items()})
+    texts = {s: [r["text"] for r, _ in rows] for s, rows in splits.items()}
+    _check_near_duplicates("varm", texts, audit_key)
 
 
-def _check_near_duplicates(track: str, texts: dict[str, list[str]]) -> None:
+def _check_near_duplicates(track: str, texts: dict[str, list[str]], key: Callable[[str], str]) -> None:
     everything = [t for ts in texts.values() for t in ts]
-    if len({normalise_for_dedup(t) for t in everything}) != len(everything):
+    if len({key(t) for t in everything}) != len(everything):
         raise AssertionError(f"{track}: duplicate texts")
-    pairs = cross_split_near_duplicates(texts)
+    pairs = cross_split_near_duplicates(texts, key)
     if pairs:
         raise AssertionError(f"{track}: cross-split near-duplicates, e.g. {pairs[0]}")
 
@@ -210,7 +213,7 @@ def generate(out: Path = DEFAULT_OUT, seed: int = DEMO_SEED) -> list[Path]:
     _write_json(out / "varm" / "public" / "dev_subsets.json", dev_subsets, written)
     for track in ("cold", "toxicn", "cntp"):
         splits = build_toxitrace(track, seed)
-        _check_near_duplicates(track, {s: [r["text"] for r in rows] for s, rows in splits.items()})
+        _check_near_duplicates(track, {s: [r["text"] for r in rows] for s, rows in splits.items()}, loose_key)
         for split in SPLITS:
             _write(out / track / f"{split}.jsonl", splits[split], written)
         _write(

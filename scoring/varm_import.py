@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import unicodedata
 from pathlib import Path
 
 from . import bundle_info
@@ -28,6 +27,7 @@ from .references import (
     _gold_file,
     _in_file,
     _read_file,
+    audit_key,
     blank_target_rows,
     cot_lacks_prefix,
     near_duplicate_pairs,
@@ -248,13 +248,6 @@ def _subsets(
     if problems:
         raise InputError(problems[:200], total=len(problems))
     return out, used
-
-
-def audit_key(text: str) -> str:
-    """The authors' audit key (`preprocess.audit_release`): NFKC, lower case, alphanumeric characters only,
-    so two texts differing only in punctuation or spacing are the same text. (`check-references` still
-    compares on references.normalise_for_dedup, which keeps punctuation: see issue 25.)"""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
 
 
 def _pairs_text(pairs: list[str]) -> str:

@@ -75,17 +75,17 @@ def test_a_complement_cell_is_never_small() -> None:
 
 
 def test_the_varm_demo_rows_in_no_cue_subset_cannot_be_derived() -> None:
-    """On the demo's first 400 test rows, 26 are in no cue subset: overall minus the four subsets would give
+    """On the demo's first 400 test rows, 29 are in no cue subset: overall minus the four subsets would give
     them back, so the smallest subset is withheld with them, and the others stay published (positive
     control)."""
     subsets = _restricted("varm", lambda refs: np.arange(400))["subsets"]
     rows = {name: cell["rows"] for name, cell in subsets.items()}
-    assert sum(rows.values()) == 400 - 26
+    assert sum(rows.values()) == 400 - 29
     smallest = min(rows, key=lambda name: (rows[name], name))
     assert subsets[smallest]["withheld"] == DERIVED_CELL and subsets[smallest]["jrem"] is None
     others = [subsets[n] for n in rows if n != smallest]
     assert all(cell["withheld"] != DERIVED_CELL and cell["jrem"] is not None for cell in others)
-    # With 33 rows in no subset (the first 500 rows), the derived cell may be published: nothing withheld.
+    # With 38 rows in no subset (the first 500 rows), the derived cell may be published: nothing withheld.
     wider = _restricted("varm", lambda refs: np.arange(500))["subsets"]
     assert all(cell["withheld"] != DERIVED_CELL for cell in wider.values())
 
@@ -196,7 +196,7 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert "n/a" in [c[1] for c in groups.data[0].customdata]
     assert SMALL_CELL.split(" (")[0] in groups.layout.title.text.replace("<br>", " ")  # said under the title
 
-    varm = _restricted("varm", lambda refs: np.arange(400))  # a small test: general_abuse has 24 non-harmful
+    varm = _restricted("varm", lambda refs: np.arange(300))  # a small test: general_abuse has 29 non-harmful
     subsets = subsets_table(varm, "en").set_index("Subset")
     assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
     assert "fewer than 30 rows" in subsets.loc["general_abuse", note]

@@ -9,10 +9,10 @@ import pytest
 
 from scoring.problems import InputError
 from scoring.references import (
+    audit_key,
     check_reference_bundle,
     load_references,
     near_duplicate_pairs,
-    normalise_for_dedup,
 )
 from tests.varm_factory import HARMFUL_GROUP, HARMFUL_SINGLE, NO_TARGET_ROW, QUOTED, gold, write_jsonl
 
@@ -239,7 +239,24 @@ def test_missing_test_file(tmp_path: Path) -> None:
 
 
 def test_normalisation_and_pairs() -> None:
-    assert normalise_for_dedup("ＡＢ c\u3000，") == "abc,"
+    assert audit_key("ＡＢ c\u3000，") == "abc"  # NFKC, lower case, letters and digits only
     pairs = near_duplicate_pairs(["abcdefghijklmnopqrst", "zzz"], ["abcdefghijklmnopqrsu", "abc"])
     assert [(i, j) for i, j, _ in pairs] == [(0, 0)]
     assert pairs[0][2] == 95.0
+
+
+def test_check_references_compares_texts_on_the_authors_audit_key(tmp_path: Path) -> None:
+    """Texts that differ only in punctuation, spacing or case are one text: refused within a split and
+    across splits (spec "Release formats"); a real difference passes (positive control)."""
+    base = rows()
+    twin = {**base[1], "id": "twin", "text": base[1]["text"].rstrip("。！？!?.") + "！！"}
+    other = {**base[1], "id": "other", "text": base[1]["text"] + "另外还有一句完全不同的话，说的是别的事情"}
+    assert check_reference_bundle(bundle(tmp_path / "ok", dev=[other])) == []
+    problems = [str(p) for p in check_reference_bundle(bundle(tmp_path / "within", [*base, twin]))]
+    assert len(problems) == 1 and "test.jsonl: line 6" in problems[0] and "same text as line 2" in problems[0]
+    spaced = {**twin, "text": " ".join(twin["text"]).upper()}
+    problems = [str(p) for p in check_reference_bundle(bundle(tmp_path / "across", dev=[spaced]))]
+    assert len(problems) == 1 and problems[0].startswith(
+        "test.jsonl: line 2"
+    )  # splits in train, dev, test order
+    assert "near-duplicate of dev.jsonl line 1" in problems[0] and "audit key" in problems[0]

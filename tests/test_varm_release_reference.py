@@ -1,6 +1,7 @@
 """The VARM importer and the gold-cot check against the independent reference (tests/spec_reference_varm.py,
 spec §1 "Release formats" as changed 2026-12) on generated cases, in the quick loop: the audit key that
-decides duplicate and leak warnings, and which gold cots are accepted."""
+decides duplicate and leak warnings (and what `check-references` refuses), and which gold cots are
+accepted."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import random
 from pathlib import Path
 
-from scoring.references import _cot_problems
+from scoring.references import _cot_problems, check_reference_bundle
 from scoring.varm_import import audit_key, import_varm
 from tests import spec_reference_varm as ref
 from tests.test_varm_conformance import GOOD, NONE_ROW, rationale
@@ -62,5 +63,14 @@ def test_duplicate_and_leak_warnings_follow_the_reference_audit_key(tmp_path: Pa
         warnings = import_varm(release, tmp_path / f"b{case}")["warnings"]
         warned = any("duplicate text" in w and "lines 1 and 2" in w for w in warnings)
         assert warned == same, (a, b, warnings)
+        # check-references then refuses exactly those (a plain copy is refused as the same text anyway)
+        bundle = tmp_path / f"c{case}"
+        bundle.mkdir()
+        (bundle / "test.jsonl").write_text(
+            "".join(json.dumps({"id": f"r{k}", **r}, ensure_ascii=False) + "\n" for k, r in enumerate(rows)),
+            encoding="utf-8",
+        )
+        refused = [p for p in check_reference_bundle(bundle) if p.field == "text" and p.line == 2]
+        assert bool(refused) == same, (a, b, [str(p) for p in refused])
         seen[same] += 1
     assert seen[True] and seen[False]  # both outcomes generated
