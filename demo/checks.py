@@ -22,6 +22,7 @@ def loose_key(text: str) -> str:
     `check-references` enforces; the ToxiTrace bundles have no such rule, so their demos keep this one."""
     return "".join(unicodedata.normalize("NFKC", text).lower().split())
 
+
 ROW_KEYS = ("id", "text", *FIELDS, "cot")
 
 
