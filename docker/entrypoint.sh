@@ -88,7 +88,10 @@ start_redis() {
 start_web() {
   # The web process never signs and never reads the references: no SIGNING_KEY, and its own Hub token
   # (HF_WEB_TOKEN, which should not be able to read the references repo) or, with the local store, none.
-  local env_args=(-u SIGNING_KEY -u HF_WEB_TOKEN)
+  # It runs as the workers' uid (a Space allows one), so it shuts itself out of their files with Landlock
+  # (space/sandbox.py): WEB_SANDBOX=auto unless the operator chose otherwise (require: refuse to start
+  # without it; off).
+  local env_args=(-u SIGNING_KEY -u HF_WEB_TOKEN "WEB_SANDBOX=${WEB_SANDBOX:-auto}")
   if [ -n "${HF_WEB_TOKEN:-}" ]; then
     env_args+=("HF_TOKEN=$HF_WEB_TOKEN")
   elif [ "${STORE:-}" = hub ] || [ -n "${HF_RESULTS_REPO:-}" ]; then

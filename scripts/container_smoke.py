@@ -275,6 +275,19 @@ def check_gradio_event(url: str, cid: str) -> None:
     )
 
 
+def check_sandbox(client: httpx.Client, cid: str) -> None:
+    """The web process runs as the workers' uid (a Space allows one) inside its Landlock boundary: health's
+    `sandbox` line is the web process's own live attempt to open each private path (the references area,
+    the workers' Hub cache, the demo's test gold), and says how many it was refused."""
+    line = client.get("/api/v1/health").json().get("sandbox", "")
+    expect(
+        line.startswith("landlock ABI") and line.endswith("private paths unreadable"),
+        f"the web process's sandbox: {line!r}",
+        cid,
+    )
+    print(f"    web process: {line}", flush=True)
+
+
 def wait_exit(cid: str, timeout: float) -> int:
     proc = podman("wait", cid, timeout=timeout + 5)
     return int(proc.stdout.strip().splitlines()[-1])
@@ -300,6 +313,8 @@ def scenario_all(image: str) -> None:
         expect("SIGNING_KEY" in worker and "HF_TOKEN" in worker, f"worker environment: {sorted(worker)}", cid)
         leaked = sorted({"SIGNING_KEY", "HF_TOKEN", "HF_WEB_TOKEN"} & set(web))
         expect(not leaked and "DATA_DIR" in web, f"the web process's environment holds {leaked}", cid)
+    with step("ROLE=all: the web process cannot open a reference file (Landlock, one uid)"):
+        check_sandbox(client, cid)
     with step("one-off `IMAGE python -m worker status --json` against it"):
         out = run_container(
             image,
@@ -472,6 +487,8 @@ def scenario_split(image: str) -> None:
             hub_commits(fakehub) == commits,
             f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n{again.stdout}",
         )
+    with step("split: the web process runs inside its Landlock boundary"):
+        check_sandbox(client, web)
     with step("split: REST submission published (Hub token identity)"):
         submit_and_wait(client, HUB_TOKEN, "smoke split", worker, web_cid=web)
     with step("split: Redis SIGKILLed, back after 20 s: an upload published within 60 s, no manual step"):

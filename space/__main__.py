@@ -25,7 +25,7 @@ from pathlib import Path
 
 import uvicorn
 
-from space import http_limits
+from space import http_limits, sandbox
 from space.auth import auth_mode, ensure_token_file, local_token, oauth_problem, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
@@ -199,6 +199,34 @@ def banner(config: Config, data_dir: Path, show_token: bool) -> str:
     return "\n".join(["", "=" * width, *(f"  {line}" for line in lines), "=" * width, ""])
 
 
+def enter_sandbox(config: Config, data_dir: Path) -> tuple[Path, str | None]:
+    """The Gradio upload folder, made before the web process gives up every private path (WEB_SANDBOX,
+    space/sandbox.py); and the line that stops start-up when WEB_SANDBOX=require cannot be met. Runs before
+    any thread starts: a thread that exists when Landlock is entered stays unrestricted."""
+    private: list[Path] = []
+    problem = None
+    if config.web_sandbox == "off":
+        sandbox.not_entered("WEB_SANDBOX=off")
+    elif config.celery_broker_url is None:
+        problem = "the embedded worker is started by the web process and would be restricted with it"
+    else:
+        private = sandbox.prepare(data_dir, ROOT / "data", config.store, os.environ)
+    uploads = make_private_folder()
+    if private:
+        try:
+            log.info("web process sandbox: %s", sandbox.enter(private))
+        except sandbox.SandboxUnavailable as exc:
+            problem = str(exc)
+    if problem is None:
+        return uploads, None
+    if config.web_sandbox == "require":
+        shutil.rmtree(uploads, ignore_errors=True)
+        return uploads, f"WEB_SANDBOX=require, but no sandbox: {problem}"
+    log.warning("web process sandbox off: %s", problem)
+    sandbox.not_entered(problem)
+    return uploads, None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(
         prog="python -m space",
@@ -218,8 +246,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # a bad variable stops start-up with one line naming it
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
-
     problem = oauth_problem() or open_auth_problem(auth_mode(config), config.host, config)
     if problem:
         print(problem, file=sys.stderr, flush=True)
@@ -234,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"\nCreated {data_dir / 'tokens.json'}. API token for 'local' (shown once):\n  {token}\n",
                 flush=True,
             )
+    uploads, problem = enter_sandbox(config, data_dir)
+    if problem:
+        print(problem, file=sys.stderr, flush=True)
+        return 2
+    from space.server import create_app  # imports worker.celery, which creates $DATA_DIR: not for --help
+
     worker = None
     if config.celery_broker_url is None:
         if config.seed_demo:  # SEED_DEMO=0 starts without the synthetic demo, as the Docker entrypoint does
@@ -252,7 +284,6 @@ def main(argv: list[str] | None = None) -> int:
     # uvicorn re-raises SIGTERM after its graceful shutdown; turning it into SystemExit lets the
     # `finally` below stop the worker instead of the default handler killing us first.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uploads = make_private_folder()
     log.info("Gradio upload folder: %s", uploads)
     server = _Server(
         uvicorn.Config(

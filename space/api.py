@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from scoring.limits import MAX_FILE_BYTES
 from scoring.metrics_spec import metric_specs
 from scoring.tracks import TRACK_NAMES
-from space import feeds
+from space import feeds, sandbox
 from space.auth import Auth
 from space.board_api import (
     DEFAULT_PAGE_SIZE,
@@ -469,6 +469,10 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
     @router.get("/health", summary="Store and broker reachability")
     def health():
         status = service.health()
+        # The web process's own file-system boundary, checked live (space/sandbox.py); not part of "ok"
+        # unless a private path it should be refused is readable.
+        status["sandbox"] = sandbox.status()
+        status["ok"] = status["ok"] and not status["sandbox"].startswith("BROKEN")
         return JSONResponse(status, status_code=200 if status["ok"] else 503)
 
     @router.post(

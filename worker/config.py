@@ -12,6 +12,7 @@ AREAS = ("references", "submissions", "results")
 PRIVATE_AREAS = frozenset({"references", "submissions"})
 STORE_KINDS = ("local", "hub")
 AUTH_MODES = ("hub", "token", "open")
+SANDBOX_MODES = ("off", "auto", "require")
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -112,6 +113,9 @@ class Config:
     # is a file, read on every request.
     head_poll_seconds: float = 30.0
     webhook_secret: str | None = field(default=None, repr=False)  # the Hub webhook's X-Webhook-Secret
+    # The web process's Landlock boundary (space/sandbox.py): "auto" restricts it when the kernel allows and
+    # no embedded worker runs in it, "require" refuses to start otherwise. The Docker image sets "auto".
+    web_sandbox: str = "off"
 
     @property
     def hard_time_limit(self) -> int:
@@ -161,6 +165,9 @@ class Config:
             raise ValueError(f"GOLD_MATCH_HOLD must be in (0, 1], got {self.gold_match_hold!r}")
         if self.auth is not None and self.auth not in AUTH_MODES:
             raise ValueError(f"AUTH must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
+        if self.web_sandbox not in SANDBOX_MODES:
+            modes = ", ".join(SANDBOX_MODES)
+            raise ValueError(f"WEB_SANDBOX must be one of {modes}, got {self.web_sandbox!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -207,6 +214,7 @@ class Config:
             worker_soft_shutdown_timeout=_float(env, "WORKER_SOFT_SHUTDOWN_TIMEOUT", 5.0),
             head_poll_seconds=_float(env, "HEAD_POLL_SECONDS", 30.0),
             webhook_secret=_opt(env, "WEBHOOK_SECRET"),
+            web_sandbox=(_opt(env, "WEB_SANDBOX") or "off").lower(),
             ui_file_ttl_seconds=_int(env, "UI_FILE_TTL_SECONDS", 900),
             ui_files_max_bytes=_int(env, "UI_FILES_MAX_BYTES", 2 * 1024**3),
             seed_demo=_flag(env, "SEED_DEMO", True),
