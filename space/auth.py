@@ -204,7 +204,15 @@ class Auth:
             return None
         with self._lock:
             if mtime != self._tokens[0]:  # re-read when edited, so adding a user needs no restart
-                self._tokens = (mtime, usable_tokens(json.loads(path.read_text())))
+                try:
+                    self._tokens = (mtime, usable_tokens(json.loads(path.read_text())))
+                except PermissionError:  # replaced by a new file the sandboxed web process may not read
+                    log.error(
+                        "%s was replaced by a file this process may not read (WEB_SANDBOX): edit it in "
+                        "place, or restart the web process; the tokens read before stay in use",
+                        path,
+                    )
+                    self._tokens = (mtime, self._tokens[1])
             tokens = self._tokens[1]
         for known, user in tokens.items():
             if secrets.compare_digest(known.encode(), token.encode()):

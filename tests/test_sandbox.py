@@ -171,10 +171,33 @@ def test_the_web_process_runs_inside_it_and_an_upload_is_published(tmp_path: Pat
 
         wait_for(on_board, timeout=90, what="the upload on the board")
         assert "Traceback" not in web.tail(100_000)
+        check_token_file_edits(web)
     finally:
         if worker is not None:
             worker.stop()
         stop_web(web)
+
+
+def whoami(web, token: str) -> int:
+    headers = {"Authorization": f"Bearer {token}"}
+    return httpx.get(f"{web.url}/api/v1/me/submissions", headers=headers, timeout=10).status_code
+
+
+def check_token_file_edits(web) -> None:
+    """tokens.json lies on the way to the references area (DATA_DIR), so the web process keeps the file it
+    was given: an edit in place is read (a new user works), a replacing write is not readable to it (the
+    users read before keep working, and the log says what to do)."""
+    path = web.data_dir / "tokens.json"
+    tokens = json.loads(path.read_text())
+    with open(path, "w") as f:  # in place: same file
+        json.dump({**tokens, "tok-newcomer-0123456789": "newcomer"}, f)
+    os.utime(path, (1, 1))  # a new mtime however fast the edit was
+    assert whoami(web, "tok-newcomer-0123456789") == 200
+    replacement = path.with_suffix(".new")
+    replacement.write_text(json.dumps({**tokens, "tok-late-0123456789": "late"}))
+    replacement.replace(path)  # what an editor's "write a new file, rename it" does
+    assert whoami(web, "tok-late-0123456789") == 401 and whoami(web, "tok-alice-0123456789") == 200
+    assert "was replaced by a file this process may not read" in web.tail(20_000)
 
 
 def test_without_it_health_says_so(tmp_path: Path) -> None:
