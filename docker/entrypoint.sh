@@ -91,15 +91,15 @@ start_web() {
   # It runs as the workers' uid (a Space allows one), so it shuts itself out of their files with Landlock
   # (space/sandbox.py): WEB_SANDBOX=auto unless the operator chose otherwise (require: refuse to start
   # without it; off).
-  local env_args=(-u SIGNING_KEY -u HF_WEB_TOKEN "WEB_SANDBOX=${WEB_SANDBOX:-auto}")
+  local unset_args=(-u SIGNING_KEY -u HF_WEB_TOKEN) set_args=("WEB_SANDBOX=${WEB_SANDBOX:-auto}")
   if [ -n "${HF_WEB_TOKEN:-}" ]; then
-    env_args+=("HF_TOKEN=$HF_WEB_TOKEN")
+    set_args+=("HF_TOKEN=$HF_WEB_TOKEN")
   elif [ "${STORE:-}" = hub ] || [ -n "${HF_RESULTS_REPO:-}" ]; then
     log "warning: HF_WEB_TOKEN is unset, so the web process holds HF_TOKEN; give it a token of its own"
   else
-    env_args+=(-u HF_TOKEN)
+    unset_args+=(-u HF_TOKEN)
   fi
-  env "${env_args[@]}" python -m space &
+  env "${unset_args[@]}" "${set_args[@]}" python -m space &  # env takes its options before NAME=VALUE
   started "web (python -m space)"
 }
 
