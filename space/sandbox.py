@@ -3,11 +3,11 @@
 A Space runs every process of the container as one uid, so file permissions cannot keep the web process
 away from the workers' references. Landlock can: an unprivileged process may give up, for itself and its
 future children, every file access outside the rules it lists. `restrict` lists everything except the
-private paths (the references area of the local store, the workers' Hub cache, the demo's test gold), so
-the web process can still read its code, libraries, uploads and the rest of the store, and an attacker who
-gets code running in it cannot open, list, change or remove a reference file. Landlock also stops it from
-tracing or reading the memory and environment (/proc/PID/mem, /proc/PID/environ) of processes outside its
-domain, such as the workers.
+private paths (the local store's areas the web store does not open, the workers' Hub cache, the demo's
+test gold), so the web process can still read its code, libraries, uploads and the rest of the store,
+and an attacker who gets code running in it cannot open, list, change or remove a reference file.
+Landlock also stops it from tracing or reading the memory and environment (/proc/PID/mem,
+/proc/PID/environ) of processes outside its domain, such as the workers.
 
 Landlock only grants: a rule allows an access for a whole directory tree. So "everything but P" is built
 from the siblings of every directory on the way from / to P (each granted in full) — the directories on
@@ -175,9 +175,11 @@ def prepare(data_dir: Path, repo_data: Path, store: str, env: dict[str, str]) ->
     """Make what the restricted web process will need, point its own temporary files and (with the Hub
     store) its own Hub cache at folders it may use, and return the private paths: the local store's
     references area, the workers' Hub cache, and the demo's test gold."""
+    from worker.store import WEB_AREAS, WORKER_AREAS  # no huggingface_hub import: HF_HOME is set below
+
     data_dir = Path(data_dir).resolve()
-    private = [data_dir / "store" / "references"]
-    for needed in ("store/submissions", "store/results", "heartbeats", "hub-budget"):
+    private = [data_dir / "store" / area for area in sorted(WORKER_AREAS - WEB_AREAS)]
+    for needed in [*(f"store/{area}" for area in sorted(WEB_AREAS)), "heartbeats", "hub-budget"]:
         (data_dir / needed).mkdir(parents=True, exist_ok=True)
     if store == "hub":
         private.append(workers_hub_cache(env).resolve())

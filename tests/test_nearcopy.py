@@ -127,12 +127,18 @@ def test_identical_files_keep_the_duplicate_behaviour(client, enqueuer):
     assert copy["submission_id"] not in scored_ids(enqueuer) and "alice" not in copy["reason"]
 
 
+def flip_first_harmful(lines: list[dict]) -> None:
+    """One VARM label changed: the first output (of the first 20) that says harmful says harmless."""
+    k = next(i for i, obj in enumerate(lines[:20]) if "[L:有害]" in obj["output"])
+    lines[k]["output"] = lines[k]["output"].replace("[L:有害]", "[L:无害]")
+
+
 def test_near_copies_of_baselines_and_on_varm_are_held(service, client):
     service.submit(
         identity="baseline", track="varm", data=VARM, metadata={"model_name": "baseline-x"}, is_baseline=True
     )
     lines = [json.loads(line) for line in VARM.decode().splitlines() if line.strip()]
-    lines[5]["output"] = lines[5]["output"].replace("[L:有害]", "[L:无害]")
+    flip_first_harmful(lines)
     changed = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines).encode()
     assert changed != VARM
     body = post(client, changed, "mallory", track="varm").json()
@@ -302,7 +308,7 @@ def test_score_neutral_edits_do_not_make_a_probe_look_new(client):
     spans on a track whose references have none) must not get it past the guard."""
     post(client, VARM, "bob", track="varm")
     lines = [json.loads(line) for line in VARM.decode().splitlines() if line.strip()]
-    lines[5]["output"] = lines[5]["output"].replace("[L:有害]", "[L:无害]")  # the probe: one label
+    flip_first_harmful(lines)  # the probe: one label
     padded = 0
     for obj in lines[20:80]:
         target = obj["output"].split("[T:", 1)[1].split("]", 1)[0] if "[T:" in obj["output"] else ""

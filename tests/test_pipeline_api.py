@@ -163,7 +163,8 @@ def test_leaderboard_public_files_validate_health(client):
     assert client.get("/api/v1/public/varm/dev.jsonl").status_code == 200
     report = client.post("/api/v1/validate", data={"track": "varm"}, files={"file": ("p", VALID)}).json()
     assert report["valid"] is True and report["rows"] == 2000
-    assert client.get("/api/v1/health").json() == {"ok": True, "store": "ok", "broker": "ok", "disk": "ok"}
+    health = client.get("/api/v1/health").json()
+    assert health == {"ok": True, "store": "ok", "broker": "ok", "disk": "ok", "sandbox": "off"}
     paths = client.get("/openapi.json").json()["paths"]
     assert {
         "/api/v1/submissions",
