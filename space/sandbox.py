@@ -24,6 +24,7 @@ import ctypes
 import errno
 import os
 import platform
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -194,28 +195,10 @@ def prepare(data_dir: Path, repo_data: Path, store: str, env: dict[str, str]) ->
     if demo.is_dir():
         private += sorted(demo.glob("*/test.jsonl")) + sorted(p for p in demo.glob("*/subsets") if p.is_dir())
     on_the_way = {parent for p in private for parent in p.parents}
-    if Path(_gettempdir()).resolve() in on_the_way:  # new temporary files would land outside every rule
-        env["TMPDIR"] = _mkdtemp(prefix="web-tmp-")
-        _reset_tempdir()
+    if Path(tempfile.gettempdir()).resolve() in on_the_way:  # new temporary files would be out of reach
+        env["TMPDIR"] = tempfile.mkdtemp(prefix="web-tmp-")
+        tempfile.tempdir = None  # read TMPDIR again
     return private
-
-
-def _gettempdir() -> str:
-    import tempfile
-
-    return tempfile.gettempdir()
-
-
-def _mkdtemp(prefix: str) -> str:
-    import tempfile
-
-    return tempfile.mkdtemp(prefix=prefix)
-
-
-def _reset_tempdir() -> None:
-    import tempfile
-
-    tempfile.tempdir = None  # read TMPDIR again
 
 
 def enter(private: list[Path]) -> str:

@@ -214,3 +214,10 @@ def test_without_it_health_says_so(tmp_path: Path) -> None:
         [sys.executable, "-m", "space"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and "WEB_SANDBOX=require, but no sandbox: the embedded worker" in done.stderr
+
+
+def test_web_sandbox_takes_three_values() -> None:
+    assert Config.from_env({"WEB_SANDBOX": "Auto"}).web_sandbox == "auto"
+    assert Config.from_env({}).web_sandbox == "off"
+    with pytest.raises(ValueError, match="WEB_SANDBOX must be one of off, auto, require"):
+        Config.from_env({"WEB_SANDBOX": "maybe"})
