@@ -13,6 +13,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from .api import dumps_result, read_public_inputs, score_file, validate_file
 from .problems import InputError, Problem
@@ -44,7 +45,7 @@ def _existing(path: str, what: str) -> Path:
     return Path(path)
 
 
-def _print_problems(problems: Sequence[Problem], total: int, out=sys.stderr) -> None:
+def _print_problems(problems: Sequence[Problem], total: int, out: TextIO = sys.stderr) -> None:
     for problem in problems:
         print(f"  {problem}", file=out)
     if total > len(problems):
@@ -153,7 +154,7 @@ def _check_references(args: argparse.Namespace) -> int:
     if args.track == "varm":
         from .references import bundle_warnings, check_reference_bundle
 
-        problems = check_reference_bundle(directory)
+        problems: list[Problem] = list(check_reference_bundle(directory))
         total = len(problems)
         for warning in bundle_warnings(directory):
             print(f"warning: {warning}", file=sys.stderr)
@@ -214,10 +215,13 @@ def _masked_inputs(args: argparse.Namespace) -> int:
     if args.track == "varm":
         raise UsageError("masked-inputs is for the ToxiTrace tracks (cold, toxicn, cntp)")
     from .toxitrace.masked_inputs import masked_inputs_jsonl
+    from .toxitrace.tracks import ToxiTraceTrack
 
     inputs = read_public_inputs(_read(args.inputs, "inputs file"))
     predictions = _read(args.predictions, "predictions file")
-    data = masked_inputs_jsonl(inputs, predictions, spans=get_track(args.track).span_mode)
+    track = get_track(args.track)
+    assert isinstance(track, ToxiTraceTrack)  # VARM was refused above
+    data = masked_inputs_jsonl(inputs, predictions, spans=track.span_mode)
     _write_atomically(Path(args.out), data)
     print(f"wrote {data.count(NEWLINE):,} masked texts ({len(inputs):,} rows x 6 variants) to {args.out}")
     return EXIT_OK
@@ -311,6 +315,12 @@ def _verify(args: argparse.Namespace) -> int:
     if args.predictions or args.references:
         if not (args.predictions and args.references and args.track) or len(rows) != 1:
             raise UsageError("re-deriving needs --track, --predictions and --references, and one row")
+        part = (rows[0].get("result") or {}).get("slice", "full")
+        if part != "full":  # slice membership is the maintainers' secret (../shared/spec/disclosure.md §2)
+            raise UsageError(
+                f"this result is on the test set's {part} slice, which cannot be re-derived from the full "
+                "references; a release's rows (full.* columns) and a public test set's results can"
+            )
         result = score_file(
             args.track,
             _existing(args.references, "references"),
@@ -328,7 +338,7 @@ def _verify(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)  # exits 2 on usage errors
     try:
-        return args.run(args)
+        return int(args.run(args))
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -11,8 +11,10 @@ shape with the data. Pure functions; counts (`rows`) and gold-independent counts
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 MIN_CELL_ROWS = 30
 SMALL_CELL = f"n/a: fewer than {MIN_CELL_ROWS} rows (small groups reveal individual hidden labels)"
@@ -28,7 +30,7 @@ DERIVED_CELL = (
 PUBLISHED_DECIMALS = 3  # 0.1 percentage point on the [0, 1] scale (spec §3, "Rounding")
 
 
-def rounded(value):
+def rounded(value: Any) -> Any:
     """`value` with every float rounded to PUBLISHED_DECIMALS places (dicts and lists walked; counts, which
     are ints, and strings stay exact). The published form of anything computed on a private test's public
     slice: a full-precision metric is a function of every row, and its digits beyond what a reader needs
@@ -87,13 +89,13 @@ def withhold(cell: dict, keys: Iterable[str], reason: str) -> dict:
     return out
 
 
-def _nulled(value):
+def _nulled(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _nulled(v) for k, v in value.items()}
     return None
 
 
-def unlinked_rows(columns) -> np.ndarray:
+def unlinked_rows(columns: ArrayLike) -> np.ndarray:
     """The row order that sorts per-row outcomes (an n × k array) by value.
 
     The published intervals come from a seeded bootstrap over rows. Over rows in test order they depend on

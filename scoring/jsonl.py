@@ -103,7 +103,7 @@ def _encoding_problem(data: bytes, error: UnicodeDecodeError, what: str) -> Prob
     return Problem(None, None, f"the {what} file is encoded as GBK/GB18030; save it as UTF-8")
 
 
-def read_jsonl(
+def read_jsonl(  # noqa: C901
     data: bytes,
     *,
     what: str = "predictions",

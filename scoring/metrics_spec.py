@@ -9,6 +9,7 @@ leaderboard rows, which also flatten `explanations.*`): published keys, never re
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 __all__ = ["METRIC_SPECS", "VARM_FIELDS", "MetricSpec", "metric_spec", "metric_specs"]
 
@@ -106,7 +107,7 @@ _SPANS = (
 # The "Expl." column group (spec §3): blank for systems without explanations, and left out of a page on
 # which no system has them, so a board without explanations looks as before. Shown by default.
 # Comprehensiveness, sufficiency and the decision flip are self-reported (disclosure §7).
-def _self_reported(key: str, en: str, zh: str, **kw) -> MetricSpec:
+def _self_reported(key: str, en: str, zh: str, **kw: Any) -> MetricSpec:
     return MetricSpec(key, f"{en} (self-reported)", f"{zh}（自报）", self_reported=True, **kw)
 
 

@@ -139,7 +139,7 @@ def consistency_issues(record: dict[str, str]) -> list[str]:
     return issues
 
 
-def parse_output(raw: str) -> ParsedOutput:
+def parse_output(raw: str) -> ParsedOutput:  # noqa: C901
     """Apply the strict parser of spec §2 to one raw model output."""
     text = raw.strip()
     matches = list(ANCHOR_RE.finditer(text))

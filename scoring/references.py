@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -118,7 +119,7 @@ def subset_files(subsets_dir: Path | None) -> list[Path]:
     return sorted(Path(subsets_dir).glob("*.jsonl"), key=lambda p: p.name)
 
 
-def validate_gold_record(
+def validate_gold_record(  # noqa: C901
     obj: dict, line: int, *, require_cot: bool = False, require_id: bool = False
 ) -> list[Problem]:
     """Keys, types, value sets and the cross-field rules of one gold record (no values quoted)."""
@@ -190,8 +191,8 @@ def _read_file(path: Path, what: str) -> tuple[list[tuple[int, dict]], ProblemLi
 
 
 def _gold_file(path: Path, *, require_cot: bool) -> tuple[list[tuple[int, dict]], list[Problem]]:
-    records, problems = _read_file(path, path.name)
-    problems = list(problems)
+    records, read_problems = _read_file(path, path.name)
+    problems: list[Problem] = list(read_problems)
     has_id = [("id" in obj) for _, obj in records]
     mixed = any(has_id) and not all(has_id)
     for line, obj in records:
@@ -221,7 +222,9 @@ def _match_subset(
     records: list[tuple[int, dict]], refs_ids: dict[str, int], refs_texts: dict[str, int]
 ) -> tuple[list[int], list[Problem]]:
     """Row indices of a subset's rows in the test split: by id when both have one, else by exact text."""
-    rows, problems, seen = [], [], {}
+    rows: list[int] = []
+    problems: list[Problem] = []
+    seen: dict[int, int] = {}  # test row -> the subset line that named it
     for line, obj in records:
         row_id, text = obj.get("id"), obj.get("text")
         if isinstance(row_id, str) and refs_ids:
@@ -249,12 +252,12 @@ def load_references(path: Path, subsets_dir: Path | None = None) -> VarmReferenc
     if Path(path).is_dir() and not test_path.exists():
         raise InputError([Problem(None, None, f"{path}: no test.jsonl here; expected {EXPECTED_REFERENCES}")])
     records, problems = _gold_file(test_path, require_cot=False)
-    all_problems: list[Problem] = _in_file(problems, test_path.name)
+    all_problems: list[Problem] = list(_in_file(problems, test_path.name))
     all_problems += _in_file(_uniqueness(records, "id") + _uniqueness(records, "text"), test_path.name)
     has_ids = bool(records) and all("id" in obj for _, obj in records)
     # Without ids in the bundle, rows are named by position so that public inputs still carry an id.
     ids = [obj["id"] if has_ids else f"{k + 1}" for k, (_, obj) in enumerate(records)]
-    texts = [obj.get("text") for _, obj in records]
+    texts = cast(list[str], [obj.get("text") for _, obj in records])  # a missing one raises below
     refs = VarmReferences(rows=[obj for _, obj in records], ids=ids, texts=texts, has_ids=has_ids)
     id_index = {row_id: k for k, row_id in enumerate(ids)} if has_ids else {}
     text_index = {text: k for k, text in enumerate(texts) if isinstance(text, str)}
@@ -328,7 +331,7 @@ def bundle_warnings(path: Path) -> list[str]:
     return warnings
 
 
-def check_reference_bundle(directory: Path) -> list[BundleProblem]:
+def check_reference_bundle(directory: Path) -> list[BundleProblem]:  # noqa: C901
     """Every problem of a VARM bundle directory (test.jsonl, optional train/dev.jsonl, subsets/), or of
     a single gold file (checked as the test split)."""
     directory = Path(directory)
@@ -360,17 +363,17 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
     names = list(splits)
     keys = {s: [audit_key(obj.get("text") or "") for _, obj in splits[s]] for s in names}
     for split in names:
-        first: dict[str, int] = {}
+        first_row: dict[str, int] = {}
         for k, key in enumerate(keys[split]):
             line, obj = splits[split][k]
-            if key in first and splits[split][first[key]][1].get("text") != obj.get("text"):
+            if key in first_row and splits[split][first_row[key]][1].get("text") != obj.get("text"):
                 message = (
-                    f"same text as line {splits[split][first[key]][0]} on the authors' audit key (NFKC, "
+                    f"same text as line {splits[split][first_row[key]][0]} on the authors' audit key (NFKC, "
                     "lower case, letters and digits only: it differs in punctuation, spacing or case); "
                     "every text must be unique"
                 )
                 problems.append(BundleProblem(line, "text", message, file=f"{split}.jsonl"))
-            first.setdefault(key, k)
+            first_row.setdefault(key, k)
     for i, left in enumerate(names):
         for right in names[i + 1 :]:
             for a, b, ratio in near_duplicate_pairs(keys[left], keys[right]):
@@ -388,7 +391,7 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:
     test = splits.get("test", [])
     has_ids = bool(test) and all("id" in obj for _, obj in test)
     id_index = {obj["id"]: k for k, (_, obj) in enumerate(test)} if has_ids else {}
-    text_index = {obj.get("text"): k for k, (_, obj) in enumerate(test)}
+    text_index = {obj["text"]: k for k, (_, obj) in enumerate(test) if isinstance(obj.get("text"), str)}
     subsets_dir = directory / "subsets"
     for path in subset_files(subsets_dir if subsets_dir.is_dir() else None):  # a file has no subsets/
         name = f"subsets/{path.name}"

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from .problems import Problem
 from .report import Report
 
 __all__ = ["MODEL_TYPES", "PRIMARY_METRICS", "SETTINGS", "TRACK_NAMES", "TRACK_TITLES", "Track", "get_track"]
@@ -24,12 +25,23 @@ SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 
 
 class Track(Protocol):
-    name: str
-    title: str
-    primary_metric: str
-    headline_metrics: tuple[str, ...]
+    # Read-only: the tracks are frozen dataclasses or class attributes.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def primary_metric(self) -> str: ...
+
+    @property
+    def headline_metrics(self) -> tuple[str, ...]: ...
 
     def load_references(self, path: Path, subsets_dir: Path | None = None) -> Any: ...
+
+    # Every problem of a reference bundle (a folder or a test file), for `check-references` and installs.
+    def check_reference_bundle(self, directory: Path) -> list[Problem]: ...
 
     def public_inputs(self, refs: Any) -> list[dict]: ...
 

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -15,14 +16,12 @@ from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlin
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .ladder import Margin, per_row_margin
 from .problems import InputError, Problem
-from .protocol import ParsedOutput, parse_output, summarise_advice
-from .references import VarmReferences, load_references
+from .protocol import DISCRETE_FIELDS, FIELDS, ParsedOutput, parse_output, summarise_advice
+from .references import VarmReferences, check_reference_bundle, load_references
 from .report import Report
 from .tracks import PRIMARY_METRICS, TRACK_TITLES
 from .varm_metrics import (
     COLUMNS,
-    DISCRETE_FIELDS,
-    FIELDS,
     HEADLINE_CI_METRICS,
     RowOutcomes,
     disclosed_subset,
@@ -69,12 +68,15 @@ class VarmTrack:
     def load_references(self, path: Path, subsets_dir: Path | None = None) -> VarmReferences:
         return load_references(path, subsets_dir)
 
+    def check_reference_bundle(self, directory: Path) -> list[Problem]:
+        return list(check_reference_bundle(directory))
+
     def public_inputs(self, refs: VarmReferences) -> list[dict]:
         return [{"id": row_id, "text": text} for row_id, text in zip(refs.ids, refs.texts, strict=True)]
 
     # -- validation (gold-independent) -------------------------------------------------------------
 
-    def _check(
+    def _check(  # noqa: C901
         self, data: bytes, inputs: list[dict], *, advice: bool = True, split: str = "test"
     ) -> _Checked:
         records, read_problems = read_jsonl(data, what="predictions")
@@ -114,7 +116,7 @@ class VarmTrack:
         def describe(key: object) -> str:
             if isinstance(key, int):
                 return f"id {quote(ids[key])}"
-            kind, value = key  # type: ignore[misc]
+            kind, value = cast(tuple[str, str], key)
             return f"{kind} {quote(value)}"
 
         report.extend(
@@ -281,7 +283,7 @@ class VarmTrack:
             self.prepare_compare(a), self.prepare_compare(b), bootstrap=bootstrap, seed=seed, metrics=metrics
         )
 
-    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> ComparableRows:
+    def prepare_compare(self, rows: Mapping[str, list | np.ndarray]) -> ComparableRows:
         """`rows` (from `row_outcomes`; numeric columns as lists or arrays of the same values) decoded once
         for any number of `paired_compare_prepared` calls."""
         outcomes = RowOutcomes.from_lists(rows)
@@ -372,7 +374,7 @@ def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:
     return ComparableRows(ids, len(set(ids)) == len(ids), outcomes, flags)
 
 
-def _take(outcomes: RowOutcomes, order: list[int]) -> RowOutcomes:
+def _take(outcomes: RowOutcomes, order: Sequence[int] | np.ndarray) -> RowOutcomes:
     """`outcomes` with its rows in `order` (what `from_lists` of the reordered lists gives)."""
     return RowOutcomes(**{f.name: getattr(outcomes, f.name)[order] for f in fields(RowOutcomes)})
 

@@ -87,7 +87,7 @@ def _sources(path: Path) -> tuple[dict[str, Path], str]:
     return files, "a release folder"
 
 
-def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) -> dict:
+def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) -> dict:  # noqa: C901
     path, out_dir = Path(path), Path(out_dir)
     sources, given = _sources(path)
     problems: list[Problem] = []
@@ -167,11 +167,11 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
             f"{NO_TARGET} (asked for with --fill-blank-targets)"
         )
     summary["warnings"] += _overlap_warnings(splits, lines_of, sources)
-    for split, found in unprefixed.items():
-        if found:
-            shown = ", ".join(map(str, found[:10])) + (", ..." if len(found) > 10 else "")
+    for split, lines in unprefixed.items():
+        if lines:
+            shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
             summary["warnings"].append(
-                f"{sources[split].name}: {len(found):,} gold cot(s) do not start with 分析： "
+                f"{sources[split].name}: {len(lines):,} gold cot(s) do not start with 分析： "
                 f"(line(s) {shown}); accepted as the authors' validator accepts them, since the rest "
                 "parses to the row's fields"
             )
@@ -189,7 +189,7 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
 SUBSET_FOLDERS = ("subsets", "subsets/q2")  # the authors' evaluate_q2.py looks in subsets/q2/ by default
 
 
-def _subsets(
+def _subsets(  # noqa: C901
     folder: Path | None,
     test_ids: dict[str, str],
     test_rows: list[dict],
@@ -225,7 +225,7 @@ def _subsets(
             problems += _in_file(list(found), shown)
             rows = []
             for line, obj in records:
-                row_id = test_ids.get(obj.get("text"))
+                row_id = test_ids.get(obj.get("text") or "")
                 if row_id is None:
                     problems.append(BundleProblem(line, "text", "no test row has this text", file=shown))
                     continue

@@ -10,7 +10,7 @@ estimates equal the plain count-and-divide definitions bit for bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,7 +114,7 @@ class RowOutcomes:
 
     @property
     def harmful(self) -> np.ndarray:
-        return self.gold[:, DISCRETE_FIELDS.index("label")] == CLASS_CODES["label"][HARMFUL]
+        return np.asarray(self.gold[:, DISCRETE_FIELDS.index("label")] == CLASS_CODES["label"][HARMFUL])
 
     def indicator_matrix(self) -> np.ndarray:
         """The float64 matrix whose column sums give every metric (layout: `_columns()`)."""
@@ -144,7 +144,7 @@ class RowOutcomes:
         return out
 
     @classmethod
-    def from_lists(cls, data: dict[str, list]) -> RowOutcomes:
+    def from_lists(cls, data: Mapping[str, list | np.ndarray]) -> RowOutcomes:
         return cls(
             valid=np.asarray(data["valid"], dtype=bool),
             anchor_valid=np.asarray(data["anchor_valid"], dtype=bool),
@@ -204,10 +204,10 @@ COLUMNS = _columns()
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den elementwise, 0 where den == 0."""
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+    return np.asarray(np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0))
 
 
-def metric_arrays(
+def metric_arrays(  # noqa: C901
     sums: np.ndarray, rows: np.ndarray, names: Sequence[str] | None = None
 ) -> dict[str, np.ndarray]:
     """Every metric (or only those in `names`) from column sums `sums` (k, columns) of k weightings with

@@ -23,7 +23,7 @@ def rows_of(path: Path) -> list[dict]:
         path = path / "rows.json"
     value = json.loads(path.read_text(encoding="utf-8"))
     if isinstance(value, dict) and isinstance(value.get("rows"), list):
-        return value["rows"]
+        return list(value["rows"])
     return [value]
 
 
@@ -55,23 +55,24 @@ def _numbers(tree: dict, prefix: str = "") -> dict:
     return out
 
 
-def check_numbers(row: dict, derived_columns: dict) -> list[str]:
-    """Compare a row's full-test metric columns with `derived_columns` (flattened, as the board's)."""
+def check_numbers(row: dict, expected: dict) -> list[str]:
+    """Compare a row's full-test metric columns with `expected` (flattened, as the board's: `derived_columns`
+    of the re-derived result)."""
     if isinstance(row.get("result"), dict):  # a published result envelope (a public test's: full, exact)
         full = derived_columns(row["result"])
     else:
         full = {k.removeprefix("full."): v for k, v in row.items() if k.startswith("full.")}
     if not full:  # a full-test row (a public test set's release)
-        full = {k: row[k] for k in derived_columns if k in row}
+        full = {k: row[k] for k in expected if k in row}
     problems = []
     for name, value in sorted(full.items()):
-        if name not in derived_columns:
+        if name not in expected:
             problems.append(
                 f"{row.get('submission_id', '?')}: field full.{name} is not a metric of this scorer"
             )
-        elif derived_columns[name] != value:
+        elif expected[name] != value:
             problems.append(
                 f"{row.get('submission_id', '?')}: field full.{name} differs: published {value!r}, "
-                f"re-derived {derived_columns[name]!r}"
+                f"re-derived {expected[name]!r}"
             )
     return problems

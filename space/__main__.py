@@ -227,7 +227,7 @@ def enter_sandbox(config: Config, data_dir: Path) -> tuple[Path, str | None]:
     return uploads, None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: C901
     args = argparse.ArgumentParser(
         prog="python -m space",
         description=__doc__,

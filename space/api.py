@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Body, Depends, File, Form, Header, HTTPException, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
 from scoring.metrics_spec import metric_specs
@@ -54,7 +54,7 @@ class BodyLimit:
             return await _too_large(self.max_bytes)(scope, receive, send)
         seen = 0
 
-        async def limited() -> dict:
+        async def limited() -> Message:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
@@ -132,7 +132,7 @@ async def _read_capped(upload: UploadFile, limit: int) -> bytes | None:
     return None if size > limit else b"".join(chunks)
 
 
-def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_BYTES) -> APIRouter:
+def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_BYTES) -> APIRouter:  # noqa: C901
     router = APIRouter(prefix="/api/v1", tags=["leaderboard"])
 
     def identity(authorization: str | None, x_user: str | None) -> str:
@@ -165,7 +165,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             507: {"description": "The server's disk is full; nothing was stored"},
         },
     )
-    async def submit(
+    async def submit(  # noqa: PLR0913
         file: Annotated[UploadFile, File(description="predictions JSONL")],
         track: Annotated[str, Form()] = "",
         model_name: Annotated[str, Form(description="required, at most 100 characters")] = "",

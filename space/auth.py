@@ -184,17 +184,20 @@ class Auth:
 
     def identify(self, authorization: str | None, x_user: str | None = None) -> str | None:
         if self.mode == "open":
-            if not (x_user or "").strip():
+            given = x_user or ""
+            if not given.strip():
                 return "anonymous"
-            user = normalise_identity(x_user)
-            return user if _USER.fullmatch(user) and not refused_identity(x_user) else None
+            user = normalise_identity(given)
+            return user if _USER.fullmatch(user) and not refused_identity(given) else None
         token = bearer(authorization)
         if token is None:
             return None
-        user = self._hub_user(token) if self.mode == "hub" else self._local_user(token)
-        if not user or refused_identity(user):  # the name as given: case matters to look-alikes ("baseIine")
+        found = self._hub_user(token) if self.mode == "hub" else self._local_user(token)
+        if not found or refused_identity(
+            found
+        ):  # the name as given: case matters to look-alikes ("baseIine")
             return None
-        return normalise_identity(user) or None
+        return normalise_identity(found) or None
 
     def _local_user(self, token: str) -> str | None:
         path = Path(self.config.data_dir) / TOKEN_FILE

@@ -25,7 +25,7 @@ import errno
 import os
 import platform
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
 
 # linux/landlock.h
@@ -163,7 +163,7 @@ def unreadable(path: Path) -> bool:
 _state: dict = {"status": "off", "private": []}
 
 
-def workers_hub_cache(env: dict[str, str]) -> Path:
+def workers_hub_cache(env: Mapping[str, str]) -> Path:
     """The Hub cache the workers use (huggingface_hub's rule, read without importing it)."""
     explicit = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE")
     if explicit:
@@ -172,7 +172,7 @@ def workers_hub_cache(env: dict[str, str]) -> Path:
     return Path(home).expanduser() / "hub"
 
 
-def prepare(data_dir: Path, repo_data: Path, store: str, env: dict[str, str]) -> list[Path]:
+def prepare(data_dir: Path, repo_data: Path, store: str, env: MutableMapping[str, str]) -> list[Path]:
     """Make what the restricted web process will need, point its own temporary files and (with the Hub
     store) its own Hub cache at folders it may use, and return the private paths: the local store's
     references area, the workers' Hub cache, and the demo's test gold."""

@@ -12,6 +12,7 @@ import pytest
 
 from scoring.api import score_file
 from scoring.tracks import get_track
+from scoring.verify import check_numbers, derived_columns
 from tests.conftest_pipeline import DEMO, ROOT, RecordingEnqueuer
 from tests.factories import mixed_predictions
 
@@ -263,6 +264,27 @@ def test_every_published_result_is_signed_and_verifies(pipeline, tmp_path):
         ok = _cli("verify", str(tmp_path / f"e{k}.json"), "--public-key", key)
         assert ok.returncode == 0, ok.stdout
     envelope = json.loads((tmp_path / "e0.json").read_text())
+    # Re-deriving a live (public-slice) envelope is refused with the reason, not a traceback; a full result's
+    # envelope re-derives (its own numbers pass, another file's do not: positive control).
+    sid = envelope["submission"]["submission_id"]
+    (tmp_path / "own.jsonl").write_bytes(store.read("submissions", f"cold/{sid}/predictions.jsonl"))
+    derive = [
+        "--track",
+        "cold",
+        "--references",
+        str(DEMO / "cold"),
+        "--predictions",
+        str(tmp_path / "own.jsonl"),
+    ]
+    live = _cli("verify", str(tmp_path / "e0.json"), "--public-key", key, *derive)
+    assert envelope["result"]["slice"] == "public"
+    assert live.returncode == 2 and "public slice" in live.stderr and "Traceback" not in live.stderr
+    full = score_file("cold", DEMO / "cold", (tmp_path / "own.jsonl").read_bytes(), bootstrap=0)
+    assert check_numbers({"result": full}, derived_columns(full)) == []
+    other = (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes()
+    assert check_numbers(
+        {"result": full}, derived_columns(score_file("cold", DEMO / "cold", other, bootstrap=0))
+    )
     changed = {**envelope, "result": {**envelope["result"], "rows": envelope["result"]["rows"] + 1}}
     (tmp_path / "changed.json").write_text(json.dumps(changed))
     assert _cli("verify", str(tmp_path / "changed.json"), "--public-key", key).returncode == 1

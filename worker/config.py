@@ -127,7 +127,7 @@ class Config:
     ui_files_max_bytes: int = 2 * 1024**3
     seed_demo: bool = True  # embedded start-up seeds the synthetic demo (SEED_DEMO=0: no demo)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901
         if self.store not in STORE_KINDS:
             raise ValueError(f"STORE must be one of {', '.join(STORE_KINDS)}, got {self.store!r}")
         if not self.hf_http_timeout > 0:

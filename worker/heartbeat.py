@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from worker.config import Config
 
@@ -64,7 +65,8 @@ class Heartbeats:
         """Seconds since each known process's last heartbeat, by kind ("worker", "beat"): the freshest."""
         now = time.time()
         if self._redis is not None:
-            beats = {k.decode(): float(v) for k, v in self._redis.zrange(self._key, 0, -1, withscores=True)}
+            pairs = cast(list[tuple[bytes, float]], self._redis.zrange(self._key, 0, -1, withscores=True))
+            beats = {k.decode(): float(v) for k, v in pairs}
         else:
             beats = {}
             for path in self._dir.glob("*") if self._dir.is_dir() else ():

@@ -56,7 +56,9 @@ class Entry:
         time)."""
         if self.columns is None:
             result = self.result or {}
-            columns = {k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()}
+            columns: dict[str, float | str | None] = {
+                k: _finite(v) for k, v in numeric_leaves(result.get("metrics", {})).items()
+            }
             # ToxiTrace explanations (spec §3), only for submissions that gave them: `explanations.<name>`
             explanations = numeric_leaves(result.get("explanations", {}), "explanations.")
             columns.update({k: _finite(v) for k, v in explanations.items()})
@@ -105,7 +107,7 @@ def metric(result: dict, path: str) -> float | None:
 
 def sort_key(entry: Entry, primary: str) -> tuple:
     """Best primary metric first; earlier submissions win exact ties (then id, for determinism)."""
-    value = entry.metric_columns().get(primary)
+    value = _finite(entry.metric_columns().get(primary))  # a metric column, never an `undefined.` reason
     return (
         -(value if value is not None else -math.inf),
         entry.record["created_at"],

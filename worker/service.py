@@ -226,7 +226,7 @@ class Service:
                 raise DiskFull() from None
             raise
 
-    def _submit(
+    def _submit(  # noqa: C901
         self,
         identity: str,
         track: str,
@@ -512,7 +512,9 @@ class Service:
                         )
             latest = self.latest_release(track)
             release = self.published_release(track, latest["name"]) if latest else None
-            for row in (release or {}).get("rows", []):
+            if latest is None or release is None:
+                continue
+            for row in release["rows"]:
                 if row.get("submission_id") in own:
                     out.append(
                         {
@@ -821,7 +823,7 @@ class Service:
         submitter and the maintainers."""
         if not record.get("hidden") and not not_released(record):
             return True
-        return bool(viewer) and (quotas.owned_by(record, viewer) or self.is_maintainer(viewer))
+        return viewer is not None and (quotas.owned_by(record, viewer) or self.is_maintainer(viewer))
 
     def make_public(self, submission_id: str, *, identity: str) -> dict:
         """The submitter turns their private submission public: it joins the board at the next publish.
@@ -883,7 +885,7 @@ class Service:
         record = find_record(self.store, submission_id)
         if record is None:
             raise ValueError("unknown submission id")
-        flags = {
+        flags: dict[str, bool | str | None] = {
             k: v
             for k, v in (("hidden", hidden), ("verified", verified), ("is_baseline", is_baseline))
             if v is not None
@@ -900,6 +902,8 @@ class Service:
         updated = update_record(
             self.store, record["track"], submission_id, change, f"moderate {submission_id}"
         )
+        if updated is None:  # gone since it was found
+            raise ValueError("unknown submission id")
         try:
             self.enqueue.publish(record["track"])
         except Exception as exc:  # broker down: the reconciler republishes a board that disagrees
@@ -1070,7 +1074,10 @@ class Service:
             cleared = {"gold_match_released": True} if rec.get("held_for") == "gold_match" else {}
             return transition(rec, status, note, error=error, **cleared), {}
 
-        return update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
+        updated = update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
+        if updated is None:  # gone since it was found
+            raise ValueError("unknown submission id")
+        return updated
 
 
 def format_report_of(report: Report) -> dict:

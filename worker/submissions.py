@@ -45,9 +45,9 @@ def load_record(store: Store, track: str, submission_id: str, revision: str | No
     """The record, or None when it does not exist or is unreadable (quarantined: logged once)."""
     path = record_path(track, submission_id)
     raw, problem = _read_record(store, path, revision)
-    if problem is None:
+    if raw is not None and problem is None:
         return json.loads(raw)
-    if problem != "missing":
+    if problem is not None and problem != "missing":
         _quarantine(path, problem)
     return None
 
@@ -93,9 +93,9 @@ def list_records(store: Store, track: str, revision: str | None = None) -> list[
     records = []
     for path in filter(layout.is_record_path, store.list(AREA, layout.track_dir(track), revision)):
         raw, problem = _read_record(store, path, revision)
-        if problem is None:
+        if raw is not None and problem is None:
             records.append(json.loads(raw))
-        elif problem != "missing":  # deleted between list and read: not a problem
+        elif problem is not None and problem != "missing":  # deleted between list and read: not a problem
             _quarantine(path, problem)
     return sorted(records, key=lambda r: r["created_at"])
 

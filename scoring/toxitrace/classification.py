@@ -18,11 +18,12 @@ negatives as correct; we follow the spec instead.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 METRICS = ("accuracy", "precision", "recall", "f1", "macro_f1")
 
 
-def as_labels(values) -> np.ndarray:
+def as_labels(values: ArrayLike) -> np.ndarray:
     """A 0/1 int8 array (callers have already validated the labels)."""
     return np.asarray(values, dtype=np.int8)
 
@@ -35,7 +36,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def metrics_from_counts(tp, fp, fn, tn) -> dict[str, np.ndarray]:
+def metrics_from_counts(tp: ArrayLike, fp: ArrayLike, fn: ArrayLike, tn: ArrayLike) -> dict[str, np.ndarray]:
     """All five metrics from confusion counts; counts may be scalars or arrays (one per replicate)."""
     tp, fp, fn, tn = (np.asarray(x, dtype=np.int64) for x in (tp, fp, fn, tn))
     f1_pos = _ratio(2 * tp, 2 * tp + fp + fn)
@@ -76,27 +77,27 @@ def undefined_metrics(tp: int, fp: int, fn: int, tn: int) -> dict[str, str]:
     return out
 
 
-def undefined_binary(gold, pred) -> dict[str, str]:
+def undefined_binary(gold: ArrayLike, pred: ArrayLike) -> dict[str, str]:
     """`undefined_metrics` of the confusion counts of two 0/1 arrays."""
     return undefined_metrics(*confusion(gold, pred))
 
 
-def confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int, int]:
+def confusion(gold: ArrayLike, pred: ArrayLike) -> tuple[int, int, int, int]:
     """(TP, FP, FN, TN) for 0/1 arrays."""
-    gold = as_labels(gold).astype(bool)
-    pred = as_labels(pred).astype(bool)
-    tp = int(np.count_nonzero(gold & pred))
-    fp = int(np.count_nonzero(~gold & pred))
-    fn = int(np.count_nonzero(gold & ~pred))
-    return tp, fp, fn, len(gold) - tp - fp - fn
+    is_gold = as_labels(gold).astype(bool)
+    is_pred = as_labels(pred).astype(bool)
+    tp = int(np.count_nonzero(is_gold & is_pred))
+    fp = int(np.count_nonzero(~is_gold & is_pred))
+    fn = int(np.count_nonzero(is_gold & ~is_pred))
+    return tp, fp, fn, len(is_gold) - tp - fp - fn
 
 
-def binary_metrics(gold, pred) -> dict[str, float]:
+def binary_metrics(gold: ArrayLike, pred: ArrayLike) -> dict[str, float]:
     """Point estimates as plain Python floats."""
     return {k: float(v) for k, v in metrics_from_counts(*confusion(gold, pred)).items()}
 
 
-def bootstrap_counts(gold, pred, idx: np.ndarray) -> tuple[np.ndarray, ...]:
+def bootstrap_counts(gold: ArrayLike, pred: ArrayLike, idx: np.ndarray) -> tuple[np.ndarray, ...]:
     """(TP, FP, FN, TN) per replicate; ``idx`` is a (B, n) matrix of row indices."""
     # One outcome code per row (0=TN, 1=FP, 2=FN, 3=TP) so each replicate is a single gather.
     code = (as_labels(gold) * 2 + as_labels(pred)).astype(np.int8)
@@ -105,6 +106,6 @@ def bootstrap_counts(gold, pred, idx: np.ndarray) -> tuple[np.ndarray, ...]:
     return tp, fp, fn, tn
 
 
-def bootstrap_metrics(gold, pred, idx: np.ndarray) -> dict[str, np.ndarray]:
+def bootstrap_metrics(gold: ArrayLike, pred: ArrayLike, idx: np.ndarray) -> dict[str, np.ndarray]:
     """Every metric for each bootstrap replicate (arrays of length B)."""
     return metrics_from_counts(*bootstrap_counts(gold, pred, idx))

@@ -27,7 +27,7 @@ def _ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray:
     return out
 
 
-def derive_spans(scores: Sequence[float], tau: float = DEFAULT_TAU) -> tuple[Span, ...]:
+def derive_spans(scores: Sequence[float] | np.ndarray, tau: float = DEFAULT_TAU) -> tuple[Span, ...]:
     """Spans from attribution scores.
 
     The characters with ``score >= tau``, merged into maximal contiguous runs ``[start, end)``; runs shorter
@@ -280,6 +280,7 @@ def explanation_result(
         point.update({k: float(v) for k, v in faithfulness(faith).items()})
         # The split by predicted label needs no gold: it shows whether a system is faithful on both classes.
         for y in (0, 1):
+            assert probs is not None  # faith exists only with them
             rows = np.asarray(labels) == y
             part = Faithfulness.from_probs(labels[rows], {k: v[rows] for k, v in probs.items()})
             by_predicted[str(y)] = nest({k: float(v) for k, v in faithfulness(part).items()})
@@ -291,7 +292,7 @@ def explanation_result(
         order = canonical_rows(labels, char_scores, probs, gold_spans)
         weights = resample_counts(idx, int(idx.shape[1]))
         resampled = fragmentation(SpanShape(shape.spans[order], shape.chars[order]), weights)
-        if "auprc" in point:
+        if "auprc" in point and gold_spans is not None:  # auprc needs the gold spans
             resampled["auprc"] = bootstrap_auprc(
                 AttributionChars.build([char_scores[i] for i in order], [gold_spans[i] for i in order]), idx
             )

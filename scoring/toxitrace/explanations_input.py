@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def quantise(values: list) -> np.ndarray:
     return out + 0.0  # -0.0 + 0.0 == +0.0 in IEEE 754
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -118,7 +119,7 @@ def _prob_problem(key: str, value: object) -> str | None:
     return None
 
 
-def parse_explanation_fields(
+def parse_explanation_fields(  # noqa: C901
     line: int, obj: dict, rid: str | None, text: str | None, rows: ExplanationRows, label: int | None
 ) -> list[Problem]:
     """Check ``char_scores``, the probabilities and the hashes of one line; record valid parts in ``rows``.
@@ -134,7 +135,7 @@ def parse_explanation_fields(
         scores, where, message = _scores_problem(obj["char_scores"], text)
         if where is not None:
             problems.append(Problem(line, where, message))
-        elif rid is not None and text is not None:
+        elif rid is not None and text is not None and scores is not None:
             rows.scores.setdefault(rid, scores)
     else:
         rows.lines_without["char_scores"].append(line)

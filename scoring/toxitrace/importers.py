@@ -58,7 +58,7 @@ _CODE = re.compile(r"^\s*(-?\d+)(?:\.0*)?\s*$")
 DATASETS = ("cold", "toxicn")
 
 
-def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:
+def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:  # noqa: C901
     """Convert ``path`` and write ``out_dir/<split>.jsonl``; returns a JSON-ready summary.
 
     Raises InputError (every problem, line-numbered) before writing anything when a row is malformed.
@@ -232,7 +232,7 @@ def _require_columns(file: Path, columns: set[str], needed: tuple[str, ...], pro
     return not missing
 
 
-def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict]]:
+def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict]]:  # noqa: C901
     checked = False
     for line, row in _csv_rows(file, problems):
         if not checked:
@@ -266,14 +266,14 @@ def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict
                 fail("fine-grained-label", f"fine-grained-label must be 0, 1, 2 or 3; got {_show(fine)}")
             else:
                 record["fine_label"] = FINE_LABELS[code]
-        if not bad:
+        if not bad and split is not None:
             yield split, record
 
 
 # --- ToxiCN ----------------------------------------------------------------------------------------
 
 
-def _json_records(file: Path, problems: ProblemList) -> Iterator[tuple[int, object, str]]:
+def _json_records(file: Path, problems: ProblemList) -> Iterator[tuple[int, object, str]]:  # noqa: C901
     """(line, object, where) from a JSON array or JSONL; line = where the object starts, ``where`` names
     the array item (the published test.json is a single line, so the line alone would not help)."""
     text = _read_text(file, problems)
@@ -364,7 +364,7 @@ def _all_zero(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(v == 0 for v in value)
 
 
-def _toxicn_records(file: Path, problems: ProblemList, untold: list[str]) -> Iterator[tuple[str, dict]]:
+def _toxicn_records(file: Path, problems: ProblemList, untold: list[str]) -> Iterator[tuple[str, dict]]:  # noqa: C901
     """Records of one ToxiCN file; ``untold`` gets "<file> line <n>" for each hate row whose all-zero
     target names no group (left without ``target_groups``; the importer warns)."""
     if file.suffix.lower() == ".csv":
@@ -427,8 +427,10 @@ def _toxicn_records(file: Path, problems: ProblemList, untold: list[str]) -> Ite
             record["topic"] = topic.strip()
         split = default_split
         if obj.get("split") not in (None, ""):
-            split = _SPLITS.get(str(obj["split"]).strip().lower())
-            if split is None:
+            found = _SPLITS.get(str(obj["split"]).strip().lower())
+            if found is None:
                 fail("split", f"split must be train, dev or test; got {_show(obj['split'])}")
+            else:
+                split = found
         if not bad:
             yield split, record

@@ -31,7 +31,7 @@ def top_count(n: int, k: int) -> int:
     return (k * n + 99) // 100
 
 
-def top_positions(scores: Sequence[float], k: int, label: int = 1) -> np.ndarray:
+def top_positions(scores: Sequence[float] | np.ndarray, k: int, label: int = 1) -> np.ndarray:
     """Boolean mask of the top ⌈k·n/100⌉ positions for predicted ``label``, ties broken by position.
 
     ``label`` 1: the highest scores; 0: the lowest (the evidence for non-toxic).
@@ -47,7 +47,7 @@ def top_positions(scores: Sequence[float], k: int, label: int = 1) -> np.ndarray
     return chosen
 
 
-def masked_text(text: str, scores: Sequence[float], variant: str, label: int) -> str:
+def masked_text(text: str, scores: Sequence[float] | np.ndarray, variant: str, label: int) -> str:
     """The text of one variant (``removed_10`` ... ``kept_50``) for a row predicted ``label``."""
     kind, _, level = variant.partition("_")
     if kind not in ("removed", "kept") or int(level) not in MASK_LEVELS:
@@ -57,7 +57,7 @@ def masked_text(text: str, scores: Sequence[float], variant: str, label: int) ->
     return "".join(ch for ch, flag in zip(text, keep, strict=True) if flag)
 
 
-def masked_texts(text: str, scores: Sequence[float], label: int) -> dict[str, str]:
+def masked_texts(text: str, scores: Sequence[float] | np.ndarray, label: int) -> dict[str, str]:
     """Every variant's text, in VARIANTS order, for a row predicted ``label``."""
     return {variant: masked_text(text, scores, variant, label) for variant in VARIANTS}
 

@@ -50,7 +50,7 @@ class ToxiPredictions:
     probs: dict[str, np.ndarray] | None = None
 
 
-def parse_predictions(
+def parse_predictions(  # noqa: C901
     data: bytes, inputs: list[dict], *, spans: SpanMode = "optional", split: str = "test"
 ) -> tuple[ToxiPredictions | None, Report]:
     """Validate ``data`` against the public inputs ``[{"id", "text"}]`` of ``split`` (named in messages).

@@ -86,7 +86,7 @@ def load_references(path: Path, *, require_spans: bool = False) -> ToxiReference
     return parse_references(data, require_spans=require_spans)
 
 
-def parse_references(data: bytes, *, require_spans: bool = False) -> ToxiReferences:
+def parse_references(data: bytes, *, require_spans: bool = False) -> ToxiReferences:  # noqa: C901
     rows, problems = read_jsonl(data, what="references")
     ids: list[str] = []
     texts: list[str] = []
@@ -105,6 +105,8 @@ def parse_references(data: bytes, *, require_spans: bool = False) -> ToxiReferen
             ok = False
         elif (msg := id_problem(rid)) is not None:
             problems.add(Problem(line, "id", msg))
+            ok = False
+        elif not isinstance(rid, str):  # id_problem refuses every other type; says so to the checker
             ok = False
         elif rid in first_line:
             problems.add(Problem(line, "id", f"id {quote(rid)} already appeared on line {first_line[rid]}"))
@@ -146,6 +148,7 @@ def parse_references(data: bytes, *, require_spans: bool = False) -> ToxiReferen
             row_groups[name] = values
 
         if ok:
+            assert isinstance(rid, str)  # an ok row passed id_problem
             ids.append(rid)
             texts.append(text)
             labels.append(obj["label"])

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..bootstrap import resample_counts
 from ..jsonl import describe_found
@@ -61,7 +62,7 @@ def merge_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
     return tuple((s, e) for s, e in merged)
 
 
-def parse_spans(
+def parse_spans(  # noqa: C901
     value: object, text: str, *, field: str = "spans"
 ) -> tuple[tuple[Span, ...], list[tuple[str, str]]]:
     """Normalise a ``spans`` value against ``text``.
@@ -154,7 +155,7 @@ def _sizes(gold: tuple[Span, ...], pred: tuple[Span, ...]) -> tuple[int, int, in
     return sum(e - s for s, e in gold), sum(e - s for s, e in pred), inter
 
 
-def _ratio(num, den) -> np.ndarray:
+def _ratio(num: ArrayLike, den: ArrayLike) -> np.ndarray:
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
@@ -173,7 +174,7 @@ def _metrics(
 
     def total(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
-        return x.sum() if weights is None else weights @ x
+        return np.asarray(x.sum() if weights is None else weights @ x)
 
     recall_hit = (g > 0) & (2 * i > g)
     precision_hit = (p > 0) & (2 * i > p)

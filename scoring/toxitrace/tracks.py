@@ -30,13 +30,13 @@ from ..disclosure import (
     withhold,
 )
 from ..ladder import Margin, bootstrap_margin
-from ..problems import InputError
+from ..problems import InputError, Problem
 from ..report import Report
 from ..tracks import PRIMARY_METRICS, TRACK_TITLES
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics, undefined_binary
 from .explanations import derive_spans, explanation_result
-from .predictions import ToxiPredictions, parse_predictions
+from .predictions import SpanMode, ToxiPredictions, parse_predictions
 from .references import (
     LIST_BREAKDOWNS,
     ToxiReferences,
@@ -44,7 +44,14 @@ from .references import (
     check_reference_bundle,
     load_references,
 )
-from .spans import SPAN_METRICS, SpanCounts, bootstrap_span_metrics, span_metrics, undefined_span_metrics
+from .spans import (
+    SPAN_METRICS,
+    Span,
+    SpanCounts,
+    bootstrap_span_metrics,
+    span_metrics,
+    undefined_span_metrics,
+)
 
 SPAN_KEYS = ("span_gold", "span_pred", "span_inter")  # per-row |G|, |P|, |P ∩ G| in row_outcomes
 # Breakdown fields whose groups are defined by the gold label (COLD fine_label 1/2 are offensive, 0/3 not;
@@ -66,7 +73,7 @@ class ToxiTraceTrack:
         """``path``: test.jsonl or a bundle dir holding it. ToxiTrace has no subsets (breakdowns instead)."""
         return load_references(path, require_spans=self.spans)
 
-    def check_reference_bundle(self, directory: Path) -> list:
+    def check_reference_bundle(self, directory: Path) -> list[Problem]:
         """Every problem in a bundle folder (train/dev/test.jsonl); used by ``check-references``."""
         return check_reference_bundle(directory, require_spans=self.spans)
 
@@ -112,7 +119,7 @@ class ToxiTraceTrack:
         return keys
 
     @property
-    def span_mode(self) -> str:
+    def span_mode(self) -> SpanMode:
         return "required" if self.spans else "optional"
 
     def _parse(self, refs: ToxiReferences, data: bytes) -> ToxiPredictions:
@@ -126,7 +133,7 @@ class ToxiTraceTrack:
         return self._outcomes(refs, self._parse(refs, data))
 
     @staticmethod
-    def _predicted_spans(preds: ToxiPredictions) -> list | None:
+    def _predicted_spans(preds: ToxiPredictions) -> Sequence[Sequence[Span]] | None:
         """The submitted spans; else, when only scores were given, the spans derived from them (§3)."""
         if preds.spans is None and preds.char_scores is not None:
             return [derive_spans(scores) for scores in preds.char_scores]
@@ -230,11 +237,13 @@ class ToxiTraceTrack:
             "bootstrap": {"resamples": int(bootstrap), "seed": int(seed), "level": DEFAULT_LEVEL},
         }
         if preds.char_scores is not None:
+            spans = self._predicted_spans(preds)
+            assert spans is not None  # given, or derived from the scores
             result["explanations"], explanation_ci = explanation_result(
                 pred,
                 preds.char_scores,
                 preds.probs,
-                self._predicted_spans(preds),
+                spans,
                 "given" if preds.spans is not None else "derived",
                 refs.spans,
                 idx,
@@ -281,7 +290,9 @@ class ToxiTraceTrack:
         """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
         return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
 
-    def release_margin(self, new, best, *, bootstrap: int, seed: int) -> Margin:
+    def release_margin(
+        self, new: dict[str, list], best: dict[str, list], *, bootstrap: int, seed: int
+    ) -> Margin:
         """The Ladder's margin on the primary metric (F1 or span F1: not a per-row mean, so the paired
         bootstrap's standard error, with `bootstrap` resamples and `seed`)."""
         primary = self.primary_metric

@@ -152,7 +152,7 @@ class App:
             **self.compare.pickers(track),
         }
 
-    def follow_submission(
+    def follow_submission(  # noqa: PLR0913
         self,
         sid,
         token,
@@ -301,9 +301,14 @@ def build_app(
         # .change: the toggle, or ?lang=en in a link (load_view): every bound text, then what is rendered
         # from data in the page's language.
         texts = ctx.texts
-        lang.change(texts.updates, lang, texts.components, api_name=False, show_progress="hidden").then(
-            board.render_board, view_inputs, board.outputs, api_name=False
-        ).then(
+        lang.change(
+            texts.updates,
+            lang,
+            texts.components,
+            api_name="relabel",
+            api_visibility="private",
+            show_progress="hidden",
+        ).then(board.render_board, view_inputs, board.outputs, api_name=False).then(
             app.view_choices,
             [track, board.sort, board.columns, lang],
             [board.sort, board.columns],

@@ -14,6 +14,7 @@ import gradio as gr
 
 from space.uploads import UploadRefused, checked_upload
 from worker.service import Service
+from worker.slots import Held
 
 from . import figures
 from .i18n import Localised, t
@@ -71,6 +72,6 @@ class Context:
         except UploadRefused as exc:  # a user error, not a server fault: one log line, no traceback
             raise refused(str(exc)) from None
 
-    def slot(self, path: Path) -> AbstractContextManager[None]:
+    def slot(self, path: Path) -> AbstractContextManager[Held]:
         """The web process's work slot for reading and validating an upload (see worker/slots.py)."""
         return self.service.slots.hold(path.stat().st_size)

@@ -186,7 +186,7 @@ def explore_toxitrace(track: str, dev_bytes: bytes, predictions: bytes) -> Explo
         derived = preds.spans is None and preds.char_scores is not None  # spans from scores, as the scorer
         for i, rid in enumerate(refs.ids):
             gold_spans = list(refs.spans[i]) if refs.spans is not None else []
-            if derived:
+            if derived and preds.char_scores is not None:
                 pred_spans = list(derive_spans(preds.char_scores[i]))
             else:
                 pred_spans = list(preds.spans[i]) if preds.spans is not None else []

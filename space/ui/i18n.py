@@ -8,7 +8,7 @@ toggle relabels it, and renderers take a `lang` for what they build from data.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 C = TypeVar("C")
 LANGS = ("zh", "en")
@@ -565,10 +565,12 @@ class Localised:
         import gradio as gr
 
         lang = lang if lang in LANGS else "zh"
-        return {
-            component: gr.update(**{prop: _resolve(text, lang) for prop, text in props.items()})
-            for component, props in self._bound.values()
-        }
+
+        def update(props: dict) -> dict:
+            values: dict[str, Any] = {prop: _resolve(text, lang) for prop, text in props.items()}
+            return gr.update(**values)
+
+        return {component: update(props) for component, props in self._bound.values()}
 
 
 def _resolve(text: str | Callable[[str], object], lang: str) -> object:

@@ -7,6 +7,7 @@ an OAuth user name is normalised by the same `worker.quotas.normalise_identity`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from space.auth import Auth, auth_mode, oauth_enabled, refused_identity
@@ -23,7 +24,7 @@ class Identity:
     message: str = ""  # why not signed in: an i18n key (space/ui/i18n.py), shown in the page's language
 
 
-def ui_auth_mode(service: Service, env: dict | None = None) -> str:
+def ui_auth_mode(service: Service, env: Mapping[str, str] | None = None) -> str:
     """ "oauth" on a Space with the Hub's OAuth app configured (`space.auth.oauth_enabled`), else
     space.auth's mode (tokens). OAuth asked for anywhere else is refused at start-up (`oauth_problem`)."""
     env = os.environ if env is None else env

@@ -45,7 +45,7 @@ class Board:
 def _plain(value: object) -> object:
     # numpy scalars -> Python (the figures and the JSON encoder want plain values); NaN -> None.
     if hasattr(value, "item"):
-        value = value.item()  # type: ignore[union-attr]
+        value = value.item()
     return None if isinstance(value, float) and value != value else value
 
 

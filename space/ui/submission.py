@@ -11,7 +11,7 @@ from scoring.tracks import TRACK_TITLES
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import METRICS, PRIMARY, metric_header, na_cell, pct, rank_label
+from .tables import METRICS, PRIMARY, ColumnType, metric_header, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -77,7 +77,7 @@ def columns(keys: tuple[str, ...], lang: str) -> list[str]:
 
 METRIC_COLUMNS = ("h_metric", "h_value", "h_ci", "h_direction")
 # The value is Markdown so an undefined metric (0/0) can show "n/a" with its reason on hover (`na_cell`).
-METRIC_TYPES = ["markdown" if c == "h_value" else "str" for c in METRIC_COLUMNS]
+METRIC_TYPES: list[ColumnType] = ["markdown" if c == "h_value" else "str" for c in METRIC_COLUMNS]
 
 
 def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataFrame:
@@ -248,7 +248,7 @@ def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))
 
 
-def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:
+def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:  # noqa: C901
     """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped."""
     rec = record_of(sub)
     if not rec:

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -62,6 +63,8 @@ RAW_TEXT_FIELDS = (
     "references_sha256",
     "predictions_sha256",
 )
+
+ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe datatypes this UI uses
 
 
 def metric_header(track: str, key: str) -> str:
@@ -225,7 +228,7 @@ def filter_rows(df: pd.DataFrame, view: View) -> pd.DataFrame:
 def rank_label(low: object, high: object) -> str:
     """ "3" for a lone rank, "1–3" (en dash) for a tie group spanning positions 1 to 3."""
     try:
-        lo, hi = int(low), int(high)  # type: ignore[arg-type]
+        lo, hi = int(low), int(high)  # type: ignore[call-overload]  # anything a cell holds; bad ones: ''
     except (TypeError, ValueError):
         return ""
     return str(lo) if lo == hi else f"{lo}–{hi}"
@@ -275,7 +278,7 @@ SHOWN = "shown"  # DataFrame.attrs key: {column: the text each cell shows} where
 
 def metric_cells(
     values: Sequence[float | None], reasons: Sequence[str]
-) -> tuple[list, str, list[str] | None]:
+) -> tuple[list, ColumnType, list[str] | None]:
     """One metric column: the values the browser sorts by, the datatype, and the texts shown. Numbers alone
     are a "number" column shown as they are (texts None). When any value is undefined, that value is None
     (the browser's sort puts it below every number, never between two) and the column is "markdown" so
@@ -364,7 +367,7 @@ def _text_cell(row: pd.Series, key: str, lang: str) -> str:
 
 def display_frame(
     page_rows: pd.DataFrame, track: str, columns: Sequence[str], lang: str = "zh"
-) -> tuple[pd.DataFrame, list[str]]:
+) -> tuple[pd.DataFrame, list[ColumnType]]:
     """The visible table for one page of rows and its per-column datatypes ("str", "markdown", "number").
 
     Metrics are shown as percentages with one decimal; a metric with a CI gets a "95% CI" text column next
@@ -374,7 +377,7 @@ def display_frame(
     chosen = list(columns) or default_columns(track)
     rank, model = header("rank", lang), header("model", lang)
     headers: list[str] = [rank, model]
-    types: list[str] = ["str", "markdown"]
+    types: list[ColumnType] = ["str", "markdown"]
     shown: dict[str, list[str]] = {}
     records = [r for _, r in page_rows.iterrows()]
     data: dict[str, list] = {
@@ -384,7 +387,7 @@ def display_frame(
         model: [model_cell(r, track, lang) for r in records],
     }
 
-    def add(header: str, kind: str, values: list, texts: list[str] | None = None) -> None:
+    def add(header: str, kind: ColumnType, values: list, texts: list[str] | None = None) -> None:
         if records and all(v is None or v == "" for v in values) and not texts:
             return  # empty on this page: collapse it
         headers.append(header)
@@ -396,7 +399,7 @@ def display_frame(
     def add_text() -> None:
         for key in TEXT_COLUMNS:  # in TEXT_COLUMNS order
             if f"text:{key}" in chosen:
-                kind = "markdown" if key in MARKDOWN_TEXT else "str"
+                kind: ColumnType = "markdown" if key in MARKDOWN_TEXT else "str"
                 add(header(key, lang), kind, [_text_cell(r, key, lang) for r in records])
 
     # The metrics right after the model (the headline ones fit a 1440 px screen without scrolling sideways),
@@ -507,12 +510,12 @@ def system_choices(df: pd.DataFrame, limit: int = 500) -> list[tuple[str, str]]:
     return out
 
 
-def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd.DataFrame, list[str]]:
+def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd.DataFrame, list[ColumnType]]:
     """Analysis metric table for selected systems and its column datatypes: every metric (percent) plus its
     CI when present; an undefined metric (0/0) is "n/a" with the reason on hover, as on the board."""
     rows = list(rows)
     data: dict[str, list] = {header("model", lang): [str(r.get("model_name", "")) for r in rows]}
-    types = ["str"]
+    types: list[ColumnType] = ["str"]
     shown: dict[str, list[str]] = {}
     for m in METRICS[track]:
         values = [metric_value(m, r) for r in rows]

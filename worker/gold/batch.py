@@ -56,7 +56,7 @@ def score(
     key = (track, submission_id)
     tight = getattr(store, "budget_tight", None)
     record = load_record(store, track, submission_id) if tight is not None else None
-    if record is not None and is_first_attempt(record):
+    if record is not None and tight is not None and is_first_attempt(record):
         found = None
         if not tight(AREA):
             found = waiting(store, store.head(AREA))
@@ -157,7 +157,7 @@ def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes],
     return settled, files, "scored" if settled["status"] == SCORED else "held"
 
 
-def score_batch(
+def score_batch(  # noqa: C901
     store: Store,
     pinned_for,
     first: Key,

@@ -125,12 +125,7 @@ def check_bundle(track: str, bundle: Path) -> dict[str, int]:
             f"(as `python -m scoring import` writes it)"
         )
     track_obj = get_track(track)
-    if track == "varm":
-        from scoring.references import check_reference_bundle
-
-        problems: list[Problem] = list(check_reference_bundle(bundle))
-    else:
-        problems = list(track_obj.check_reference_bundle(bundle))
+    problems: list[Problem] = list(track_obj.check_reference_bundle(bundle))
     try:  # the worker's own reader must accept it too
         track_obj.load_references(bundle / "test.jsonl", _subsets(bundle))
     except InputError as error:
@@ -185,7 +180,7 @@ def manifest_bytes(track: str, kind: str, sha: str, rows: dict[str, int], test_s
     return codec.pretty(body)
 
 
-def install(
+def install(  # noqa: C901
     store: Store,
     track: str,
     bundle: Path,
@@ -209,7 +204,7 @@ def install(
     current = current_set(store, track, demo_dir)
     same_set = current is not None and current["sha256"] == sha and current["kind"] == kind
     # Only the test status changed: the same set (its key, its submissions), a new manifest and board.
-    same = same_set and current.get("test_status", "private") == status
+    same = same_set and current is not None and current.get("test_status", "private") == status
     # The installed set passed the checker when it was installed: a re-run (every start) skips it.
     rows = (
         {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}

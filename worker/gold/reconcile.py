@@ -142,7 +142,7 @@ def _board(store: Store, track: str, seen: _Seen, results_head: str) -> tuple[tu
     return seen.board, seen.published
 
 
-def _reconcile_track(
+def _reconcile_track(  # noqa: C901, PLR0913
     store: Store,
     enqueue,
     track: str,
@@ -206,7 +206,7 @@ def _reconcile_track(
                 )
                 if lean:
                     if len(_lean_resent) > 10_000:  # bounded: forget the oldest half
-                        for old in sorted(_lean_resent, key=_lean_resent.get)[:5_000]:
+                        for old in sorted(_lean_resent, key=lambda s: _lean_resent[s])[:5_000]:
                             del _lean_resent[old]
                     _lean_resent[sid] = time.monotonic()
                 if outcome == QUEUED:
@@ -256,7 +256,7 @@ def _board_disagrees(
             and not not_released(record)  # the Ladder withheld it: off the board by design
             and version
         )
-        if should_show and _shown(record, version["version"]) not in shown:
+        if should_show and version is not None and _shown(record, version["version"]) not in shown:
             return True
         if not should_show and record["submission_id"] in on_board:
             return True

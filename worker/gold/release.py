@@ -100,16 +100,19 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
         raise ReleaseRefused(f"{track} has no released submission to put in a release")
     scorer = get_track(track)
     primary = scorer.primary_metric
-    private = pinned.slices is not None and pinned.test_status != PUBLIC
+    private_slice = (
+        pinned.slices["private"] if pinned.slices is not None and pinned.test_status != PUBLIC else None
+    )
+    private = private_slice is not None
     scored: dict[tuple[str, int], tuple[Final, dict, dict, object]] = {}
     for final in chosen:
         sid = final.record["submission_id"]
         data = store.read(AREA, predictions_path(track, sid)) or b""
-        if private:
+        if private_slice is not None:
             out = scorer.score_slices(
                 pinned.refs,
                 data,
-                {"private": pinned.slices["private"]},
+                {"private": private_slice},
                 bootstrap={"full": 0, "private": BOOTSTRAP},
                 seed=SEED,
             )
@@ -130,7 +133,7 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
     live = _live_ranks(store, track)
     key = signing_key(store)
     identity = pinned.sha256  # a private set's keyed commitment (worker/gold/references.py), else its sha256
-    rows = []
+    signed_rows = []
     for row in build_rows(entries, primary, below):
         final, _, full, _ = scored[(row["submission_id"], row["version"])]
         full_columns = Entry(final.record, final.version, full).metric_columns()
@@ -144,7 +147,7 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
             "rank_delta": None if live_rank is None else live_rank - row["rank"],
             "release": name,
         }
-        rows.append(sign(key, row))
+        signed_rows.append(sign(key, row))
     release = {
         "track": track,
         "name": name,
@@ -154,8 +157,8 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
         "references": {"commitment" if private else "sha256": identity},
         "counts": {
             "submitters": len({chain_of(f.record) for f in chosen}),
-            "finals": len(rows),
-            "rows_scored": int(len(pinned.slices["private"])) if private else len(pinned.refs),
+            "finals": len(signed_rows),
+            "rows_scored": len(private_slice) if private_slice is not None else len(pinned.refs),
             "rows_full": len(pinned.refs),
         },
         "cut_by": actor,
@@ -163,8 +166,8 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
     }
     files = {
         folder + "release.json": codec.pretty(sign(key, release)),
-        folder + "rows.json": codec.pretty({"release": name, "track": track, "rows": rows}),
-        folder + "rows.parquet": _parquet(rows),
+        folder + "rows.json": codec.pretty({"release": name, "track": track, "rows": signed_rows}),
+        folder + "rows.parquet": _parquet(signed_rows),
         folder + "CITATION.cff": citation_cff(release).encode(),
         folder + "citation.bib": bibtex(release).encode(),
         PUBLIC_KEY_PATH: (public_key_text(key) + "\n").encode(),

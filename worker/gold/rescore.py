@@ -79,6 +79,10 @@ def score_chunk(
     published = published_runs(store, track)
     for sid in ids:
         record = load_record(store, track, sid)
+        if record is None:  # unreadable (quarantined and logged) or gone since the plan: not in the report
+            summary[sid] = dict(hidden=True, old_version=None, old={}, skipped=True, new_version=None, new={})
+            summary[sid]["error"] = "the record is missing or unreadable"
+            continue
         old = version_for(record, published=published)
         old_result = read_json(store, AREA, staged_result_path(track, sid, old["version"])) if old else None
         entry = {
@@ -109,7 +113,7 @@ def score_chunk(
             record = load_record(store, track, sid, head)
             attached = (
                 None
-                if dry_run
+                if dry_run or record is None
                 else attach_version(record, pinned, result, rows, sealed=sealed, pending_rescore=run)
             )
             if attached is not None:

@@ -135,7 +135,7 @@ def safe_error(exc: BaseException) -> str:
     return f"internal error while scoring ({type(exc).__name__}); the maintainers can see the log"
 
 
-def score_submission(store: Store, pinned_for, track: str, submission_id: str, *, time_limit: int) -> str:
+def score_submission(store: Store, pinned_for, track: str, submission_id: str, *, time_limit: float) -> str:  # noqa: C901
     """Run one scoring attempt. Returns the outcome: "missing", "final", "already", "scored", "rejected",
     "failed". `pinned_for(track)` gives the pinned reference set (a ReferenceCache.get)."""
     record = load_record(store, track, submission_id)

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
 )
 
-from worker.store import Store, commit_with_retry
+from worker.store import Store, StoreError, commit_with_retry
 
 REFERENCES = "references"
 KEY_PATH = "signing/ed25519.pem"
@@ -45,4 +45,6 @@ def signing_key(store: Store) -> Ed25519PrivateKey:
 
         commit_with_retry(store, REFERENCES, build, "signing key")  # a racing worker's key wins
         stored = store.read(REFERENCES, KEY_PATH)
+        if stored is None:  # the commit above landed one key or found another's
+            raise StoreError("the signing key is not in the store after writing it")
     return _load(stored)

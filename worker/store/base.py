@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import random
 import re
 import time
@@ -49,12 +50,17 @@ class Store(Protocol):
     def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]: ...
 
     def commit(
-        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+        self,
+        area: str,
+        add: dict[str, bytes],
+        delete: builtins.list[str],
+        message: str,
+        parent: str | None = None,
     ) -> str: ...
 
     def local_snapshot(self, area: str, revision: str | None = None) -> Path: ...
 
-    def history(self, area: str, limit: int = 50) -> list[dict]: ...
+    def history(self, area: str, limit: int = 50) -> builtins.list[dict]: ...
 
     def tag(self, area: str, name: str, revision: str, message: str) -> None: ...
 

@@ -98,7 +98,7 @@ class GroupCommit:
             for job in batch:
                 job.error = None
                 try:
-                    add, delete = job.build(pending, head)  # type: ignore[arg-type]
+                    add, delete = job.build(pending, head)
                 except Exception as exc:  # noqa: BLE001 - the caller's own error, raised in its thread
                     job.error = exc
                     continue

@@ -7,6 +7,8 @@ also passed explicitly to the one HfApi each store owns.
 
 from __future__ import annotations
 
+import builtins
+import functools
 import logging
 import random
 import threading
@@ -109,7 +111,7 @@ class HubStore:
     below the Hub's hourly limit; `pace(area)` takes it early, before a read-modify-write reads the head.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913
         self,
         repos: dict[str, str],
         *,
@@ -271,15 +273,17 @@ class HubStore:
             try:
                 self._call(
                     f"create {repo}",
-                    lambda repo=repo, private=private: self.api.create_repo(
-                        repo, repo_type="dataset", private=private, exist_ok=True
+                    functools.partial(
+                        self.api.create_repo, repo, repo_type="dataset", private=private, exist_ok=True
                     ),
                 )
             except StoreError as exc:
                 # A read-only token may not create; that is fine when the repo already exists.
                 if not isinstance(exc.__cause__, HfHubHTTPError) or _status(exc.__cause__) not in (401, 403):
                     raise
-            info = self._call(f"info {repo}", lambda repo=repo: self.api.repo_info(repo, repo_type="dataset"))
+            info = self._call(
+                f"info {repo}", functools.partial(self.api.repo_info, repo, repo_type="dataset")
+            )
             if private and not info.private:
                 raise StoreError(f"refusing to use public repo {repo!r} for private area {area!r}")
 
@@ -320,6 +324,8 @@ class HubStore:
         info = self._call(
             f"head of {area}", lambda: self.api.repo_info(repo, repo_type="dataset", revision=self.revision)
         )
+        if info.sha is None:  # the Hub always names a revision's commit; a server that does not is broken
+            raise StoreError(f"head of {area}: the server named no commit")
         return info.sha
 
     def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
@@ -367,7 +373,12 @@ class HubStore:
         )
 
     def commit(
-        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+        self,
+        area: str,
+        add: dict[str, bytes],
+        delete: builtins.list[str],
+        message: str,
+        parent: str | None = None,
     ) -> str:
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
         from huggingface_hub.errors import RemoteEntryNotFoundError
@@ -459,7 +470,7 @@ class HubStore:
         refs = self._call(f"tags of {area}", lambda: self.api.list_repo_refs(repo, repo_type="dataset"))
         return {ref.name: ref.target_commit for ref in refs.tags}
 
-    def history(self, area: str, limit: int = 50, full_message: bool = False) -> list[dict]:
+    def history(self, area: str, limit: int = 50, full_message: bool = False) -> builtins.list[dict]:
         repo = self._repo(area)
         # list_repo_commits walks every page; fine for the small repos this project keeps.
         commits = self._call(

@@ -25,6 +25,7 @@ at most that many small deltas to the nearest checkpoint (the result is cached p
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import fcntl
 import hashlib
@@ -269,7 +270,12 @@ class LocalStore:
         return sorted(p for p in self._tree(base, self._resolve(base, revision)) if p.startswith(prefix))
 
     def commit(
-        self, area: str, add: dict[str, bytes], delete: list[str], message: str, parent: str | None = None
+        self,
+        area: str,
+        add: dict[str, bytes],
+        delete: builtins.list[str],
+        message: str,
+        parent: str | None = None,
     ) -> str:
         base = self._dir(area)
         check_ops(add, delete)
@@ -340,7 +346,7 @@ class LocalStore:
     def _tags(self, base: Path) -> dict[str, dict]:
         return _read_json_file(base / "tags.json") if (base / "tags.json").exists() else {}
 
-    def history(self, area: str, limit: int = 50) -> list[dict]:
+    def history(self, area: str, limit: int = 50) -> builtins.list[dict]:
         base = self._dir(area)
         records: dict[str, dict] = {}
         for line in (base / "commits.jsonl").read_bytes().splitlines():

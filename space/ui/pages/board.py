@@ -178,7 +178,7 @@ class BoardPage:
 
     # -- callbacks ------------------------------------------------------------------------------------
 
-    def render_board(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
+    def render_board(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:  # noqa: PLR0913
         """Table page, caption, link and the (clamped) page number for the current view."""
         view = controls_view(track, q, types, settings, baselines, sort, columns, page)
         board = self.ctx.cache.board(view.track)
@@ -211,17 +211,17 @@ class BoardPage:
             self.head_state: board.head,
         }
 
-    def prev_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
+    def prev_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:  # noqa: PLR0913
         """The "‹ Prev" button: render the previous page (clamped to page 1)."""
         previous = int(page or 1) - 1
         return self.render_board(track, q, types, settings, baselines, sort, columns, previous, lang)
 
-    def next_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:
+    def next_page(self, track, q, types, settings, baselines, sort, columns, page, lang="zh") -> dict:  # noqa: PLR0913
         """The "Next ›" button: render the next page (clamped to the last page)."""
         following = int(page or 1) + 1
         return self.render_board(track, q, types, settings, baselines, sort, columns, following, lang)
 
-    def refresh_if_changed(
+    def refresh_if_changed(  # noqa: PLR0913
         self, seen: str, track, q, types, settings, baselines, sort, columns, page, lang="zh"
     ) -> dict:
         """Light timer: re-render only when the results area's head moved (a publish happened)."""

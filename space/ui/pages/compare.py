@@ -12,6 +12,7 @@ from ..context import Context, refused
 from ..i18n import both, t
 from ..tables import (
     METRICS,
+    ColumnType,
     better_side,
     metric_header,
     model_cell,
@@ -47,7 +48,7 @@ def frame(rows: list[list], keys: tuple[str, ...], lang: str) -> gr.Dataframe:
     """A Dataframe whose cells may be "n/a" spans: Markdown columns, the rest as plain text."""
     columns = [t(k, lang) for k in keys]
     table = pd.DataFrame(rows, columns=columns)
-    types = ["str" if i == 0 else "markdown" for i in range(len(columns))]
+    types: list[ColumnType] = ["str" if i == 0 else "markdown" for i in range(len(columns))]
     return gr.Dataframe(value=table.astype(object).where(table.notna(), ""), datatype=types, headers=columns)
 
 

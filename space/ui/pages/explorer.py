@@ -127,7 +127,13 @@ class ExplorerPage:
         self.number.submit(
             self.explore_item, [self.items, self.number, lang], self.detail, api_name="explore_item"
         )
-        self.table.select(self.select_item, [self.items, lang], [self.number, self.detail], api_name=False)
+        self.table.select(
+            self.select_item,
+            [self.items, lang],
+            [self.number, self.detail],
+            api_name="explore_select",
+            api_visibility="private",
+        )
 
     # -- callbacks ------------------------------------------------------------------------------------
 

@@ -79,9 +79,17 @@ class ReleasesPage:
         """`track` is the shell's one track selector; the tab lists that track's releases when opened."""
         outputs = [self.name, self.info, self.table, self.citation]
         tab.select(self.open, [track, lang], outputs, api_name="releases")
-        track.change(self.open, [track, lang], outputs, api_name=False)
+        track.change(
+            self.open, [track, lang], outputs, api_name="releases_on_track", api_visibility="private"
+        )
         self.show_btn.click(self.show, [track, self.name, lang], outputs[1:], api_name="release_view")
-        self.name.input(self.show, [track, self.name, lang], outputs[1:], api_name=False)
+        self.name.input(
+            self.show,
+            [track, self.name, lang],
+            outputs[1:],
+            api_name="release_on_name",
+            api_visibility="private",
+        )
 
     def open(self, track: str, lang: str = "zh") -> dict:
         """The track's releases, newest first, the newest shown."""

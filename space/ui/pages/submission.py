@@ -79,7 +79,13 @@ class SubmissionPage:
         inputs = [self.id, token, lang]
         return [
             self.open_btn.click(self.show_submission, inputs, self.outputs, api_name="submission"),
-            self.id.submit(self.show_submission, inputs, self.outputs, api_name=False),
+            self.id.submit(
+                self.show_submission,
+                inputs,
+                self.outputs,
+                api_name="submission_on_enter",
+                api_visibility="private",
+            ),
         ]
 
     def show_submission(

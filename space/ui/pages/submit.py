@@ -192,7 +192,13 @@ class SubmitPage:
         self.mine_btn.click(self.my_submissions, mine_in, mine_out, api_name="my_submissions").then(
             self.finals_view, [track, self.token, lang], self.finals, api_name=False
         ).then(self.notices_view, [self.token, lang], self.notices, api_name="my_notices")
-        track.change(self.finals_view, [track, self.token, lang], self.finals, api_name=False)
+        track.change(
+            self.finals_view,
+            [track, self.token, lang],
+            self.finals,
+            api_name="finals_on_track",
+            api_visibility="private",
+        )
         self.finals_btn.click(
             self.save_finals, [track, self.finals, self.token, lang], self.finals_msg, api_name="save_finals"
         )
@@ -258,7 +264,7 @@ class SubmitPage:
             self.status_timer: gr.Timer(active=False),
         }
 
-    def submit(
+    def submit(  # noqa: C901, PLR0913
         self,
         track,
         path,
@@ -288,8 +294,8 @@ class SubmitPage:
             if (value or "").strip() and not is_http_url(value):
                 problems.append({"line": None, "field": field, "message": t("bad_url", lang, field=field)})
         if problems:
-            report = {"valid": False, "errors": problems, "errors_total": len(problems)}
-            return self._refusal(report_markdown(report, lang), lang, report)
+            refusal = {"valid": False, "errors": problems, "errors_total": len(problems)}
+            return self._refusal(report_markdown(refusal, lang), lang, refusal)
         metadata = {
             "model_name": model_name,
             "organisation": organisation or "",

@@ -144,7 +144,7 @@ def hidden_change(
     return Change(history.scrubbed_reports(store, head, track, hiding.scrub), hiding.delete, hiding)
 
 
-def board_change(
+def board_change(  # noqa: PLR0913
     store: Store,
     head: str,
     track: str,
@@ -174,7 +174,9 @@ def board_change(
     if not due and not export and at.rows == board["rows"]:
         return None
     state = (
-        {"generated_at": board["generated_at"], "changed": 0} if export else {**previous, "changed": changed}
+        {"generated_at": board["generated_at"], "changed": 0}
+        if export
+        else {**(previous or {}), "changed": changed}
     )
     files = live_board.encode(board, state, at.table, cache.segments, contents)
     live_board.remember(cache.segments, track, files, board, contents)

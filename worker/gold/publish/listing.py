@@ -90,10 +90,10 @@ def listing(
         if entry is None:
             continue
         listed[record["submission_id"]] = Listed(record, entry)
-        if entry is record:
-            hidden.append(record)
-        else:
+        if isinstance(entry, Entry):
             entries.append(entry)
+        else:  # the record itself: hidden
+            hidden.append(record)
     cache.listed[track] = (context, listed)
     return Listing(entries, hidden)
 

@@ -11,7 +11,7 @@ from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, load_record, record_files
 
 
-def mark_published(
+def mark_published(  # noqa: C901
     store: Store,
     track: str,
     entries: list[Entry],
