@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-__all__ = ["METRIC_SPECS", "VARM_FIELDS", "MetricSpec", "metric_spec", "metric_specs"]
+__all__ = ["CLASSIFICATION_TRACK", "SPAN_TRACK", "VARM", "VARM_FIELDS", "MetricSpec", "headline_keys"]
 
 
 @dataclass(frozen=True)
@@ -130,29 +130,18 @@ _EXPLANATIONS = (
 )
 _AUPRC = MetricSpec("explanations.auprc", "Expl. attribution AUPRC", "归因 AUPRC", default=True)
 
-METRIC_SPECS: dict[str, tuple[MetricSpec, ...]] = {
-    "varm": VARM,
-    "cold": _CLASSIFICATION + _EXPLANATIONS,
-    "toxicn": _CLASSIFICATION + _EXPLANATIONS,
-    # CNTP's primary metric is the span overlap F1, so it leads; classification follows. Accuracy and
-    # Macro-F1 are its default classification columns (precision and recall are in the chooser).
-    "cntp": _SPANS
+CLASSIFICATION_TRACK = _CLASSIFICATION + _EXPLANATIONS  # COLD, ToxiCN
+# CNTP's primary metric is the span overlap F1, so it leads; classification follows. Accuracy and Macro-F1 are
+# its default classification columns (precision and recall are in the chooser).
+SPAN_TRACK = (
+    _SPANS
     + tuple(m if m.key in ("f1", "accuracy", "macro_f1") else _not_default(m) for m in _CLASSIFICATION)
     + (_AUPRC,)
-    + _EXPLANATIONS,
-}
+    + _EXPLANATIONS
+)
 
 
-def metric_specs(track: str) -> tuple[MetricSpec, ...]:
-    """Every metric of `track` in board order (headline first); () for an unknown track."""
-    return METRIC_SPECS.get(track, ())
-
-
-def metric_spec(track: str, key: str) -> MetricSpec:
-    """The spec of `key` on `track`; a key the track does not list (a metric added later) gets a name
-    derived from its path, higher-is-better, as a share."""
-    for m in metric_specs(track):
-        if m.key == key:
-            return m
-    name = key.replace("_", " ").replace(".", " · ")
-    return MetricSpec(key, name[:1].upper() + name[1:], name)
+def headline_keys(specs: tuple[MetricSpec, ...]) -> tuple[str, ...]:
+    """A track's headline metrics: its default columns of `result["metrics"]` (explanations are reported
+    apart), in board order: what comparisons, re-score reports and the board's summary show."""
+    return tuple(m.key for m in specs if m.default and not m.key.startswith("explanations."))

@@ -1,7 +1,9 @@
 """The track registry: one `Track` object per leaderboard track (ARCHITECTURE.md §1.3).
 
-VARM lives here (`scoring.varm`); the ToxiTrace tracks (cold, toxicn, cntp) come from
-`scoring.toxitrace.tracks.TRACKS`, imported lazily so VARM works even when that package is absent.
+Each track describes itself (name, title, primary metric, metric specs in board order, headline metrics);
+the registries below are derived from the track objects. VARM lives in `scoring.varm`; the ToxiTrace tracks
+(cold, toxicn, cntp) in `scoring.toxitrace.tracks`, which may be absent (VARM then works alone). Neither
+imports this module, so the registry sits above them with no import circle.
 """
 
 from __future__ import annotations
@@ -10,15 +12,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from .metrics_spec import MetricSpec
 from .problems import Problem
 from .report import Report
+from .varm import VARM_TRACK
 
-__all__ = ["MODEL_TYPES", "PRIMARY_METRICS", "SETTINGS", "TRACK_NAMES", "TRACK_TITLES", "Track", "get_track"]
+__all__ = [
+    "METRIC_SPECS",
+    "MODEL_TYPES",
+    "PRIMARY_METRICS",
+    "SETTINGS",
+    "TRACK_NAMES",
+    "TRACK_TITLES",
+    "Track",
+    "get_track",
+    "metric_spec",
+    "metric_specs",
+]
 
-TRACK_NAMES = ("varm", "cold", "toxicn", "cntp")
-# Said once, here: the Track objects, the UI, the REST API and the CLI all read these.
-TRACK_TITLES = {"varm": "VARM-Bench", "cold": "COLD", "toxicn": "ToxiCN", "cntp": "CNTP"}
-PRIMARY_METRICS = {"varm": "jrem", "cold": "f1", "toxicn": "f1", "cntp": "spans.overlap_f1"}
+TRACK_NAMES = ("varm", "cold", "toxicn", "cntp")  # every track the project knows, installed or not
 # Submission metadata a board filters by (a submitter may leave either empty; worker.records validates).
 MODEL_TYPES = ("open", "closed")
 SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
@@ -36,7 +48,10 @@ class Track(Protocol):
     def primary_metric(self) -> str: ...
 
     @property
-    def headline_metrics(self) -> tuple[str, ...]: ...
+    def headline_metrics(self) -> tuple[str, ...]: ...  # `headline_keys(metric_specs)`
+
+    @property
+    def metric_specs(self) -> tuple[MetricSpec, ...]: ...  # every metric, in board order
 
     def load_references(self, path: Path, subsets_dir: Path | None = None) -> Any: ...
 
@@ -88,20 +103,44 @@ class Track(Protocol):
     def release_margin(self, new: Any, best: Any, *, bootstrap: int, seed: int) -> Any: ...
 
 
-def get_track(name: str) -> Track:
-    """The track object for `name`; ValueError for an unknown or unavailable track."""
-    if name not in TRACK_NAMES:
-        raise ValueError(f"unknown track {name!r}; expected one of {', '.join(TRACK_NAMES)}")
-    if name == "varm":
-        from .varm import VARM_TRACK
-
-        return VARM_TRACK
+def _installed() -> dict[str, Track]:
+    tracks: dict[str, Track] = {VARM_TRACK.name: VARM_TRACK}
     try:
         from .toxitrace.tracks import TRACKS
     except ModuleNotFoundError as error:
         if not (error.name or "").startswith(f"{__package__}.toxitrace"):
             raise  # a missing dependency inside the package is a real bug: don't hide it
-        raise ValueError(f"track {name!r} is not available: scoring.toxitrace is not installed") from None
-    if name not in TRACKS:
-        raise ValueError(f"track {name!r} is not available in scoring.toxitrace")
-    return TRACKS[name]
+    else:
+        tracks.update(TRACKS)
+    return {name: tracks[name] for name in TRACK_NAMES if name in tracks}
+
+
+_TRACKS = _installed()
+# Said once, by the track objects: the UI, the REST API and the CLI all read these.
+TRACK_TITLES = {name: t.title for name, t in _TRACKS.items()}
+PRIMARY_METRICS = {name: t.primary_metric for name, t in _TRACKS.items()}
+METRIC_SPECS = {name: t.metric_specs for name, t in _TRACKS.items()}
+
+
+def get_track(name: str) -> Track:
+    """The track object for `name`; ValueError for an unknown or unavailable track."""
+    if name not in TRACK_NAMES:
+        raise ValueError(f"unknown track {name!r}; expected one of {', '.join(TRACK_NAMES)}")
+    if name not in _TRACKS:
+        raise ValueError(f"track {name!r} is not available: scoring.toxitrace is not installed")
+    return _TRACKS[name]
+
+
+def metric_specs(track: str) -> tuple[MetricSpec, ...]:
+    """Every metric of `track` in board order (headline first); () for an unknown track."""
+    return METRIC_SPECS.get(track, ())
+
+
+def metric_spec(track: str, key: str) -> MetricSpec:
+    """The spec of `key` on `track`; a key the track does not list (a metric added later) gets a name
+    derived from its path, higher-is-better, as a share."""
+    for m in metric_specs(track):
+        if m.key == key:
+            return m
+    name = key.replace("_", " ").replace(".", " · ")
+    return MetricSpec(key, name[:1].upper() + name[1:], name)

@@ -15,11 +15,12 @@ from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample
 from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .ladder import Margin, per_row_margin
+from .metrics_spec import VARM as VARM_SPECS
+from .metrics_spec import headline_keys
 from .problems import InputError, Problem
 from .protocol import DISCRETE_FIELDS, FIELDS, ParsedOutput, parse_output, summarise_advice
 from .references import VarmReferences, check_reference_bundle, load_references
 from .report import Report
-from .tracks import PRIMARY_METRICS, TRACK_TITLES
 from .varm_metrics import (
     COLUMNS,
     HEADLINE_CI_METRICS,
@@ -52,18 +53,10 @@ class VarmTrack:
     """VARM-Bench: raw model outputs are parsed strictly and scored against six-field gold records."""
 
     name = "varm"
-    title = TRACK_TITLES["varm"]
-    primary_metric = PRIMARY_METRICS["varm"]
-    headline_metrics = (
-        "jrem",
-        "her_c",
-        "her_l",
-        "macro_f1.label",
-        "macro_f1.category",
-        "t_f1",
-        "field_accuracy.target",
-        "parse_success",
-    )
+    title = "VARM-Bench"
+    primary_metric = "jrem"
+    metric_specs = VARM_SPECS
+    headline_metrics = headline_keys(VARM_SPECS)
 
     def load_references(self, path: Path, subsets_dir: Path | None = None) -> VarmReferences:
         return load_references(path, subsets_dir)

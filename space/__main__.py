@@ -26,10 +26,11 @@ from pathlib import Path
 import uvicorn
 
 from space import http_limits, sandbox
-from space.auth import auth_mode, ensure_token_file, local_token, oauth_problem, open_auth_problem
+from space.auth import auth_mode, oauth_problem, open_auth_problem
 from space.uploads import make_private_folder
 from worker.config import Config
 from worker.heartbeat import Heartbeats, heartbeat_name, restarting_name
+from worker.token_file import ensure_token_file, local_token
 
 ROOT = Path(__file__).resolve().parents[1]
 log = logging.getLogger("space")

@@ -12,8 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoring.limits import MAX_FILE_BYTES
-from scoring.metrics_spec import metric_specs
-from scoring.tracks import TRACK_NAMES
+from scoring.tracks import TRACK_NAMES, metric_specs
 from space import feeds, sandbox
 from space.auth import Auth
 from space.board_api import (
@@ -28,10 +27,21 @@ from space.board_api import (
     matches,
 )
 from space.ui.tables import View
-from worker.quotas import QuotaExceeded, parse_iso
+from worker.errors import (
+    AlreadyExists,
+    BadRequest,
+    Busy,
+    DiskFull,
+    NotAllowed,
+    NotHeld,
+    NotReady,
+    QuotaExceeded,
+    ServiceError,
+    UnknownSubmission,
+)
+from worker.quotas import parse_iso
 from worker.records import check_track
-from worker.service import DiskFull, NotHeld, NotReady, Service
-from worker.slots import Busy
+from worker.service import Service
 
 UPLOAD_PATHS = ("/api/v1/submissions", "/api/v1/validate")
 FORM_OVERHEAD = 64 * 1024  # room for the metadata fields and multipart boundaries
@@ -80,16 +90,41 @@ def _too_large(limit: int) -> JSONResponse:
     return JSONResponse({"detail": _too_large_text(limit)}, status_code=413)
 
 
-def _busy(exc: Busy) -> JSONResponse:
-    return JSONResponse(
-        {"detail": str(exc), "retry_after": exc.retry_after},
-        status_code=503,
-        headers={"Retry-After": str(exc.retry_after)},
-    )
+# Each answer the service gives on purpose (worker/errors.py), as an HTTP status: said once, here.
+STATUS_OF: dict[type[ServiceError], int] = {
+    BadRequest: 422,
+    UnknownSubmission: 404,
+    NotAllowed: 403,
+    NotHeld: 409,
+    AlreadyExists: 409,
+    NotReady: 503,
+    Busy: 503,
+    DiskFull: 507,
+    QuotaExceeded: 429,
+}
 
 
-def _disk_full(exc: DiskFull) -> JSONResponse:
-    return JSONResponse({"detail": str(exc), "problem": "disk_full"}, status_code=507)
+def service_error_response(exc: ServiceError) -> JSONResponse:
+    """The response of a service answer: its status, `detail` (the message) and what the kind adds."""
+    status = next(code for kind, code in STATUS_OF.items() if isinstance(exc, kind))
+    body: dict = {"detail": str(exc)}
+    headers: dict[str, str] = {}
+    if isinstance(exc, Busy):
+        body["retry_after"] = exc.retry_after
+        headers["Retry-After"] = str(exc.retry_after)
+    elif isinstance(exc, DiskFull):
+        body["problem"] = "disk_full"
+    elif isinstance(exc, QuotaExceeded):
+        body.update(kind=exc.kind, limit=exc.limit, next_slot_at=exc.next_slot_at)
+        wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()
+        headers["Retry-After"] = str(max(1, math.ceil(wait)))
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def service_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """The app's handler for ServiceError (space/server.py registers it)."""
+    assert isinstance(exc, ServiceError)
+    return service_error_response(exc)
 
 
 def _rejected(report: dict) -> JSONResponse:
@@ -202,10 +237,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
                     private,
                     held.park,
                 )
-        except Busy as exc:
-            return _busy(exc)
-        except DiskFull as exc:
-            return _disk_full(exc)
+        except ServiceError as exc:  # here, not the app's handler: the upload's slot is released first
+            return service_error_response(exc)
 
     async def _store_upload(
         user: str, track: str, file: UploadFile, metadata: dict, private: bool = False, park=None
@@ -213,26 +246,16 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         data = await _read_capped(file, max_file_bytes)
         if data is None:
             return _too_large(max_file_bytes)
-        try:
-            # Validation and the store commit block: keep them off the event loop.
-            out = await run_in_threadpool(
-                service.submit,
-                identity=user,
-                track=track,
-                data=data,
-                metadata=metadata,
-                private=private,
-                park=park,
-            )
-        except QuotaExceeded as exc:
-            wait = (parse_iso(exc.next_slot_at) - datetime.now(UTC)).total_seconds()
-            return JSONResponse(
-                {"detail": str(exc), "kind": exc.kind, "limit": exc.limit, "next_slot_at": exc.next_slot_at},
-                status_code=429,
-                headers={"Retry-After": str(max(1, math.ceil(wait)))},
-            )
-        except NotReady as exc:
-            raise HTTPException(503, str(exc)) from None
+        # Validation and the store commit block: keep them off the event loop.
+        out = await run_in_threadpool(
+            service.submit,
+            identity=user,
+            track=track,
+            data=data,
+            metadata=metadata,
+            private=private,
+            park=park,
+        )
         if out["status"] == "rejected":
             return _rejected(out["report"])
         body = {
@@ -304,12 +327,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         ids = body.get("submission_ids") if isinstance(body, dict) else None
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise HTTPException(422, 'send {"submission_ids": [id, ...]} (at most 2)')
-        try:
-            return {"track": track, "finals": service.set_finals(user, track_or_404(track), ids)}
-        except LookupError as exc:
-            raise HTTPException(404, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
+        return {"track": track, "finals": service.set_finals(user, track_or_404(track), ids)}
 
     boards = BoardBytes(service.leaderboard_at, service.reference_set, service.latest_release)
 
@@ -424,12 +442,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         user = identity(authorization, x_user)
         if not service.is_maintainer(user):
             raise HTTPException(403, "only maintainers can cut a release")
-        try:
-            return service.cut_release(track_or_404(track), name, user)
-        except FileExistsError as exc:
-            raise HTTPException(409, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(422, str(exc)) from None
+        return service.cut_release(track_or_404(track), name, user)
 
     @router.get("/rescore/{track}/{run}", summary="One published re-score: its diff report")
     def rescore_report(track: str, run: str):
@@ -491,10 +504,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
                 if data is None:
                     return _too_large(max_file_bytes)
                 return await run_in_threadpool(service.validate, track, data)
-        except Busy as exc:
-            return _busy(exc)
-        except NotReady as exc:
-            raise HTTPException(503, str(exc)) from None
+        except ServiceError as exc:
+            return service_error_response(exc)
 
     @router.post(
         "/submissions/{submission_id}/make-public",
@@ -505,15 +516,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         authorization: Annotated[str | None, Header()] = None,
         x_user: Annotated[str | None, Header()] = None,
     ):
-        user = identity(authorization, x_user)
-        try:
-            return service.make_public(submission_id, identity=user)
-        except LookupError as exc:
-            raise HTTPException(404, str(exc)) from None
-        except PermissionError as exc:
-            raise HTTPException(403, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(404, str(exc)) from None
+        return service.make_public(submission_id, identity=identity(authorization, x_user))
 
     @router.post(
         "/submissions/{submission_id}/withdraw",
@@ -524,13 +527,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         authorization: Annotated[str | None, Header()] = None,
         x_user: Annotated[str | None, Header()] = None,
     ):
-        user = identity(authorization, x_user)
-        try:
-            return service.withdraw(submission_id, identity=user)
-        except PermissionError as exc:
-            raise HTTPException(403, str(exc)) from None
-        except (LookupError, ValueError) as exc:
-            raise HTTPException(404, str(exc)) from None
+        return service.withdraw(submission_id, identity=identity(authorization, x_user))
 
     # -- held near-copies (worker/nearcopy.py): maintainers only -------------------------------------
 
@@ -539,14 +536,6 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         if not service.is_maintainer(user):
             raise HTTPException(403, "only maintainers can review held submissions")
         return user
-
-    def review(action, submission_id: str, **kwargs) -> dict:
-        try:
-            return action(submission_id, **kwargs)
-        except NotHeld as exc:
-            raise HTTPException(409, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(404 if "submission id" in str(exc) else 422, str(exc)) from None
 
     @router.get("/held", summary="Near-copies held for review, with the earlier submission (maintainers)")
     def held(
@@ -565,7 +554,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         x_user: Annotated[str | None, Header()] = None,
     ):
         actor = maintainer(authorization, x_user)
-        return review(service.release, submission_id, actor=actor, reason=reason)
+        return service.release(submission_id, actor=actor, reason=reason)
 
     @router.post("/submissions/{submission_id}/reject", summary="End a held submission unscored")
     def reject(
@@ -575,7 +564,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
         x_user: Annotated[str | None, Header()] = None,
     ):
         actor = maintainer(authorization, x_user)
-        return review(service.reject, submission_id, actor=actor, reason=reason)
+        return service.reject(submission_id, actor=actor, reason=reason)
 
     @router.get(
         "/public/{track}/{name}",

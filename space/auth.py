@@ -33,12 +33,12 @@ from cachetools import TTLCache
 from worker.config import AUTH_MODES, Config
 from worker.identities import identity_problem, look_alike
 from worker.quotas import normalise_identity
+from worker.token_file import TOKEN_FILE
 
 MODES = AUTH_MODES
 CACHE_SECONDS = 60.0
 CACHE_ENTRIES = 4096  # distinct tokens remembered; random tokens cannot grow memory past this
 INVALID_TOKEN_STATUSES = (401, 403)  # the only Hub answers that say the token itself is bad
-TOKEN_FILE = "tokens.json"
 _USER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
@@ -111,30 +111,6 @@ def open_auth_problem(mode: str, host: str, config: Config, env=None) -> str | N
             "loopback (HOST=127.0.0.1, ::1 or localhost)."
         )
     return None
-
-
-def ensure_token_file(data_dir: Path) -> str | None:
-    """Create `tokens.json` with a random token for user `local` if missing; return that new token."""
-    path = Path(data_dir) / TOKEN_FILE
-    if path.exists():
-        return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(24)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump({token: "local"}, f, indent=1)
-    return token
-
-
-def local_token(data_dir: Path) -> str | None:
-    """The token of user `local` in the token file (None when there is none or the file is unreadable)."""
-    try:
-        tokens = json.loads((Path(data_dir) / TOKEN_FILE).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(tokens, dict):
-        return None
-    return next((t for t, user in tokens.items() if user == "local"), None)
 
 
 def bearer(authorization: str | None) -> str | None:

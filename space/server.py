@@ -7,8 +7,8 @@ import logging
 import math
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import gradio as gr
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.middleware.cors import CORSMiddleware
@@ -16,20 +16,23 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from scoring.limits import MAX_FILE_BYTES
 from space import uploads, webhook
-from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router
+from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router, service_error_handler
 from space.auth import Auth, auth_mode
 from space.origins import OriginGuard
 from space.querystring import UiPageParam
-from space.ui.footer import GRADIO_FOOTER_LINKS
 from worker import head_signal
 from worker.celery import make_app
 from worker.config import Config
 from worker.disk import DISK_FULL_ERRNOS
 from worker.enqueue import CeleryEnqueuer
+from worker.errors import DiskFull, ServiceError
 from worker.heartbeat import HEARTBEAT_STALE, Heartbeats
-from worker.service import DiskFull, Service
+from worker.service import Service
 from worker.store import StoreError, open_web_store
 from worker.store.outage import StoreUnavailable
+
+if TYPE_CHECKING:
+    import gradio as gr
 
 log = logging.getLogger(__name__)
 REPO_DATA = Path(__file__).resolve().parents[1] / "data"  # the demo bundles (with their references)
@@ -87,6 +90,8 @@ async def _store_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _ui(service: Service) -> gr.Blocks:
+    import gradio as gr  # here, not at the top: the REST API alone (tests, workers' imports) needs no Gradio
+
     if importlib.util.find_spec("space.ui") is not None:
         try:
             from space.ui import build_demo
@@ -142,6 +147,7 @@ def create_app(
         allow_headers=["*"],
     )
     app.add_middleware(OriginGuard, allowed=config.cors_origins)
+    app.add_exception_handler(ServiceError, service_error_handler)  # before OSError: AlreadyExists is one
     app.add_exception_handler(OSError, _os_error)
     app.add_exception_handler(StoreError, _store_error)
     app.include_router(create_router(service, auth, max_file_bytes))
@@ -151,6 +157,8 @@ def create_app(
     app.router.on_shutdown.append(stop_listening.set)
     app.state.service = service
     if with_ui:
+        from space.ui.footer import GRADIO_FOOTER_LINKS
+
         # Mounted last, so the /api routes above take precedence over the UI's catch-all "/".
         app = uploads.mount(
             app,

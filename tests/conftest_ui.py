@@ -74,7 +74,7 @@ def seed_public(store, track: str) -> None:
     """References and public files of a demo track, with the seeder's own file builders, and the workers'
     signing key as an install makes it. No slice key: these boards show full-test results, as a store
     installed before slices existed does."""
-    from worker.gold.seed import public_files, reference_files
+    from worker.gold.bundle_files import public_files, reference_files
     from worker.gold.signing import signing_key
 
     signing_key(store)

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 import pytest
 from playwright.sync_api import Page, expect
 
-from scoring.metrics_spec import metric_spec
+from scoring.tracks import metric_spec
 from space.ui.figures import MAX_SYSTEMS
 from tests.conftest_pipeline import WorkerProcess, worker_env
 from tests.conftest_ui import (

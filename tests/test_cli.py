@@ -109,8 +109,8 @@ def test_summary_of_a_submission_the_ladder_withheld_says_why_and_shows_no_numbe
 
 def test_start_banner_names_the_address_and_the_token_only_when_asked(tmp_path: Path) -> None:
     from space.__main__ import banner
-    from space.auth import ensure_token_file
     from worker.config import Config
+    from worker.token_file import ensure_token_file
 
     token = ensure_token_file(tmp_path)
     config = Config(data_dir=tmp_path, host="0.0.0.0", port=7861)

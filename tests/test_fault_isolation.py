@@ -20,9 +20,10 @@ from space.server import create_app
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
 from tests.factories import mixed_predictions
 from worker.config import Config
+from worker.errors import Busy
 from worker.gold.reconcile import reconcile
 from worker.service import Service
-from worker.slots import Busy, WorkSlots
+from worker.slots import WorkSlots
 from worker.store import WEB_AREAS, open_store
 from worker.submissions import list_records, quarantined, update_record
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.metrics_spec import METRIC_SPECS, metric_spec, metric_specs
-from scoring.tracks import TRACK_NAMES, get_track
+from scoring.tracks import METRIC_SPECS, TRACK_NAMES, get_track, metric_spec, metric_specs
 from space.ui.tables import better_side, csv_header, default_columns, metric_header
 
 GOLDEN = Path(__file__).parent / "golden" / "varm" / "expected_result.json"

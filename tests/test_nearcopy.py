@@ -18,9 +18,10 @@ from tests import conftest_pipeline as pipeline
 from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
 from worker import nearcopy
 from worker.config import Config
+from worker.errors import NotHeld
 from worker.gold.reconcile import reconcile
 from worker.gold.scoring_job import score_submission
-from worker.service import NotHeld, Service
+from worker.service import Service
 from worker.store import WEB_AREAS, open_store
 
 COLD = baseline_file("cold", "lexicon")  # 200 rows: a near-copy differs in fewer than 10

@@ -10,12 +10,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scoring.tracks import get_track
-from space.auth import Auth, ensure_token_file
+from space.auth import Auth
 from space.server import create_app
 from tests.conftest_pipeline import DEMO, RecordingEnqueuer, baseline_file, seed_store, variant
 from worker.config import Config
 from worker.service import Service
 from worker.store import WEB_AREAS, StoreError, open_store
+from worker.token_file import ensure_token_file
 
 VALID = baseline_file("varm")
 

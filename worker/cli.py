@@ -43,7 +43,7 @@ def _default_token(config: Config) -> str | None:
     """$VARM_TOKEN, else the local token file's token of user `local` (embedded default)."""
     if os.environ.get("VARM_TOKEN"):
         return os.environ["VARM_TOKEN"]
-    from space.auth import local_token  # the same file the local service reads
+    from worker.token_file import local_token  # the same file the local service reads
 
     return local_token(Path(config.data_dir))
 
@@ -102,8 +102,7 @@ def _dig(tree, dotted: str):
 
 def summary_line(body: dict) -> str:
     """One line for a submission: id, status, and once scored the primary metric with its CI."""
-    from scoring.metrics_spec import metric_spec
-    from scoring.tracks import get_track
+    from scoring.tracks import get_track, metric_spec
 
     hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
     model = str((body.get("metadata") or {}).get("model_name") or "")
@@ -344,7 +343,7 @@ def cmd_reindex(args, config: Config) -> int:
 
 
 def cmd_review(args, config: Config) -> int:
-    from worker.service import NotHeld
+    from worker.errors import NotHeld
 
     if args.command == "release" and args.submission_id == "cut":
         if not (args.track and args.name):

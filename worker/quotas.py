@@ -10,29 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from worker.errors import QuotaExceeded
 from worker.records import parse_iso, strip_format_characters
 from worker.store import layout
 
 WINDOW = timedelta(hours=24)
-
-
-@dataclass
-class QuotaExceeded(Exception):
-    """Over the scored-submission quota ("quota") or the upload-attempt cap ("attempts")."""
-
-    kind: str
-    limit: int
-    next_slot_at: str
-
-    def __str__(self) -> str:
-        what = "scored submissions" if self.kind == "quota" else "upload attempts"
-        return (
-            f"limit of {self.limit} {what} per 24 hours reached for this track; "
-            f"next slot opens at {self.next_slot_at}"
-        )
 
 
 def normalise_identity(identity: str) -> str:

@@ -28,6 +28,15 @@ from scoring.version import SCORER_VERSION
 from worker import live_board, quotas
 from worker.config import Config
 from worker.disk import DISK_FULL_ERRNOS
+from worker.errors import (
+    AlreadyExists,
+    BadRequest,
+    DiskFull,
+    NotAllowed,
+    NotHeld,
+    NotReady,
+    UnknownSubmission,
+)
 from worker.heartbeat import RESTARTING_SHOWN
 from worker.nearcopy import (
     COPY_OF_ANOTHER,
@@ -93,21 +102,6 @@ class RescoreReport:
     dry_run: bool  # dry runs stay in the private submissions area; real runs are published
     path: str
     data: dict | None
-
-
-class NotReady(Exception):
-    """The track cannot take submissions yet (its public inputs are not published)."""
-
-
-class NotHeld(ValueError):
-    """A review (release / reject) of a submission that is not held."""
-
-
-class DiskFull(Exception):
-    """The data disk has no room for an upload (HTTP 507); nothing was stored."""
-
-    def __init__(self) -> None:
-        super().__init__("the server's disk is full, so the upload was not stored; please try again later")
 
 
 class Liveness(Protocol):
@@ -216,7 +210,7 @@ class Service:
         check_track(track)
         identity = quotas.normalise_identity(identity)
         if not identity:
-            raise ValueError("an identity is required")
+            raise BadRequest("an identity is required")
         self._check_disk()
         try:
             return self._submit(identity, track, data, metadata, is_baseline, private, park)
@@ -706,13 +700,13 @@ class Service:
         return latest
 
     def cut_release(self, track: str, name: str, actor: str) -> dict:
-        """Send the cut of release `name` of `track` to a worker (the references are there); ValueError
-        for a malformed name, FileExistsError for a name taken (a release never changes: cut an erratum)."""
+        """Send the cut of release `name` of `track` to a worker (the references are there); BadRequest
+        for a malformed name, AlreadyExists for a name taken (a release never changes: cut an erratum)."""
         check_track(track)
         if not RELEASE_NAME.match(name):
-            raise ValueError(f"a release is named like 2027-03 (an erratum: 2027-03.1), not {name!r}")
+            raise BadRequest(f"a release is named like 2027-03 (an erratum: 2027-03.1), not {name!r}")
         if self.store.list("results", f"releases/{track}/{name}/"):
-            raise FileExistsError(f"release {name} of {track} exists; a release is never changed")
+            raise AlreadyExists(f"release {name} of {track} exists; a release is never changed")
         return {"track": track, "name": name, "task_id": self.enqueue.release(track, name, actor)}
 
     def rescore_reports(self, track: str, limit: int = 50) -> list[dict]:
@@ -809,11 +803,11 @@ class Service:
     def compare(self, a_id: str, b_id: str) -> dict:
         a, b = find_record(self.store, a_id), find_record(self.store, b_id)
         if a is None or b is None:
-            raise ValueError("unknown submission id")
+            raise UnknownSubmission()
         if a["track"] != b["track"]:
-            raise ValueError("submissions are on different tracks")
+            raise BadRequest("submissions are on different tracks")
         if not (on_board(a) and on_board(b)):
-            raise ValueError("both submissions must be on the board (published and visible)")
+            raise BadRequest("both submissions must be on the board (published and visible)")
         return self.enqueue.compare(a["track"], a_id, b_id)
 
     # -- maintainers -----------------------------------------------------------------------------------
@@ -832,7 +826,7 @@ class Service:
         if not record.get("hidden"):
             return public_view(record) | {"hidden": False}
         if record.get("hidden_reason") != PRIVATE_REASON:
-            raise PermissionError("this submission was hidden by a maintainer; it cannot be made public")
+            raise NotAllowed("this submission was hidden by a maintainer; it cannot be made public")
         return self.moderate(
             submission_id, actor=identity, hidden=False, reason="made public by its submitter"
         )
@@ -846,15 +840,15 @@ class Service:
         return self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
 
     def _own_record(self, submission_id: str, identity: str, action: str) -> dict:
-        """The caller's own record; ValueError (malformed id), LookupError (unknown to them) or
-        PermissionError (not theirs) otherwise."""
+        """The caller's own record; UnknownSubmission (malformed, or unknown to them) or NotAllowed (not
+        theirs) otherwise."""
         if not is_submission_id(submission_id):
-            raise ValueError("malformed submission id")
+            raise UnknownSubmission("malformed submission id")
         record = find_record(self.store, submission_id)
         if record is None or not self.may_see(record, identity):
-            raise LookupError("unknown submission id")
+            raise UnknownSubmission()
         if not quotas.owned_by(record, identity):
-            raise PermissionError(f"only its submitter can {action}")
+            raise NotAllowed(f"only its submitter can {action}")
         return record
 
     def is_maintainer(self, identity: str) -> bool:
@@ -881,10 +875,10 @@ class Service:
         reason: str,
     ) -> dict:
         if not is_submission_id(submission_id):
-            raise ValueError("malformed submission id")
+            raise UnknownSubmission("malformed submission id")
         record = find_record(self.store, submission_id)
         if record is None:
-            raise ValueError("unknown submission id")
+            raise UnknownSubmission()
         flags: dict[str, bool | str | None] = {
             k: v
             for k, v in (("hidden", hidden), ("verified", verified), ("is_baseline", is_baseline))
@@ -903,7 +897,7 @@ class Service:
             self.store, record["track"], submission_id, change, f"moderate {submission_id}"
         )
         if updated is None:  # gone since it was found
-            raise ValueError("unknown submission id")
+            raise UnknownSubmission()
         try:
             self.enqueue.publish(record["track"])
         except Exception as exc:  # broker down: the reconciler republishes a board that disagrees
@@ -927,14 +921,14 @@ class Service:
         check_track(track)
         wanted = list(dict.fromkeys(submission_ids))
         if len(wanted) > 2:
-            raise ValueError("choose at most 2 finals per track")
+            raise BadRequest("choose at most 2 finals per track")
         own = {r["submission_id"]: r for r in self._own_records(identity, track)}
         for sid in wanted:
             record = own.get(sid)
             if record is None:
-                raise LookupError(f"{sid}: not one of your submissions on {track}")
+                raise UnknownSubmission(f"{sid}: not one of your submissions on {track}")
             if not on_board(record):
-                raise ValueError(f"{sid}: only a released submission on the board can be a final")
+                raise BadRequest(f"{sid}: only a released submission on the board can be a final")
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             changed = []
@@ -1051,7 +1045,7 @@ class Service:
     def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
         """End a held submission: it is never scored, and it keeps using its quota slot."""
         if not reason.strip():
-            raise ValueError("a reason is required to reject a held submission")
+            raise BadRequest("a reason is required to reject a held submission")
         record = self._review(
             submission_id,
             REJECTED,
@@ -1062,10 +1056,10 @@ class Service:
 
     def _review(self, submission_id: str, status: str, note: str, error: str | None = None) -> dict:
         if not is_submission_id(submission_id):
-            raise ValueError("malformed submission id")
+            raise UnknownSubmission("malformed submission id")
         found = find_record(self.store, submission_id)
         if found is None:
-            raise ValueError("unknown submission id")
+            raise UnknownSubmission()
 
         def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
             if rec["status"] != HELD:
@@ -1076,7 +1070,7 @@ class Service:
 
         updated = update_record(self.store, found["track"], submission_id, change, f"review {submission_id}")
         if updated is None:  # gone since it was found
-            raise ValueError("unknown submission id")
+            raise UnknownSubmission()
         return updated
 
 

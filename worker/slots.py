@@ -24,18 +24,12 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
+from worker.errors import Busy
+
 # Measured: validating a 63 MB VARM predictions file peaks at ~5x its size above the bytes themselves.
 MEMORY_PER_UPLOAD_BYTE = 6
 WAITERS_PER_SLOT = 8
 POLL_SECONDS = 0.05
-
-
-class Busy(Exception):
-    """Every slot is taken: try again in `retry_after` seconds."""
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"the server is busy validating other uploads; retry in {retry_after} s")
-        self.retry_after = retry_after
 
 
 class Held:

@@ -30,9 +30,9 @@ from ..disclosure import (
     withhold,
 )
 from ..ladder import Margin, bootstrap_margin
+from ..metrics_spec import CLASSIFICATION_TRACK, SPAN_TRACK, MetricSpec, headline_keys
 from ..problems import InputError, Problem
 from ..report import Report
-from ..tracks import PRIMARY_METRICS, TRACK_TITLES
 from ..version import SCORER_VERSION
 from .classification import METRICS, binary_metrics, bootstrap_metrics, undefined_binary
 from .explanations import derive_spans, explanation_result
@@ -64,8 +64,12 @@ class ToxiTraceTrack:
     name: str
     title: str
     primary_metric: str
-    headline_metrics: tuple[str, ...]
+    metric_specs: tuple[MetricSpec, ...]  # board order
     spans: bool  # a span track: references and predictions must carry spans on every row
+
+    @property
+    def headline_metrics(self) -> tuple[str, ...]:
+        return headline_keys(self.metric_specs)
 
     # --- references and public inputs --------------------------------------------------------------
 
@@ -412,37 +416,9 @@ def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -
     return cell
 
 
-COLD = ToxiTraceTrack(
-    name="cold",
-    title=TRACK_TITLES["cold"],
-    primary_metric=PRIMARY_METRICS["cold"],
-    headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
-    spans=False,
-)
-TOXICN = ToxiTraceTrack(
-    name="toxicn",
-    title=TRACK_TITLES["toxicn"],
-    primary_metric=PRIMARY_METRICS["toxicn"],
-    headline_metrics=("f1", "accuracy", "macro_f1", "precision", "recall"),
-    spans=False,
-)
-CNTP = ToxiTraceTrack(
-    name="cntp",
-    title=TRACK_TITLES["cntp"],
-    primary_metric=PRIMARY_METRICS["cntp"],
-    headline_metrics=(
-        "spans.overlap_f1",
-        "spans.overlap_recall",
-        "spans.overlap_precision",
-        "spans.char_f1",
-        "spans.iou",
-        "spans.recipe_overlap",
-        "f1",
-        "accuracy",
-        "macro_f1",
-    ),
-    spans=True,
-)
+COLD = ToxiTraceTrack("cold", "COLD", "f1", CLASSIFICATION_TRACK, spans=False)
+TOXICN = ToxiTraceTrack("toxicn", "ToxiCN", "f1", CLASSIFICATION_TRACK, spans=False)
+CNTP = ToxiTraceTrack("cntp", "CNTP", "spans.overlap_f1", SPAN_TRACK, spans=True)
 
 TRACKS: dict[str, ToxiTraceTrack] = {t.name: t for t in (COLD, TOXICN, CNTP)}
 

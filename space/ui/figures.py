@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from scoring.metrics_spec import VARM_FIELDS, MetricSpec, metric_spec
+from scoring.metrics_spec import VARM_FIELDS, MetricSpec
+from scoring.tracks import metric_spec
 
 from .i18n import t
 from .tables import better_side, undefined_reason

@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 
-from scoring.metrics_spec import metric_spec
-from scoring.tracks import TRACK_TITLES
+from scoring.tracks import TRACK_TITLES, metric_spec
 
 from .i18n import t
 from .safe import code, md, md_link

@@ -23,8 +23,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from scoring.metrics_spec import MetricSpec, metric_spec, metric_specs
-from scoring.tracks import MODEL_TYPES, PRIMARY_METRICS, SETTINGS, TRACK_NAMES
+from scoring.metrics_spec import MetricSpec
+from scoring.tracks import MODEL_TYPES, PRIMARY_METRICS, SETTINGS, TRACK_NAMES, metric_spec, metric_specs
 
 from .i18n import t
 from .safe import md, md_link

@@ -27,11 +27,8 @@ from scoring.api import references_sha256
 from scoring.problems import InputError, Problem
 from scoring.slices import commitment, new_slice_key, parse_slice_key
 from scoring.tracks import get_track
+from worker.gold.bundle_files import public_files, reference_files, subsets_dir
 from worker.gold.publish import Publisher
-from worker.gold.seed import (  # the files seed writes for the demo, for any bundle
-    public_files,
-    reference_files,
-)
 from worker.gold.signing import signing_key
 from worker.records import FINAL_BAD, check_track, now_iso, record_path
 from worker.store import Store, codec, commit_with_retry, layout
@@ -127,7 +124,7 @@ def check_bundle(track: str, bundle: Path) -> dict[str, int]:
     track_obj = get_track(track)
     problems: list[Problem] = list(track_obj.check_reference_bundle(bundle))
     try:  # the worker's own reader must accept it too
-        track_obj.load_references(bundle / "test.jsonl", _subsets(bundle))
+        track_obj.load_references(bundle / "test.jsonl", subsets_dir(bundle))
     except InputError as error:
         problems += list(error.problems)
     if problems:
@@ -142,12 +139,8 @@ def check_bundle(track: str, bundle: Path) -> dict[str, int]:
     return {s: count_rows(bundle / f"{s}.jsonl") for s in SPLITS if (bundle / f"{s}.jsonl").is_file()}
 
 
-def _subsets(bundle: Path) -> Path | None:
-    return bundle / "subsets" if (bundle / "subsets").is_dir() else None
-
-
 def bundle_sha256(bundle: Path) -> str:
-    return references_sha256(Path(bundle) / "test.jsonl", _subsets(Path(bundle)))
+    return references_sha256(Path(bundle) / "test.jsonl", subsets_dir(Path(bundle)))
 
 
 def current_set(store: Store, track: str, demo_dir: Path | None) -> dict | None:

@@ -7,8 +7,8 @@ import gradio as gr
 import pandas as pd
 
 from scoring.tracks import TRACK_TITLES
+from worker.errors import QuotaExceeded
 from worker.own import OwnSubmission
-from worker.quotas import QuotaExceeded
 from worker.records import is_submission_id
 
 from .. import submission
