@@ -26,7 +26,7 @@ from space.board_api import (
     etag,
     matches,
 )
-from space.ui.tables import View
+from space.board_query import View
 from worker.errors import (
     AlreadyExists,
     BadRequest,

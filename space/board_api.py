@@ -1,5 +1,5 @@
 """The leaderboard as the REST API serves it: encoded once per results revision, then filtered, sorted and
-paged with the UI's own query (`space.ui.tables.View` and `filter_rows`), so the API and the page agree.
+paged with the UI's own query (`space.board_query`: `View` and `filter_rows`), so the API and the page agree.
 
 Every row is encoded to JSON once per (track, results head); a page is those bytes joined, not a dict
 re-encoded per request (FastAPI's encoder took 0.55 s for 3,000 rows). The ETag names the results head and
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import orjson
 import pandas as pd
 
-from space.ui.tables import MODEL_TYPES, SETTINGS, View, filter_rows, rows_frame, sort_choices, to_csv
+from scoring.tracks import MODEL_TYPES, SETTINGS
+from space.board_query import View, filter_rows, rows_frame, sort_keys, to_csv
 
 MAX_PAGE_SIZE = 1000
 MAX_PAGE = 1_000_000  # bounds `page` (422 beyond): an unbounded integer overflowed orjson into a 500
@@ -40,7 +41,7 @@ def board_view(
     `model_type` and `setting` are comma-separated like the UI's URL (`type=open,closed`)."""
     types = tuple(v for v in model_type.split(",") if v)
     settings = tuple(v for v in setting.split(",") if v)
-    sorts = [key for _, key in sort_choices(track)]
+    sorts = sort_keys(track)
     for name, values, allowed in (("type", types, MODEL_TYPES), ("setting", settings, SETTINGS)):
         unknown = [v for v in values if v not in allowed]
         if unknown:

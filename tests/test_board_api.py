@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from space.auth import Auth
+from space.board_query import View, filter_rows, rows_frame
 from space.server import create_app
-from space.ui.tables import View, filter_rows, rows_frame
 from tests.conftest_pipeline import RecordingEnqueuer
 from tests.conftest_ui import free_port, publish_demo_board
 from worker.config import Config

@@ -114,3 +114,18 @@ def test_every_arrow_between_packages_is_documented():
     # positive control: the arrow a past version had (the CLI reading the web side's token code) is refused
     graph["worker.cli"].add("space.auth")
     assert undocumented(graph, allowed) == [("worker.cli", "space.auth")]
+
+
+def test_only_the_server_mounts_the_ui():
+    """The REST API and the board query stand without the UI (space/board_query.py serves both); the server
+    mounts the UI, and nothing else outside space/ui/ imports it."""
+    graph = import_graph()
+
+    def into_ui(graph: dict[str, set[str]]) -> set[str]:
+        return {
+            a for a in graph for b in graph[a] if b.startswith("space.ui") and not a.startswith("space.ui")
+        }
+
+    assert into_ui(graph) == {"space.server"}
+    graph["space.board_api"].add("space.ui.tables")  # positive control: the arrow this replaced
+    assert into_ui(graph) == {"space.server", "space.board_api"}

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from scoring.tracks import METRIC_SPECS, TRACK_NAMES, get_track, metric_spec, metric_specs
-from space.ui.tables import better_side, csv_header, default_columns, metric_header
+from space.board_query import csv_header, default_columns
+from space.ui.tables import better_side, metric_header
 
 GOLDEN = Path(__file__).parent / "golden" / "varm" / "expected_result.json"
 

@@ -21,9 +21,9 @@ from gradio_client.exceptions import AppError
 
 from scoring.disclosure import rounded
 from scoring.tracks import get_track
+from space.board_query import PAGE_SIZE
 from space.ui.safe import md
 from space.ui.tables import (
-    PAGE_SIZE,
     better_side,
     metric_header,
     model_cell,

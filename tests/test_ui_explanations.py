@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scoring.api import score_file
+from space.board_query import default_columns, rows_frame
 from space.ui import explorer, figures
-from space.ui.tables import default_columns, display_frame, metric_table, rows_frame
+from space.ui.tables import display_frame, metric_table
 from tests.factories import XSS_NAME, board_rows, make_entries
 from worker.leaderboard import Entry
 

@@ -8,21 +8,15 @@ import re
 import pandas as pd
 import pytest
 
+from space.board_query import View, default_columns, filter_rows, page_slice, rows_frame, to_csv, to_json
 from space.ui.safe import md
 from space.ui.tables import (
-    View,
     column_choices,
-    default_columns,
     display_frame,
-    filter_rows,
     model_cell,
-    page_slice,
     rank_label,
-    rows_frame,
     sort_choices,
     system_choices,
-    to_csv,
-    to_json,
     top_systems,
 )
 from tests.factories import XSS_NAME, board_rows, make_entries

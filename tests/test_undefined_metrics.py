@@ -143,7 +143,8 @@ def _cold_results() -> dict[str, dict]:
 
 
 def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined():
-    from space.ui.tables import SHOWN, dataframe_value, display_frame, rows_frame
+    from space.board_query import rows_frame
+    from space.ui.tables import SHOWN, dataframe_value, display_frame
     from worker.leaderboard import Entry, build_rows
     from worker.records import new_record
 

@@ -13,6 +13,7 @@ import gradio as gr
 
 from scoring.tracks import TRACK_TITLES
 from space.auth import oauth_enabled, oauth_problem
+from space.board_query import TRACKS, View
 from space.uploads import delete_cache
 from worker.service import Service
 
@@ -31,7 +32,6 @@ from .pages.maintainers import MaintainersPage
 from .pages.releases import ReleasesPage
 from .pages.submission import SubmissionPage
 from .pages.submit import SubmitPage
-from .tables import TRACKS, View
 from .upload import CSS as UPLOAD_CSS
 
 CSS = (

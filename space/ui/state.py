@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from space.board_api import with_provisional
+from space.board_query import TRACKS, rows_frame
 from worker.service import Service
 
 from .submission import result_of
-from .tables import TRACKS, rows_frame
 
 _SAFE_ID = re.compile(r"[0-9a-f]{16}")
 

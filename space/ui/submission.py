@@ -7,10 +7,11 @@ from collections.abc import Iterator
 import pandas as pd
 
 from scoring.tracks import TRACK_TITLES, metric_spec
+from space.board_query import METRICS, PRIMARY
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import METRICS, PRIMARY, ColumnType, metric_header, na_cell, pct, rank_label
+from .tables import ColumnType, metric_header, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")

@@ -5,24 +5,18 @@ from __future__ import annotations
 import gradio as gr
 
 from scoring.tracks import TRACK_TITLES
+from space.board_query import TRACKS, View, default_columns, filter_rows, page_slice, to_csv, to_json
 from space.uploads import output_dir
 
 from ..context import Context
 from ..i18n import both, t
 from ..safe import md
 from ..tables import (
-    TRACKS,
-    View,
     column_choices,
     dataframe_value,
-    default_columns,
     display_frame,
-    filter_rows,
-    page_slice,
     setting_choices,
     sort_choices,
-    to_csv,
-    to_json,
     type_choices,
 )
 

@@ -8,12 +8,13 @@ import json
 import gradio as gr
 import pandas as pd
 
+from space.board_query import DEFAULT_METRICS
 from worker.service import RescoreReport
 
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
-from ..tables import DEFAULT_METRICS, metric_header, pct
+from ..tables import metric_header, pct
 
 # (i18n key of the label, action)
 MODERATION = (
