@@ -184,7 +184,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     import worker.gold.references
     import worker.gold.rescore
     import worker.records
-    import worker.service
+    import worker.service.intake
     import worker.store.local
     from space.auth import Auth
     from space.server import create_app
@@ -193,7 +193,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     from worker.service import Service
     from worker.store import layout, open_store
 
-    for module in (worker.records, worker.service, worker.gold.rescore, worker.store.local):
+    for module in (worker.records, worker.service.intake, worker.gold.rescore, worker.store.local):
         monkeypatch.setattr(module, "datetime", FrozenClock)
     # The reference set's published identity is the one thing that must differ (a hash or a commitment of
     # the whole set): set aside, the same in both worlds.
@@ -201,7 +201,7 @@ def _world(tmp: Path, bundle: Path, monkeypatch) -> dict[str, bytes]:
     monkeypatch.setattr(worker.gold.install, "bundle_sha256", lambda *args: IDENTITY)
     monkeypatch.setenv("SIGNING_KEY", SIGNING_KEY)  # one key for both worlds (Ed25519 is deterministic)
     counter = iter(range(1, 10_000))
-    monkeypatch.setattr(worker.service.secrets, "token_hex", lambda n: f"{next(counter):0{2 * n}x}")
+    monkeypatch.setattr(worker.service.intake.secrets, "token_hex", lambda n: f"{next(counter):0{2 * n}x}")
 
     config = Config(
         data_dir=tmp / "data",

@@ -305,7 +305,7 @@ def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
     import feedparser
     from fastapi.testclient import TestClient
 
-    import worker.service
+    import worker.service.reads
     from space.auth import Auth
     from space.server import create_app
     from worker.config import Config
@@ -365,7 +365,7 @@ def test_a_maintainer_cuts_over_rest_and_the_feed_carries_releases_and_rescores(
         "provisional" in m for s, m in marks.items() if s != later
     )
 
-    monkeypatch.setattr(worker.service, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
+    monkeypatch.setattr(worker.service.reads, "SCORER_VERSION", "99.0.0")  # a metric fix since the cut
     assert client.get("/api/v1/releases/cold/2027-05").json()["erratum_due"] is True
 
 
