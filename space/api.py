@@ -256,7 +256,7 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
             private=private,
             park=park,
         )
-        if out["status"] == "rejected":
+        if out["status"] == "rejected" and out["report"] is not None:
             return _rejected(out["report"])
         body = {
             "submission_id": out["submission_id"],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from worker.errors import QuotaExceeded
 from worker.records import parse_iso, strip_format_characters
@@ -46,8 +47,23 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def window_state(times: list[str], limit: int, now: datetime) -> dict:
-    """{"limit","used","remaining","next_slot_at"} for events at `times` in the 24 h before `now`."""
+class QuotaState(TypedDict):
+    """A caller's quota on a track: `limit` and `remaining` are None for the baselines (no quota)."""
+
+    limit: int | None
+    used: int
+    remaining: int | None
+    next_slot_at: str | None  # when the oldest counted event leaves the window; None below the limit
+
+
+class QuotaView(QuotaState):
+    """`Service.quota`: the scored-submission quota and, under `attempts`, the upload-attempt cap."""
+
+    attempts: QuotaState
+
+
+def window_state(times: list[str], limit: int, now: datetime) -> QuotaState:
+    """The quota state of events at `times` in the 24 h before `now`."""
     recent = sorted(t for t in (parse_iso(x) for x in times) if now - t < WINDOW)
     used = len(recent)
     # The slot that frees up first belongs to the oldest event that still counts.
@@ -55,9 +71,10 @@ def window_state(times: list[str], limit: int, now: datetime) -> dict:
     return {"limit": limit, "used": used, "remaining": max(0, limit - used), "next_slot_at": next_slot}
 
 
-def check(times: list[str], limit: int, now: datetime, kind: str) -> dict:
+def check(times: list[str], limit: int, now: datetime, kind: str) -> QuotaState:
     state = window_state(times, limit, now)
-    if state["remaining"] <= 0:
+    remaining = state["remaining"]
+    if remaining is not None and remaining <= 0:  # never None here: `limit` is a number
         raise QuotaExceeded(kind, limit, state["next_slot_at"] or _iso(now + WINDOW))
     return state
 

@@ -79,7 +79,7 @@ def seed(store: Store, service: Service, demo_dir: Path = DEMO_DIR) -> dict:
                 is_baseline=True,
             )
             if out["status"] == "rejected":
-                first = "; ".join(str(e.get("message")) for e in out["report"]["errors"][:3])
+                first = "; ".join(str(e.get("message")) for e in (out["report"] or {}).get("errors", [])[:3])
                 failures.append(f"baseline {track}/{name} was rejected: {first}")
             elif not out["duplicate"]:
                 submitted.append(f"{track}/{name}")

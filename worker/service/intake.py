@@ -8,6 +8,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import NotRequired, TypedDict
 
 from scoring.api import read_public_inputs
 from scoring.problems import InputError, Problem
@@ -29,6 +30,7 @@ from worker.nearcopy import (
     held_reason,
 )
 from worker.own import PRIVATE_REASON
+from worker.quotas import QuotaState, QuotaView
 from worker.records import (
     FINAL_BAD,
     HELD,
@@ -57,6 +59,19 @@ from worker.submissions import (
 )
 
 log = logging.getLogger(__name__)
+
+
+class SubmitOutcome(TypedDict):
+    """What `Intake.submit` answers: status "queued", "held" (with `reason`) or "rejected" (with the
+    line-numbered `report`, nothing stored, `submission_id` None); `duplicate`: the same file was already
+    submitted (its id and status are the earlier one's)."""
+
+    submission_id: str | None
+    status: str
+    report: dict | None
+    duplicate: bool
+    quota: QuotaState
+    reason: NotRequired[str]
 
 
 class Intake(ServiceBase):
@@ -90,7 +105,7 @@ class Intake(ServiceBase):
         is_baseline: bool = False,
         private: bool = False,
         park: Callable[[], object] | None = None,
-    ) -> dict:
+    ) -> SubmitOutcome:
         """Validate, check quotas, store and enqueue one upload.
 
         `private`: scored like any other and counted in the quota and by the near-copy guard, but hidden
@@ -124,7 +139,7 @@ class Intake(ServiceBase):
         is_baseline: bool,
         is_private: bool = False,
         park: Callable[[], object] | None = None,
-    ) -> dict:
+    ) -> SubmitOutcome:
         now = datetime.now(UTC)
         sha = hashlib.sha256(data).hexdigest()
         index_path = quotas.index_path(identity, track)
@@ -289,12 +304,12 @@ class Intake(ServiceBase):
 
         self._uploads.commit(build, "count a rejected upload")
 
-    def _quota_state(self, track: str, index: dict, now: datetime, is_baseline: bool = False) -> dict:
+    def _quota_state(self, track: str, index: dict, now: datetime, is_baseline: bool = False) -> QuotaState:
         if is_baseline:
             return {"limit": None, "used": 0, "remaining": None, "next_slot_at": None}
         return quotas.window_state(self._counted(track, index), self.config.quota_per_day, now)
 
-    def quota(self, identity: str, track: str) -> dict:
+    def quota(self, identity: str, track: str) -> QuotaView:
         index = read_json(self.store, AREA, quotas.index_path(identity, track)) or quotas.empty_index()
         state = self._quota_state(track, index, datetime.now(UTC))
         attempts = quotas.window_state(index["attempts"], self.config.attempts_per_day, datetime.now(UTC))

@@ -3,6 +3,9 @@ the submitter's own submissions ("My submissions", with making a private one pub
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import gradio as gr
 import pandas as pd
 
@@ -22,7 +25,7 @@ from ..upload import drop_zone
 MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
 
 
-def quota_line(q: dict, lang: str) -> str:
+def quota_line(q: Mapping[str, Any], lang: str) -> str:
     if not q or q.get("limit") is None:
         return ""
     nxt = t("next_slot", lang, at=md(q["next_slot_at"])) if q.get("next_slot_at") else ""
