@@ -126,7 +126,9 @@ def _web_closure() -> list[Path]:
 
 def test_no_module_of_the_web_closure_names_gold():
     closure = _web_closure()
-    assert ROOT / "worker" / "service" / "intake.py" in closure and ROOT / "space" / "ui" / "app.py" in closure
+    assert (
+        ROOT / "worker" / "service" / "intake.py" in closure and ROOT / "space" / "ui" / "app.py" in closure
+    )
     offenders = [str(p.relative_to(ROOT)) for p in closure if _names_gold(p)]
     assert offenders == []
 
