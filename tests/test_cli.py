@@ -227,3 +227,48 @@ def test_private_submission_is_scored_off_the_board_until_made_public(live_space
         time.sleep(0.5)
     assert sid in on_board()
     assert httpx.get(f"{api}/api/v1/submissions/{sid}", timeout=30).status_code == 200
+
+
+def test_rescore_prints_what_moved():
+    from worker.cli import change_lines
+
+    changes = [
+        {
+            "submission_id": "a" * 16,
+            "model_name": "up",
+            "old_rank": 2,
+            "new_rank": 1,
+            "skipped": False,
+            "error": None,
+            "metric": "jrem",
+            "old": 0.40,
+            "new": 0.425,
+        },
+        {
+            "submission_id": "b" * 16,
+            "model_name": "",
+            "old_rank": 1,
+            "new_rank": 1,
+            "skipped": False,
+            "error": None,
+            "metric": "jrem",
+            "old": 0.5,
+            "new": 0.5,
+        },
+        {
+            "submission_id": "c" * 16,
+            "model_name": "broken",
+            "old_rank": 3,
+            "new_rank": 3,
+            "skipped": True,
+            "error": "internal error while scoring (KeyError)",
+            "metric": "jrem",
+            "old": 0.1,
+            "new": None,
+        },
+    ]
+    assert change_lines(changes) == [
+        "up: jrem 40.00 -> 42.50 (+2.50), rank 2 -> 1",
+        "broken: not re-scored (internal error while scoring (KeyError))",
+    ]
+    assert change_lines(changes[1:2]) == ["no metric or rank changed"]

@@ -229,7 +229,10 @@ def test_rescore_attaches_versions_and_publishes_once(tmp_path, redis_config, wo
     )
     assert dry.returncode == 0, dry.stderr
     summary = json.loads(dry.stdout)
-    assert summary["rescored"] == 2 and summary["report"] is None
+    assert summary["rescored"] == 2 and summary["report"] is None  # a dry run publishes nothing
+    assert {c["submission_id"] for c in summary["changes"]} == set(sids)  # but says what would change
+    assert all(c["metric"] == "jrem" and c["old"] == c["new"] for c in summary["changes"])
+    assert "no metric or rank changed" in dry.stderr
     assert store.head("results") == head and all(len(record(store, s)["versions"]) == 1 for s in sids)
 
     app = make_app(redis_config)

@@ -271,8 +271,32 @@ def cmd_rescore(args, config: Config) -> int:
     plan = started.get(timeout=args.timeout)
     print(f"run {plan['run']}: {plan['chunks']} chunks queued", file=sys.stderr)
     summary = app.AsyncResult(plan["finalize_task_id"]).get(timeout=args.timeout)
+    for line in change_lines(summary.get("changes") or []):
+        print(line, file=sys.stderr)
     _print(summary)
     return 0
+
+
+def change_lines(changes: list[dict]) -> list[str]:
+    """One readable line per submission whose primary metric or rank moved (or that failed)."""
+    lines = []
+    for c in changes:
+        name = c["model_name"] or c["submission_id"]
+        if c.get("error"):
+            lines.append(f"{name}: not re-scored ({c['error']})")
+            continue
+        old, new = c["old"], c["new"] if c["new"] is not None else c["old"]
+        if old == new and c["old_rank"] == c["new_rank"]:
+            continue
+        moved = f"{c['metric']} {_pct(old)} -> {_pct(new)}"
+        if old is not None and new is not None:
+            moved += f" ({100 * (new - old):+.2f})"
+        lines.append(f"{name}: {moved}, rank {c['old_rank']} -> {c['new_rank']}")
+    return lines or ["no metric or rank changed"]
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"
 
 
 def cmd_seed(args, config: Config) -> int:

@@ -11,6 +11,7 @@ from functools import cache
 
 from celery.signals import beat_init, worker_init, worker_ready, worker_shutdown
 
+from scoring.tracks import get_track
 from worker import embedded_broker, head_signal
 from worker.celery import app
 from worker.config import Config
@@ -180,4 +181,10 @@ def rescore_finalize(self, track: str, run: str, actor: str, dry_run: bool, expe
     diff = finalize(store(), publisher(), track, run, actor, dry_run, done)
     log.info("rescore %s run %s finished: %s", track, run, diff["summary"])
     report = None if dry_run else layout.rescore_report(track, run)
-    return diff["summary"] | {"run": run, "report": report}
+    primary = get_track(track).primary_metric
+    changes = [  # what the maintainer's `rescore` prints (a dry run has no published report to read)
+        {k: row[k] for k in ("submission_id", "model_name", "old_rank", "new_rank", "skipped", "error")}
+        | {"metric": primary, "old": row["old"].get(primary), "new": row["new"].get(primary)}
+        for row in diff["submissions"]
+    ]
+    return diff["summary"] | {"run": run, "report": report, "changes": changes}
