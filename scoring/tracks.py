@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .metrics_spec import MetricSpec
+from .names import MODEL_TYPES, SETTINGS, TRACK_NAMES
 from .problems import Problem
 from .report import Report
 from .varm import VARM_TRACK
@@ -29,11 +30,6 @@ __all__ = [
     "metric_spec",
     "metric_specs",
 ]
-
-TRACK_NAMES = ("varm", "cold", "toxicn", "cntp")  # every track the project knows, installed or not
-# Submission metadata a board filters by (a submitter may leave either empty; worker.records validates).
-MODEL_TYPES = ("open", "closed")
-SETTINGS = ("zero-shot", "taxonomy", "fine-tuned")
 
 
 class Track(Protocol):

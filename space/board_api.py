@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import orjson
 import pandas as pd
 
-from scoring.tracks import MODEL_TYPES, SETTINGS
+from scoring.names import MODEL_TYPES, SETTINGS
 from space.board_query import View, filter_rows, rows_frame, sort_keys, to_csv
 
 MAX_PAGE_SIZE = 1000

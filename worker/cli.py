@@ -253,7 +253,7 @@ def cmd_reconcile(args, config: Config) -> int:
 
 
 def cmd_quarantine(args, config: Config) -> int:
-    from scoring.tracks import TRACK_NAMES
+    from scoring.names import TRACK_NAMES
     from worker.store import open_store
     from worker.submissions import quarantined
 
@@ -354,7 +354,7 @@ def cmd_held(args, config: Config) -> int:
 
 
 def cmd_reindex(args, config: Config) -> int:
-    from scoring.tracks import TRACK_NAMES
+    from scoring.names import TRACK_NAMES
 
     service = _service(config)
     _print(

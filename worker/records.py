@@ -10,7 +10,8 @@ import unicodedata
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from scoring import tracks
+from scoring.names import MODEL_TYPES as KNOWN_MODEL_TYPES
+from scoring.names import SETTINGS as KNOWN_SETTINGS
 from scoring.problems import Problem
 
 # Paths and the validated parts they are built from live in the store layout; re-exported for the callers
@@ -57,8 +58,8 @@ PUBLIC_FIELDS = (
     "verified",
     "created_at",
 )
-MODEL_TYPES = (*tracks.MODEL_TYPES, "")  # empty: not given
-SETTINGS = (*tracks.SETTINGS, "")
+MODEL_TYPES = (*KNOWN_MODEL_TYPES, "")  # empty: not given
+SETTINGS = (*KNOWN_SETTINGS, "")
 METADATA_LIMITS = {
     "model_name": 100,
     "organisation": 200,

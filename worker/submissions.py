@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
-from scoring.tracks import TRACK_NAMES
+from scoring.names import TRACK_NAMES
 from worker.records import is_submission_id, record_path
 from worker.store import Store, codec, commit_change, layout
 from worker.store.base import UnreadableObject

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from celery.exceptions import SoftTimeLimitExceeded
 
+from scoring.names import TRACK_NAMES
 from scoring.problems import InputError
-from scoring.tracks import TRACK_NAMES
 from worker.gold import marks
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error, score_submission, scored_or_held

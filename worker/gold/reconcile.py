@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from scoring.tracks import TRACK_NAMES
+from scoring.names import TRACK_NAMES
 from worker import live_board
 from worker.gold import marks
 from worker.gold.publish import RESULTS, published_runs, version_for

@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from scoring.tracks import TRACK_NAMES
+from scoring.names import TRACK_NAMES
 from worker.service import BASELINE_SUBMITTER, Service
 from worker.store import Store
 

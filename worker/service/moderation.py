@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from scoring.tracks import TRACK_NAMES
+from scoring.names import TRACK_NAMES
 from worker import quotas
 from worker.errors import (
     AlreadyExists,

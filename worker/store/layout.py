@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from scoring.tracks import TRACK_NAMES
+from scoring.names import TRACK_NAMES
 
 _ID = re.compile(r"[0-9a-f]{16}")
 _STAMP = _ID  # a change stamp: the first 16 hex digits of a sha256
