@@ -53,6 +53,7 @@ def _outputs(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 def test_one_command_writes_every_prediction_file(runs: tuple[Path, Path]) -> None:
     first, _ = runs
     expected = [str(prediction_path(Path(), t, n, s)) for t in TRACKS for n in RUNS[t] for s in SPLITS]
@@ -62,6 +63,7 @@ def test_one_command_writes_every_prediction_file(runs: tuple[Path, Path]) -> No
     assert all(set(b) == {"name", "description", "model_type", "setting"} for b in meta["baselines"])
 
 
+@pytest.mark.slow
 def test_runs_are_byte_identical_and_match_the_committed_files(runs: tuple[Path, Path]) -> None:
     first, second = runs
     for name in _outputs(first):

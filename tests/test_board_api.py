@@ -235,6 +235,7 @@ def test_api_responses_are_gzipped_when_asked(client) -> None:
 # -- the UI page through the same middleware -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ui_page_gzipped_and_gradio_events_still_stream(board_env, tmp_path: Path) -> None:
     from gradio_client import Client
 

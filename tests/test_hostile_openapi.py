@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 def test_openapi_fuzz_has_no_server_errors(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     dep = shared_deployment(request)
     schema = httpx.get(dep.url + "/openapi.json", timeout=30).json()

@@ -14,6 +14,8 @@ import pytest
 from tests.hostile import corpus, figures, rest
 from tests.hostile.fixtures import shared_deployment
 
+pytestmark = pytest.mark.slow  # a whole deployment (subprocesses) and every hostile file case: ~25 s
+
 TRACKS = ("varm", "cold")  # toxicn and cntp: every case at the scorer level; REST in bench_hostile
 
 KNOWN: dict[str, str] = {}
@@ -53,6 +55,7 @@ def _file_params() -> list:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _file_params())
 def test_hostile_upload_answered_cleanly(file_outcomes: dict, name: str) -> None:
     outcome = file_outcomes[name]

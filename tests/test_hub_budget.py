@@ -87,6 +87,7 @@ def limited_hub():
         stop_fakehub(proc)
 
 
+@pytest.mark.slow
 def test_paced_hub_store_commits_past_the_limit_without_a_429(limited_hub, tmp_path: Path) -> None:
     url, control = limited_hub
     config = make_hub_config(url, tmp_path / "data")

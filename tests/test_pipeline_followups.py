@@ -102,6 +102,7 @@ def test_web_process_store_uses_hf_web_token(fakehub_url: str, tmp_path: Path):
 # -- uploads off the event loop ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["validate", "submissions"])
 def test_large_upload_does_not_block_health(route: str, tmp_path: Path, demo_dir: Path):
     """Validation of a large upload runs in the thread pool: /health keeps answering meanwhile."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest_pipeline import DEMO, RecordingEnqueuer, baseline_file
 
 
@@ -85,6 +87,7 @@ def test_importers_record_the_test_status_and_install_follows_it(tmp_path):
     assert bundle_info.test_status(DEMO / "cold") is None  # the demo records none: private
 
 
+@pytest.mark.slow
 def test_the_real_cold_installed_as_public_holds_its_own_gold_and_says_so(local_store, tmp_path):
     """Issue 23, "Done when": the real COLD release (5,323 test rows), imported by the importer (which
     records it as public) and installed; an upload of its gold labels ends `held` with the gold-match

@@ -154,6 +154,7 @@ def test_concurrent_publishers_never_take_a_published_row_off_the_board(tmp_path
     assert rows_that_left(store) == []
 
 
+@pytest.mark.slow
 def test_publisher_processes_never_take_a_published_row_off_the_board(tmp_path) -> None:
     """Three worker processes, each with its own Publisher, over one LocalStore folder."""
     store = LocalStore(tmp_path)

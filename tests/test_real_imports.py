@@ -355,6 +355,7 @@ def test_python_m_space_help_prints_help_and_exits(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()  # nothing started, nothing created
 
 
+@pytest.mark.slow
 @needs_cold
 def test_baselines_on_a_real_bundle_without_a_dev_split(tmp_path: Path) -> None:
     bundle = tmp_path / "bundles" / "cold"

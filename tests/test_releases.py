@@ -49,6 +49,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_release_reveals_at_most_two_finals_per_submitter(pipeline, tmp_path):
     """20 submitters x 6 submissions (increasing skill, so the Ladder releases several of each): a release
     holds at most 2 rows per submitter, exactly the chosen finals where there is a choice; a private-slice

@@ -139,6 +139,7 @@ def test_allowed_roots_leave_out_the_private_paths_and_their_way(tmp_path: Path)
     assert sandbox.allowed_roots([]) == [Path("/")]
 
 
+@pytest.mark.slow
 def test_the_web_process_runs_inside_it_and_an_upload_is_published(tmp_path: Path) -> None:
     """`python -m space` with WEB_SANDBOX=require (Redis broker, local store, the demo's references and a
     real worker): health checks the private paths live from inside the web process, and a REST upload is

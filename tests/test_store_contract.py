@@ -621,6 +621,7 @@ def test_fakehub_serves_the_real_client(fakehub_url: str, tmp_path: Path) -> Non
         {"RateLimit": '"api";r=0;t=1', "RateLimit-Policy": '"fixed window";"api";q=500;w=300'},
     ],
 )
+@pytest.mark.slow
 def test_hub_waits_out_a_rate_limit_window(hub_config: Config, tmp_path: Path, fakehub, headers) -> None:
     """A 429 naming its window is waited out (without using an attempt); one that names none, or a window
     longer than the budget, still fails after the bounded retries."""

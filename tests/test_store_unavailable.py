@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest_hub import HUB_TEST_OPTIONS
 from tests.conftest_pipeline import redis_url
@@ -90,6 +91,7 @@ def _hub_requests(stats: dict[str, int]) -> int:
     return sum(n for route, n in stats.items() if not route.startswith("429 "))
 
 
+@pytest.mark.slow
 def test_a_hub_storm_gets_fast_answers_and_loses_nothing(
     tmp_path: Path, hub_config: Config, hub_env: dict, fakehub
 ) -> None:

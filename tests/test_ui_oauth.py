@@ -123,6 +123,7 @@ def space_app(tmp_path_factory: pytest.TempPathFactory, fakehub_url: str):
     stop_web(web)
 
 
+@pytest.mark.slow
 def test_on_a_space_oauth_is_real_and_a_forged_session_is_no_one(space_app, fakehub_url: str) -> None:
     url = space_app.url
     assert "Sign in with Hugging Face" in httpx.get(url, timeout=30).text  # the LoginButton is there

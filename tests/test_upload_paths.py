@@ -184,6 +184,7 @@ def test_upload_size_is_bounded(client) -> None:
     assert upload(client, "small.jsonl", b'{"id": "a", "label": 0}\n').status_code == 200
 
 
+@pytest.mark.slow
 def test_exports_and_uploads_are_deleted_after_use(client, web) -> None:
     from gradio_client import Client
 
@@ -209,6 +210,7 @@ def test_exports_and_uploads_are_deleted_after_use(client, web) -> None:
     assert files_under(web.upload_dir) == [], files_under(web.upload_dir)[:5]
 
 
+@pytest.mark.slow
 def test_upload_folder_total_is_bounded_and_frees_up(client, web) -> None:
     chunk = 700 * 1024
     statuses = []

@@ -100,6 +100,7 @@ def test_only_a_genuine_webhook_refreshes_the_board(hub_web) -> None:
     assert after != before, "a genuine webhook did not refresh the board"
 
 
+@pytest.mark.slow
 def test_a_workers_announcement_refreshes_the_board_at_once(hub_web) -> None:
     web, results, config = hub_web
     before = _etag(web.url)
@@ -128,6 +129,7 @@ def test_no_secret_no_webhook(tmp_path: Path) -> None:
         stop_web(web)
 
 
+@pytest.mark.slow
 def test_a_move_announced_during_a_head_read_is_not_lost(tmp_path: Path) -> None:
     """The read that was in flight when the announcement came may have seen the old head: it must not be
     cached for HEAD_POLL_SECONDS (positive control: without an announcement the read is cached)."""
