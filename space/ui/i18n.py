@@ -113,6 +113,62 @@ TEXT: dict[str, tuple[str, str]] = {
         "Submissions left today: {remaining}/{limit}. {next}",
     ),
     "next_slot": ("下一个可用时段：{at}", "Next free slot: {at}"),
+    # The service's answers (worker/errors.py keys, space/ui/answers.py): "err_" + key.
+    "err_service_error": ("请求未能完成。", "The request could not be completed."),
+    "err_bad_request": ("请求有误。", "The request is not valid."),
+    "err_unknown_submission": (
+        "没有这条提交（或你无权查看）。",
+        "No such submission (or not one you may see).",
+    ),
+    "err_not_allowed": ("你不能对这条提交这样做。", "You cannot do this to this submission."),
+    "err_not_held": (
+        "提交 {id} 当前状态为“{status}”，不在待审中。",
+        "Submission {id} is {status}, not held.",
+    ),
+    "err_exists": (
+        "{track} 的发布 {name} 已存在；发布一经生成便不再改变。",
+        "Release {name} of {track} exists; a release never changes.",
+    ),
+    "err_not_ready": (
+        "赛道 {track} 尚未安装参考集，暂不能接收提交。",
+        "Track {track} has no reference set installed yet, so it cannot take submissions.",
+    ),
+    "err_disk_full": (
+        "服务器磁盘已满，上传未保存；请稍后再试。",
+        "The server's disk is full, so the upload was not stored; please try again later.",
+    ),
+    "err_busy": (
+        "服务器正忙于校验其他上传；请在 {seconds} 秒后重试。",
+        "The server is busy validating other uploads; retry in {seconds} s.",
+    ),
+    "err_identity_required": ("需要登录身份。", "A signed-in identity is required."),
+    "err_release_name": (
+        "发布名称形如 2027-03（勘误：2027-03.1）。",
+        "A release is named like 2027-03 (an erratum: 2027-03.1).",
+    ),
+    "err_compare_tracks": ("两条提交不在同一赛道。", "The two submissions are on different tracks."),
+    "err_compare_on_board": (
+        "两条提交都须在排行榜上（已发布且可见）。",
+        "Both submissions must be on the board (published and visible).",
+    ),
+    "err_hidden_by_maintainer": (
+        "这条提交已被维护者隐藏，不能公开。",
+        "A maintainer hid this submission; it cannot be made public.",
+    ),
+    "err_not_submitter": ("只有提交者本人可以这样做。", "Only its submitter can do this."),
+    "err_too_many_finals": ("每个赛道最多选择 2 个最终提交。", "Choose at most 2 finals per track."),
+    "err_not_yours": (
+        "{id} 不是你在这个赛道上的提交。",
+        "{id} is not one of your submissions on this track.",
+    ),
+    "err_final_not_on_board": (
+        "{id}：只有已发布且在榜上的提交才能作为最终提交。",
+        "{id}: only a released submission on the board can be a final.",
+    ),
+    "err_reason_required": (
+        "拒绝待审提交需要填写理由。",
+        "A reason is required to reject a held submission.",
+    ),
     "quota_exceeded": (
         "已达到今日提交上限，下一个可用时段：{at}",
         "Daily quota reached; next free slot: {at}",

@@ -82,7 +82,8 @@ class Intake(ServiceBase):
             raise NotReady(
                 f"track {track!r} has no reference set installed yet, so it cannot take "
                 "submissions (a maintainer installs one: "
-                f"`python -m worker install --track {track} DIR`)"
+                f"`python -m worker install --track {track} DIR`)",
+                track=track,
             )
         digest = hashlib.sha256(raw).hexdigest()
         cached = self._inputs.get(track)
@@ -120,7 +121,7 @@ class Intake(ServiceBase):
         check_track(track)
         identity = quotas.normalise_identity(identity)
         if not identity:
-            raise BadRequest("an identity is required")
+            raise BadRequest("an identity is required", key="identity_required")
         self._check_disk()
         try:
             return self._submit(identity, track, data, metadata, is_baseline, private, park)

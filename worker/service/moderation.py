@@ -51,9 +51,13 @@ class Moderation(ServiceBase):
         for a malformed name, AlreadyExists for a name taken (a release never changes: cut an erratum)."""
         check_track(track)
         if not RELEASE_NAME.match(name):
-            raise BadRequest(f"a release is named like 2027-03 (an erratum: 2027-03.1), not {name!r}")
+            raise BadRequest(
+                f"a release is named like 2027-03 (an erratum: 2027-03.1), not {name!r}", key="release_name"
+            )
         if self.store.list("results", f"releases/{track}/{name}/"):
-            raise AlreadyExists(f"release {name} of {track} exists; a release is never changed")
+            raise AlreadyExists(
+                f"release {name} of {track} exists; a release is never changed", name=name, track=track
+            )
         return {"track": track, "name": name, "task_id": self.enqueue.release(track, name, actor)}
 
     def compare(self, a_id: str, b_id: str) -> dict:
@@ -61,9 +65,11 @@ class Moderation(ServiceBase):
         if a is None or b is None:
             raise UnknownSubmission()
         if a["track"] != b["track"]:
-            raise BadRequest("submissions are on different tracks")
+            raise BadRequest("submissions are on different tracks", key="compare_tracks")
         if not (on_board(a) and on_board(b)):
-            raise BadRequest("both submissions must be on the board (published and visible)")
+            raise BadRequest(
+                "both submissions must be on the board (published and visible)", key="compare_on_board"
+            )
         return self.enqueue.compare(a["track"], a_id, b_id)
 
     def make_public(self, submission_id: str, *, identity: str) -> dict:
@@ -73,7 +79,10 @@ class Moderation(ServiceBase):
         if not record.get("hidden"):
             return public_view(record) | {"hidden": False}
         if record.get("hidden_reason") != PRIVATE_REASON:
-            raise NotAllowed("this submission was hidden by a maintainer; it cannot be made public")
+            raise NotAllowed(
+                "this submission was hidden by a maintainer; it cannot be made public",
+                key="hidden_by_maintainer",
+            )
         return self.moderate(
             submission_id, actor=identity, hidden=False, reason="made public by its submitter"
         )
@@ -95,7 +104,7 @@ class Moderation(ServiceBase):
         if record is None or not self.may_see(record, identity):
             raise UnknownSubmission()
         if not quotas.owned_by(record, identity):
-            raise NotAllowed(f"only its submitter can {action}")
+            raise NotAllowed(f"only its submitter can {action}", key="not_submitter")
         return record
 
     def quarantined(self, track: str) -> list[dict]:
@@ -161,14 +170,20 @@ class Moderation(ServiceBase):
         check_track(track)
         wanted = list(dict.fromkeys(submission_ids))
         if len(wanted) > 2:
-            raise BadRequest("choose at most 2 finals per track")
+            raise BadRequest("choose at most 2 finals per track", key="too_many_finals")
         own = {r["submission_id"]: r for r in self._own_records(identity, track)}
         for sid in wanted:
             record = own.get(sid)
             if record is None:
-                raise UnknownSubmission(f"{sid}: not one of your submissions on {track}")
+                raise UnknownSubmission(
+                    f"{sid}: not one of your submissions on {track}", key="not_yours", id=sid
+                )
             if not on_board(record):
-                raise BadRequest(f"{sid}: only a released submission on the board can be a final")
+                raise BadRequest(
+                    f"{sid}: only a released submission on the board can be a final",
+                    key="final_not_on_board",
+                    id=sid,
+                )
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
             changed = []
@@ -232,7 +247,7 @@ class Moderation(ServiceBase):
     def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
         """End a held submission: it is never scored, and it keeps using its quota slot."""
         if not reason.strip():
-            raise BadRequest("a reason is required to reject a held submission")
+            raise BadRequest("a reason is required to reject a held submission", key="reason_required")
         record = self._review(
             submission_id,
             REJECTED,
@@ -250,7 +265,11 @@ class Moderation(ServiceBase):
 
         def change(store: Store, head: str, rec: dict) -> tuple[dict | None, dict[str, bytes]]:
             if rec["status"] != HELD:
-                raise NotHeld(f"submission {submission_id} is {rec['status']}, not held")
+                raise NotHeld(
+                    f"submission {submission_id} is {rec['status']}, not held",
+                    id=submission_id,
+                    status=rec["status"],
+                )
             # A gold-match hold released by a maintainer is not held again when its scored version is found.
             cleared = {"gold_match_released": True} if rec.get("held_for") == "gold_match" else {}
             return transition(rec, status, note, error=error, **cleared), {}

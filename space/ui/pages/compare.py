@@ -6,8 +6,10 @@ import gradio as gr
 import pandas as pd
 
 from scoring.protocol import FIELDS
+from worker.errors import ServiceError
 
 from .. import figures
+from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..tables import (
@@ -108,6 +110,8 @@ class ComparePage:
             raise refused(t("both_on_board", lang))
         try:
             comp = self.ctx.service.compare(a, b)
+        except ServiceError as exc:
+            raise refused(f"{t('compare_failed', lang)}: {answer_text(exc, lang)}") from exc
         except Exception as exc:
             raise refused(f"{t('compare_failed', lang)}: {exc}") from exc
         shown = {"track": track, "a": a, "b": b, "comparison": comp}

@@ -9,8 +9,10 @@ import gradio as gr
 import pandas as pd
 
 from space.board_query import DEFAULT_METRICS
+from worker.errors import ServiceError
 from worker.service import RescoreReport
 
+from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
@@ -205,8 +207,8 @@ class MaintainersPage:
                 out = service.moderate(sid, actor=actor, reason=reason, **FLAGS[action])
             else:
                 raise refused(f"unknown action {action!r}")
-        except ValueError as exc:  # unknown id, or not held (worker.service.NotHeld)
-            raise refused(str(exc)) from exc
+        except ServiceError as exc:  # unknown id, not held, no reason
+            raise refused(answer_text(exc, lang)) from exc
         return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
 
     def cut_release(
@@ -221,8 +223,8 @@ class MaintainersPage:
         actor = self.ctx.maintainer(token, profile, lang)
         try:
             out = self.ctx.service.cut_release(track, (name or "").strip(), actor)
-        except (ValueError, FileExistsError) as exc:
-            raise refused(str(exc)) from exc
+        except ServiceError as exc:  # a malformed name, or one taken
+            raise refused(answer_text(exc, lang)) from exc
         return t("cut_sent", lang, task=code(out["task_id"]))
 
     def held(

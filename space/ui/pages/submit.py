@@ -10,11 +10,12 @@ import gradio as gr
 import pandas as pd
 
 from scoring.tracks import TRACK_TITLES
-from worker.errors import QuotaExceeded
+from worker.errors import QuotaExceeded, ServiceError
 from worker.own import OwnSubmission
 from worker.records import is_submission_id
 
 from .. import submission
+from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame, report_markdown
@@ -254,6 +255,8 @@ class SubmitPage:
                 report = self.ctx.service.validate(track, real.read_bytes())
         except gr.Error:
             raise
+        except ServiceError as exc:  # busy, or the track is not ready
+            raise refused(answer_text(exc, lang)) from exc
         except Exception as exc:
             raise refused(str(exc)) from exc
         return {self.message: report_markdown(report, lang), self.report: report_frame(report, lang)}
@@ -321,6 +324,8 @@ class SubmitPage:
             raise
         except QuotaExceeded as exc:
             return self._refusal(f"**✗** {t('quota_exceeded', lang, at=md(exc.next_slot_at))}", lang)
+        except ServiceError as exc:  # busy, disk full, the track not ready
+            raise refused(answer_text(exc, lang)) from exc
         except Exception as exc:
             raise refused(str(exc)) from exc
         report = out.get("report")
@@ -469,8 +474,8 @@ class SubmitPage:
             raise refused(t(who.message or "not_signed_in", lang))
         try:
             chosen = self.ctx.service.set_finals(who.name, track, list(picked or []))
-        except (LookupError, ValueError) as exc:
-            raise refused(str(exc)) from None
+        except ServiceError as exc:
+            raise refused(answer_text(exc, lang)) from None
         names = ", ".join(code(sid) for sid in chosen) or t("finals_default", lang)
         return f"**✓** {t('finals_saved', lang, finals=names)}"
 
@@ -485,6 +490,6 @@ class SubmitPage:
             raise refused(t("pick_private", lang))
         try:
             self.ctx.service.make_public(sid, identity=who.name)
-        except (LookupError, PermissionError, ValueError) as exc:
-            raise refused(str(exc)) from None
+        except ServiceError as exc:
+            raise refused(answer_text(exc, lang)) from None
         return f"**✓** {t('made_public', lang, id=code(sid))}"
