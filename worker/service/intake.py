@@ -147,13 +147,7 @@ class Intake(ServiceBase):
         index = read_json(self.store, AREA, index_path) or quotas.empty_index()
         existing = self._duplicate(track, index, sha)
         if existing is not None:
-            return {
-                "submission_id": existing["submission_id"],
-                "status": existing["status"],
-                "report": None,
-                "duplicate": True,
-                "quota": self._quota_state(track, index, now, is_baseline),
-            }
+            return _duplicate_of(existing, self._quota_state(track, index, now, is_baseline))
         if not is_baseline:
             quotas.check(index["attempts"], self.config.attempts_per_day, now, "attempts")
 
@@ -226,14 +220,7 @@ class Intake(ServiceBase):
             park()
         self._uploads.commit(build, f"submit {track}/{submission_id}")
         if outcome["existing"] is not None:
-            existing = outcome["existing"]
-            return {
-                "submission_id": existing["submission_id"],
-                "status": existing["status"],
-                "report": None,
-                "duplicate": True,
-                "quota": self._quota_state(track, index, now, is_baseline),
-            }
+            return _duplicate_of(outcome["existing"], self._quota_state(track, index, now, is_baseline))
         if outcome["status"] == HELD:  # not scored until a maintainer releases it; no score to show
             return {
                 "submission_id": submission_id,
@@ -366,6 +353,17 @@ class Intake(ServiceBase):
             )
             added += 1
         return added
+
+
+def _duplicate_of(existing: dict, quota: QuotaState) -> SubmitOutcome:
+    """The answer to a file the same submitter already sent: the earlier submission's id and status."""
+    return {
+        "submission_id": existing["submission_id"],
+        "status": existing["status"],
+        "report": None,
+        "duplicate": True,
+        "quota": quota,
+    }
 
 
 def format_report_of(report: Report) -> dict:
