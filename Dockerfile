@@ -34,6 +34,7 @@ RUN pip install --no-cache-dir --user --no-deps --require-hashes -r requirements
 COPY --chown=user scoring ./scoring
 COPY --chown=user worker ./worker
 COPY --chown=user space ./space
+COPY --chown=user varm_client ./varm_client
 COPY --chown=user data/demo ./data/demo
 COPY --chown=user docker ./docker
 

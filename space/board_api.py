@@ -19,6 +19,7 @@ import pandas as pd
 
 from scoring.names import MODEL_TYPES, SETTINGS
 from space.board_query import View, filter_rows, rows_frame, sort_keys, to_csv
+from worker.views import LatestRelease, ReferenceSetView
 
 MAX_PAGE_SIZE = 1000
 MAX_PAGE = 1_000_000  # bounds `page` (422 beyond): an unbounded integer overflowed orjson into a 500
@@ -83,7 +84,7 @@ class EncodedBoard:
         return to_csv(self.frame.iloc[positions])
 
 
-def with_provisional(rows: list[dict], release: dict | None) -> list[dict]:
+def with_provisional(rows: list[dict], release: LatestRelease | None) -> list[dict]:
     """The rows, each saying whether it is `provisional` (submitted after the track's latest `release`: in
     no release yet); unchanged when the track has none."""
     if release is None:
@@ -91,7 +92,9 @@ def with_provisional(rows: list[dict], release: dict | None) -> list[dict]:
     return [{**r, "provisional": str(r.get("created_at") or "") > release["date"]} for r in rows]
 
 
-def encode_board(head: str, board: dict, reference_set: dict, release: dict | None = None) -> EncodedBoard:
+def encode_board(
+    head: str, board: dict, reference_set: ReferenceSetView, release: LatestRelease | None = None
+) -> EncodedBoard:
     """The board's bytes; with the track's latest `release` ({"name", "date", "url"}), named in the meta,
     each row says whether it is `provisional` (submitted after the cut: in no release yet)."""
     rows = with_provisional([r for r in board.get("rows") or [] if isinstance(r, dict)], release)
@@ -112,8 +115,8 @@ class BoardBytes:
     def __init__(
         self,
         board_at: Callable[[str], tuple[str, dict]],
-        reference_set: Callable[[str], dict],
-        latest_release: Callable[[str], dict | None] = lambda track: None,
+        reference_set: Callable[[str], ReferenceSetView],
+        latest_release: Callable[[str], LatestRelease | None] = lambda track: None,
     ):
         self._board_at = board_at
         self._reference_set = reference_set

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from scoring.protocol import FIELDS, FORMAT_ISSUES
-from scoring.tracks import PRIMARY_METRICS
+from scoring.tracks import PRIMARY_METRICS, get_track, metric_spec
 from worker.leaderboard import Entry, build_rows, metric
 from worker.records import PUBLIC_FIELDS
 
@@ -207,6 +207,7 @@ def submission_view(entry: Entry, status: str = "published") -> dict:
     """What `Service.submission(id)` returns for `entry` (public fields, lifecycle, latest result)."""
     record = entry.record
     created = record["created_at"]
+    primary = get_track(record["track"]).primary_metric
     return {
         **{k: record.get(k) for k in PUBLIC_FIELDS},
         "status": status,
@@ -227,6 +228,8 @@ def submission_view(entry: Entry, status: str = "published") -> dict:
         "result": {"version": entry.version["version"], "result": entry.result},
         "released": True,
         "not_released": None,
+        "primary_metric": primary,
+        "primary_metric_label": metric_spec(record["track"], primary).header(),
     }
 
 

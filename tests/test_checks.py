@@ -23,7 +23,7 @@ COMPLEX = (
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("checked")
-    for package in ("scoring", "worker", "space"):
+    for package in ("scoring", "worker", "space", "varm_client"):
         shutil.copytree(ROOT / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", root)
     (root / "scripts").mkdir()

@@ -94,11 +94,12 @@ def test_bad_token_one_line_good_token_one_summary_line(live_space, tmp_path: Pa
 
 
 def test_summary_of_a_submission_the_ladder_withheld_says_why_and_shows_no_number() -> None:
-    from worker.cli import summary_line
+    from varm_client.cli import summary_line
     from worker.records import ladder_message
 
     record = {"ladder": {"released": False, "se": 0.012}}
-    body = {"submission_id": "ab" * 8, "track": "cold", "status": "published"}
+    body = {"submission_id": "ab" * 8, "track": "cold", "status": "published", "primary_metric": "f1"}
+    body["primary_metric_label"] = "F1 ↑"  # as the REST answer names it
     body["metadata"] = {"model_name": "m"}
     withheld = summary_line({**body, "not_released": ladder_message(record)})
     assert "not released" in withheld and "1.2 points" in withheld and "%" not in withheld, withheld

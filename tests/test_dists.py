@@ -143,6 +143,7 @@ def test_varm_client_submits_and_waits_for_publication(wheels, tmp_path):
 
         status = varm("status", body["submission_id"])
         assert status.returncode == 0 and "published" in status.stdout
+        assert " F1 ↑ " in status.stdout and "95% CI" in status.stdout, status.stdout  # named by the answer
         listed = varm("list")
         assert listed.returncode == 0 and body["submission_id"] in listed.stdout
 
@@ -154,6 +155,7 @@ def test_varm_client_submits_and_waits_for_publication(wheels, tmp_path):
         # withdraw: off the board (private); a second withdraw changes nothing and still answers cleanly
         out = varm("withdraw", body["submission_id"])
         assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        assert "withdrawn" in out.stdout, out.stdout
         assert varm("withdraw", body["submission_id"]).returncode == 0
         unreachable = subprocess.run(
             [str(bin_dir / "varm"), "status", "x", "--api", "http://127.0.0.1:9"],

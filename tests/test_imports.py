@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("scoring", "worker", "space")
+PACKAGES = ("scoring", "worker", "space", "varm_client")
 
 
 def module_name(path: Path) -> str:
@@ -111,9 +111,24 @@ def test_every_arrow_between_packages_is_documented():
     assert undocumented(graph, allowed) == []
     into_gold = {a for a in graph for b in graph[a] if room(a) == "worker" and room(b) == "worker.gold"}
     assert into_gold == {"worker.cli"}  # as the block says: the maintainers' commands, never the service
+    into_client = {
+        a for a in graph for b in graph[a] if room(b) == "varm_client" and room(a) != "varm_client"
+    }
+    assert into_client == {"worker.cli"}  # the one REST client, reused by `python -m worker submit`
     # positive control: the arrow a past version had (the CLI reading the web side's token code) is refused
     graph["worker.cli"].add("space.auth")
     assert undocumented(graph, allowed) == [("worker.cli", "space.auth")]
+
+
+def test_the_client_stands_alone():
+    """varm_client installs with httpx only (packaging/client): it imports nothing of the project."""
+    graph = import_graph()
+    assert {
+        b for a in graph if room(a) == "varm_client" for b in graph[a] if room(b) != "varm_client"
+    } == set()
+    # positive control: the import the summary line once needed
+    graph["varm_client.cli"].add("scoring.tracks")
+    assert ("varm_client.cli", "scoring.tracks") in undocumented(graph, documented_arrows())
 
 
 def test_only_the_server_mounts_the_ui():

@@ -35,6 +35,7 @@ from worker.gold.outcomes import unpack
 from worker.leaderboard import Entry
 from worker.records import rows_path
 from worker.submissions import find_record, list_records, read_json
+from worker.views import SubmissionView
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 ALICE, BOSS, CAROL = (next(t for t, u in TOKENS.items() if u == name) for name in ("alice", "boss", "carol"))
@@ -317,7 +318,7 @@ def test_submit_lifecycle_and_new_row(ui_client, ui_app, tmp_path: Path) -> None
     real = ui_app.service.submission(sid)
     assert real["status"] == "published" and real["result"]["result"]["metrics"]["jrem"] > 0
     fake = submission_view(Entry(real, real["versions"][-1], real["result"]["result"]))
-    assert set(fake) == set(real)
+    assert set(fake) == set(real) == SubmissionView.__required_keys__  # and the type names each key
 
 
 def test_quota_shown_and_exceeded(ui_client, ui_app, tmp_path: Path) -> None:

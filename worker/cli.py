@@ -1,11 +1,8 @@
-"""`python -m worker ...`: a REST client for submitters and in-process commands for maintainers.
+"""`python -m worker ...`: the submitters' REST client and in-process commands for maintainers.
 
-submit FILE --track T --model-name N [--wait [--json]] [--api URL] [--token T]   (REST)
-status ID [--json] [--api URL] [--token T]                                      (REST)
-make-public ID [--api URL] [--token T]   put your private submission (submit --private) on the board (REST)
-finals --track T [ID [ID]] [--clear]     show or choose your finals (at most 2; what a release reveals) (REST)
-  --api defaults to $VARM_API, else http://127.0.0.1:$PORT; --token to $VARM_TOKEN, else the local
-  token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
+submit, status, validate, list, finals, make-public, withdraw: the REST client `varm` (varm_client/cli.py),
+  with --api defaulting to $VARM_API, else http://127.0.0.1:$PORT, and --token to $VARM_TOKEN, else the
+  local token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
 quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
 rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
@@ -25,14 +22,10 @@ import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
-import httpx
-
+from varm_client import cli as rest
 from worker.config import Config
-
-FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 
 
 def _default_api(config: Config) -> str:
@@ -50,176 +43,6 @@ def _default_token(config: Config) -> str | None:
 
 def _print(obj) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2))
-
-
-class ClientError(Exception):
-    """A REST call that went wrong in a way the user can act on: one line, no traceback."""
-
-
-def _request(client: httpx.Client, method: str, path: str, **kwargs) -> httpx.Response:
-    try:
-        response = client.request(method, path, **kwargs)
-    except httpx.TransportError as exc:
-        raise ClientError(
-            f"cannot reach the leaderboard service at {client.base_url} ({type(exc).__name__}): "
-            "is it running? Start it with scripts/serve, or point --api / VARM_API at it"
-        ) from None
-    if response.status_code == 401:
-        raise ClientError(
-            f"the service at {client.base_url} refused the token (401): pass --token or set VARM_TOKEN "
-            "(a local service prints it at start and keeps it in data/tokens.json)"
-        )
-    try:
-        response.json()
-    except ValueError:
-        raise ClientError(
-            f"{client.base_url} answered HTTP {response.status_code} without JSON: is --api / VARM_API the "
-            "leaderboard service?"
-        ) from None
-    return response
-
-
-def _error_lines(status_code: int, body: dict) -> list[str]:
-    """A refused upload or lookup as lines a person reads (line, field, message)."""
-    if isinstance(body.get("errors"), list):
-        lines = [
-            f"line {e.get('line')}, {e.get('field')}: {e.get('message')}"
-            if e.get("line") is not None
-            else f"{e.get('field')}: {e.get('message')}"
-            for e in body["errors"]
-        ]
-        total = body.get("errors_total", len(lines))
-        more = [f"... {total - len(lines)} more"] if total > len(lines) else []
-        return [f"rejected (HTTP {status_code}):", *lines, *more]
-    return [f"error (HTTP {status_code}): {body.get('detail', body)}"]
-
-
-def _dig(tree, dotted: str):
-    for part in dotted.split("."):
-        tree = tree.get(part) if isinstance(tree, dict) else None
-    return tree
-
-
-def summary_line(body: dict) -> str:
-    """One line for a submission: id, status, and once scored the primary metric with its CI."""
-    from scoring.tracks import get_track, metric_spec
-
-    hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
-    model = str((body.get("metadata") or {}).get("model_name") or "")
-    line = f"{body.get('submission_id')} · {model} ({body.get('track')}): {body.get('status')}{hidden}"
-    scored = (body.get("result") or {}).get("result")
-    if scored:
-        primary = get_track(body["track"]).primary_metric
-        value, ci = _dig(scored.get("metrics", {}), primary), scored.get("ci", {}).get(primary)
-        if isinstance(value, (int, float)):
-            line += f" · {metric_spec(body['track'], primary).header()} {100 * value:.1f} %"
-            if ci:
-                line += f" (95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
-    if body.get("not_released"):  # the Ladder withheld it: no number, and why
-        line += f" · {body['not_released']}"
-    if body.get("error"):
-        line += f" · {body['error']}"
-    elif body.get("status") == "held" and body.get("reason"):
-        line += f" · {body['reason']}"
-    return line
-
-
-def cmd_submit(args, config: Config) -> int:
-    token = args.token or _default_token(config)
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    fields = {
-        "track": args.track,
-        "model_name": args.model_name,
-        "organisation": args.organisation,
-        "model_type": args.model_type,
-        "setting": args.setting,
-        "paper_url": args.paper_url,
-        "code_url": args.code_url,
-        "description": args.description,
-        "private": "true" if args.private else "false",
-    }
-    with httpx.Client(base_url=args.api, headers=headers, timeout=120) as client:
-        try:
-            with open(args.file, "rb") as f:
-                upload = {"file": (Path(args.file).name, f)}
-                response = _request(client, "POST", "/api/v1/submissions", data=fields, files=upload)
-        except OSError as exc:
-            raise ClientError(f"cannot read {args.file}: {exc.strerror}") from None
-        body = response.json()
-        if response.status_code not in (200, 202):
-            print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
-            return 1
-        if not args.wait:
-            _print(body) if args.json else print(
-                f"{body['submission_id']}: {body['status']}"
-                + (" (already submitted)" if body.get("duplicate") else "")
-            )
-            return 0
-        return _wait(client, body["submission_id"], args.timeout, args.json)
-
-
-def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: bool) -> int:
-    deadline = time.monotonic() + timeout
-    status = None
-    while time.monotonic() < deadline:
-        body = _request(client, "GET", f"/api/v1/submissions/{submission_id}").json()
-        if body["status"] != status:
-            status = body["status"]
-            print(f"{submission_id}: {status}", file=sys.stderr)
-        private_done = status == "scored" and body.get("hidden")  # a hidden result is never published
-        if status in FINAL or private_done:
-            _print(body) if as_json else print(summary_line(body))
-            return 0 if status == "published" or private_done else 1
-        time.sleep(0.5)
-    print(
-        f"{submission_id}: timed out after {timeout:g} s (still {status}); "
-        f"check later with `python -m worker status {submission_id}`",
-        file=sys.stderr,
-    )
-    return 2
-
-
-def cmd_status(args, config: Config) -> int:
-    # With a token, the submitter (and the maintainers) also see a hidden submission; without, it is 404.
-    token = args.token or _default_token(config)
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
-        response = _request(client, "GET", f"/api/v1/submissions/{args.submission_id}")
-    body = response.json()
-    if response.status_code != 200:
-        print("\n".join(_error_lines(response.status_code, body)), file=sys.stderr)
-        return 1
-    _print(body) if args.json else print(summary_line(body))
-    return 0
-
-
-def cmd_make_public(args, config: Config) -> int:
-    token = args.token or _default_token(config)
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
-        response = _request(client, "POST", f"/api/v1/submissions/{args.submission_id}/make-public")
-    if response.status_code != 200:
-        print("\n".join(_error_lines(response.status_code, response.json())), file=sys.stderr)
-        return 1
-    print(f"{args.submission_id}: public; it joins the board at the next publish")
-    return 0
-
-
-def cmd_finals(args, config: Config) -> int:
-    token = args.token or _default_token(config)
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=args.api, headers=headers, timeout=30) as client:
-        if args.submission_ids or args.clear:
-            body = {"submission_ids": [] if args.clear else args.submission_ids}
-            response = _request(client, "PUT", f"/api/v1/me/finals?track={args.track}", json=body)
-        else:
-            response = _request(client, "GET", f"/api/v1/me/finals?track={args.track}")
-    if response.status_code != 200:
-        print("\n".join(_error_lines(response.status_code, response.json())), file=sys.stderr)
-        return 1
-    chosen = response.json()["finals"]
-    print(f"{args.track}: finals {', '.join(chosen)}" if chosen else f"{args.track}: your best released one")
-    return 0
 
 
 def cmd_release(args, config: Config) -> int:
@@ -392,49 +215,9 @@ def parser(config: Config) -> argparse.ArgumentParser:
         prog="python -m worker", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("submit", help="upload a predictions file")
-    s.add_argument("file")
-    s.add_argument("--track", required=True)
-    s.add_argument("--model-name", required=True)
-    for name in ("organisation", "model-type", "setting", "paper-url", "code-url", "description"):
-        s.add_argument(f"--{name}", default="")
-    s.add_argument(
-        "--wait",
-        action="store_true",
-        help="poll until published, rejected, failed or held; end with one summary line",
-    )
-    s.add_argument("--timeout", type=float, default=600)
-    s.add_argument(
-        "--api",
-        default=_default_api(config),
-        help="service URL (default $VARM_API, else http://127.0.0.1:$PORT)",
-    )
-    s.add_argument("--token", help="bearer token (default $VARM_TOKEN, else the local token file's)")
-    s.add_argument("--json", action="store_true", help="print the full answer as JSON instead of one line")
-    s.add_argument(
-        "--private",
-        action="store_true",
-        help="scored, but off the board and visible to you only until `make-public ID`",
-    )
-    s.set_defaults(run=cmd_submit)
-    st = sub.add_parser("status", help="show a submission")
-    st.add_argument("submission_id")
-    st.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
-    st.add_argument("--token", help="bearer token (default $VARM_TOKEN): also shows your hidden submissions")
-    st.add_argument("--json", action="store_true", help="print the full record and result as JSON")
-    st.set_defaults(run=cmd_status)
-    mp = sub.add_parser("make-public", help="put your private submission on the board")
-    mp.add_argument("submission_id")
-    mp.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
-    mp.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
-    mp.set_defaults(run=cmd_make_public)
-    fi = sub.add_parser("finals", help="show or choose your finals on a track (at most 2)")
-    fi.add_argument("submission_ids", nargs="*")
-    fi.add_argument("--track", required=True)
-    fi.add_argument("--clear", action="store_true", help="no choice: a release takes your best released one")
-    fi.add_argument("--api", default=_default_api(config), help="service URL (default $VARM_API)")
-    fi.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
-    fi.set_defaults(run=cmd_finals)
+    # The submitters' REST commands are the client's own (varm_client, the `varm` console script).
+    token_help = "bearer token (default $VARM_TOKEN, else the local token file's token of user `local`)"
+    rest.add_commands(sub, rest.common_options(_default_api(config), token_help))
     r = sub.add_parser("reconcile", help="re-send stuck submissions now")
     r.add_argument("--stuck-after", type=float, help="seconds (default STUCK_AFTER_SECONDS)")
     r.set_defaults(run=cmd_reconcile)
@@ -488,8 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     config = Config.from_env()
     args = parser(config).parse_args(argv)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a log line per poll is noise to a submitter
-    try:
-        return args.run(args, config)
-    except ClientError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    if args.command in rest.COMMANDS:
+        args.token = args.token or _default_token(config)
+        return rest.run(args)
+    return args.run(args, config)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import unicodedata
 from datetime import UTC, datetime
+from typing import cast
 from urllib.parse import urlsplit
 
 from scoring.names import MODEL_TYPES as KNOWN_MODEL_TYPES
@@ -29,6 +30,7 @@ from worker.store.layout import (  # noqa: F401
     staged_result_path,
     sub_dir,
 )
+from worker.views import PublicRecord, VersionView
 
 RECEIVED, QUEUED, SCORING, SCORED, PUBLISHED, REJECTED, FAILED, HELD = (
     "received",
@@ -134,8 +136,9 @@ def transition(record: dict, status: str, note: str, *, error: str | None = None
     return out
 
 
-def public_view(record: dict) -> dict:
-    return {key: record.get(key) for key in PUBLIC_FIELDS}
+def public_view(record: dict) -> PublicRecord:
+    # Exactly the stored values (a missing one as None): this dict is inside signed result envelopes.
+    return cast(PublicRecord, {key: record.get(key) for key in PUBLIC_FIELDS})
 
 
 # What a result version may show outside the workers. Not `references_revision`: the revision of the
@@ -143,8 +146,8 @@ def public_view(record: dict) -> dict:
 PUBLIC_VERSION_FIELDS = ("version", "scorer_version", "references_sha256", "scored_at")
 
 
-def public_version(version: dict) -> dict:
-    return {key: version.get(key) for key in PUBLIC_VERSION_FIELDS}
+def public_version(version: dict) -> VersionView:
+    return cast(VersionView, {key: version.get(key) for key in PUBLIC_VERSION_FIELDS})
 
 
 def version_key(version: dict) -> tuple[str, str]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -17,44 +18,27 @@ TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maint
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
 
 
-def result_of(sub: dict | None) -> dict | None:
-    """The scorer result dict inside a submission answer, whatever wrapper the service used.
-
-    Accepts `{"result": envelope}`, `{"result": result}`, `{"latest": envelope}` or `{"results": [...]}`.
-    """
-    if not sub:
-        return None
-    for key in ("result", "latest", "latest_result", "envelope"):
-        value = sub.get(key)
-        if isinstance(value, dict):
-            inner = value.get("result")
-            if isinstance(inner, dict) and "metrics" in inner:
-                return inner
-            if "metrics" in value:
-                return value
-    results = sub.get("results")
-    if isinstance(results, list) and results:
-        return result_of({"result": results[-1]})
-    return None
+def result_of(sub: Mapping[str, Any] | None) -> dict | None:
+    """The scorer result in a submission page (`SubmissionView`: `{"result": {"version", "result"}}`) or in a
+    published result envelope (`{"result": result}`); None when there is none (not scored, not shown)."""
+    value = (sub or {}).get("result")
+    if isinstance(value, dict) and isinstance(value.get("result"), dict):
+        return value["result"]
+    return value if isinstance(value, dict) and "metrics" in value else None
 
 
-def version_of(sub: dict | None) -> int | None:
-    for key in ("result", "latest"):
-        value = (sub or {}).get(key)
-        if isinstance(value, dict) and isinstance(value.get("version"), int):
-            return value["version"]
+def version_of(sub: Mapping[str, Any] | None) -> int | None:
+    """The shown result's version, else the latest scored one."""
+    value = (sub or {}).get("result")
+    if isinstance(value, dict) and isinstance(value.get("version"), int):
+        return value["version"]
     versions = (sub or {}).get("versions") or []
     return versions[-1].get("version") if versions else None
 
 
-def record_of(sub: dict | None) -> dict:
-    """Public record fields (some services nest them under "submission")."""
-    if not sub:
-        return {}
-    inner = sub.get("submission")
-    if isinstance(inner, dict):
-        return {**inner, **{k: v for k, v in sub.items() if k != "submission"}}
-    return sub
+def record_of(sub: Mapping[str, Any] | None) -> dict:
+    """The submission page as a plain dict ({} for none): the renderers below read it with `.get`."""
+    return dict(sub) if sub else {}
 
 
 def _leaves(prefix: str, value: object) -> Iterator[tuple[str, float]]:
@@ -248,7 +232,7 @@ def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))
 
 
-def header_markdown(sub: dict | None, rank: str = "", lang: str = "zh") -> str:  # noqa: C901
+def header_markdown(sub: Mapping[str, Any] | None, rank: str = "", lang: str = "zh") -> str:  # noqa: C901
     """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped."""
     rec = record_of(sub)
     if not rec:
@@ -312,7 +296,7 @@ def vocabulary(prefix: str, value: object, lang: str) -> str:
     return str(value) if text == f"{prefix}{value}" else text
 
 
-def provenance_markdown(sub: dict | None, lang: str = "zh") -> str:
+def provenance_markdown(sub: Mapping[str, Any] | None, lang: str = "zh") -> str:
     rec = record_of(sub)
     result = result_of(sub) or {}
     prov = result.get("provenance") or {}
@@ -332,7 +316,7 @@ def provenance_markdown(sub: dict | None, lang: str = "zh") -> str:
     )
 
 
-def bibtex(sub: dict | None) -> str:
+def bibtex(sub: Mapping[str, Any] | None) -> str:
     """A BibTeX snippet for citing this result (user text stripped of braces so the entry stays valid)."""
     rec = record_of(sub)
     meta = rec.get("metadata") or {}
@@ -353,7 +337,7 @@ def bibtex(sub: dict | None) -> str:
     )
 
 
-def is_final(sub: dict | None) -> bool:
+def is_final(sub: Mapping[str, Any] | None) -> bool:
     """Nothing more will happen to it without a person: a terminal status, or scored and hidden (a hidden
     result is never published, so "scored" is where a private submission rests)."""
     rec = record_of(sub)
@@ -368,7 +352,7 @@ def status_name(status: str, lang: str = "zh") -> str:
     return status if text == key else text
 
 
-def status_line(sub: dict | None, lang: str = "zh") -> str:
+def status_line(sub: Mapping[str, Any] | None, lang: str = "zh") -> str:
     """The live lifecycle indicator: every stage, the current one in bold (plain text, no user input)."""
     rec = record_of(sub)
     status = str(rec.get("status", ""))

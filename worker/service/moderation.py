@@ -41,6 +41,7 @@ from worker.submissions import (
     record_files,
     update_record,
 )
+from worker.views import HeldView, ModerationAnswer
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +73,12 @@ class Moderation(ServiceBase):
             )
         return self.enqueue.compare(a["track"], a_id, b_id)
 
-    def make_public(self, submission_id: str, *, identity: str) -> dict:
+    def make_public(self, submission_id: str, *, identity: str) -> ModerationAnswer:
         """The submitter turns their private submission public: it joins the board at the next publish.
         Only a submission hidden as private can be; one a maintainer hid stays hidden."""
         record = self._own_record(submission_id, identity, "make a submission public")
         if not record.get("hidden"):
-            return public_view(record) | {"hidden": False}
+            return ModerationAnswer(**public_view(record), hidden=False)
         if record.get("hidden_reason") != PRIVATE_REASON:
             raise NotAllowed(
                 "this submission was hidden by a maintainer; it cannot be made public",
@@ -87,12 +88,12 @@ class Moderation(ServiceBase):
             submission_id, actor=identity, hidden=False, reason="made public by its submitter"
         )
 
-    def withdraw(self, submission_id: str, *, identity: str) -> dict:
+    def withdraw(self, submission_id: str, *, identity: str) -> ModerationAnswer:
         """The submitter takes their submission off the board: it becomes private (off every public page
         at the next publish; `make_public` puts it back). Its results stay, like any private one's."""
         record = self._own_record(submission_id, identity, "withdraw a submission")
         if record.get("hidden"):  # already off the board (private, or hidden by a maintainer)
-            return public_view(record) | {"hidden": True}
+            return ModerationAnswer(**public_view(record), hidden=True)
         return self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
 
     def _own_record(self, submission_id: str, identity: str, action: str) -> dict:
@@ -124,7 +125,7 @@ class Moderation(ServiceBase):
         verified: bool | None = None,
         is_baseline: bool | None = None,
         reason: str,
-    ) -> dict:
+    ) -> ModerationAnswer:
         if not is_submission_id(submission_id):
             raise UnknownSubmission("malformed submission id")
         record = find_record(self.store, submission_id)
@@ -158,7 +159,9 @@ class Moderation(ServiceBase):
                 submission_id,
                 type(exc).__name__,
             )
-        return public_view(updated) | {"hidden": updated["hidden"], "hidden_reason": updated["hidden_reason"]}
+        return ModerationAnswer(
+            **public_view(updated), hidden=updated["hidden"], hidden_reason=updated["hidden_reason"]
+        )
 
     def finals(self, identity: str, track: str) -> list[str]:
         """The caller's chosen finals on `track` (ids; empty: a release takes their best released one)."""
@@ -210,29 +213,29 @@ class Moderation(ServiceBase):
                 out.append(record)
         return out
 
-    def held(self, track: str | None = None) -> list[dict]:
+    def held(self, track: str | None = None) -> list[HeldView]:
         """Held submissions (near-copies, and a public test's gold matches), oldest first, with what a
         reviewer needs (maintainers only: `near_copy_of` names the earlier submission)."""
         tracks = [check_track(track)] if track else list(TRACK_NAMES)
-        out = []
+        out: list[HeldView] = []
         for name in tracks:
             for record in list_records(self.store, name):
                 if record["status"] != HELD:
                     continue
                 near = record.get("near_copy") or {}
                 out.append(
-                    public_view(record)
-                    | {
-                        "status": HELD,
-                        "reason": record["error"],
-                        "rows_differing": near.get("rows_differing"),
-                        "near_copy_of": near.get("of"),
-                        "held_for": record.get("held_for") or "near_copy",  # or gold_match (§5)
-                    }
+                    HeldView(
+                        **public_view(record),
+                        status=HELD,
+                        reason=record["error"],
+                        rows_differing=near.get("rows_differing"),
+                        near_copy_of=near.get("of"),
+                        held_for=record.get("held_for") or "near_copy",  # or gold_match (§5)
+                    )
                 )
         return out
 
-    def release(self, submission_id: str, *, actor: str, reason: str = "") -> dict:
+    def release(self, submission_id: str, *, actor: str, reason: str = "") -> ModerationAnswer:
         """Score and publish a held submission as usual."""
         note = f"released by {actor}" + (f": {reason}" if reason else "")
         record = self._review(submission_id, QUEUED, note)
@@ -242,9 +245,9 @@ class Moderation(ServiceBase):
             log.warning(
                 "could not send %s to the broker (%s); the reconciler will", submission_id, type(exc).__name__
             )
-        return {**public_view(record), "status": record["status"]}
+        return ModerationAnswer(**public_view(record), status=record["status"])
 
-    def reject(self, submission_id: str, *, actor: str, reason: str) -> dict:
+    def reject(self, submission_id: str, *, actor: str, reason: str) -> ModerationAnswer:
         """End a held submission: it is never scored, and it keeps using its quota slot."""
         if not reason.strip():
             raise BadRequest("a reason is required to reject a held submission", key="reason_required")
@@ -254,7 +257,7 @@ class Moderation(ServiceBase):
             f"rejected by {actor} after review: {reason}",
             error=f"rejected after review: {reason}",
         )
-        return {**public_view(record), "status": record["status"], "error": record["error"]}
+        return ModerationAnswer(**public_view(record), status=record["status"], error=record["error"])
 
     def _review(self, submission_id: str, status: str, note: str, error: str | None = None) -> dict:
         if not is_submission_id(submission_id):

@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any, cast
 
-from scoring.tracks import TRACK_NAMES, get_track
+from scoring.tracks import TRACK_NAMES, get_track, metric_spec
 from scoring.version import SCORER_VERSION
 from worker import live_board, quotas
 from worker.heartbeat import RESTARTING_SHOWN
@@ -37,12 +38,23 @@ from worker.submissions import (
     load_record,
     read_json,
 )
+from worker.views import (
+    Health,
+    LatestRelease,
+    Notice,
+    PublishedRelease,
+    ReferenceSetView,
+    ReleaseNotice,
+    RescoreNotice,
+    ResultView,
+    SubmissionView,
+)
 
 log = logging.getLogger(__name__)
 
 
 class Reads(ServiceBase):
-    def submission(self, submission_id: str, viewer: str | None = None) -> dict | None:
+    def submission(self, submission_id: str, viewer: str | None = None) -> SubmissionView | None:
         """Public fields, status, error and (once scored) the latest result of one submission.
 
         None (404) when there is none, and for a hidden one unless `viewer` (the caller's identity, None
@@ -55,28 +67,31 @@ class Reads(ServiceBase):
             # shows it is already in, so make the next leaderboard() re-check the head.
             with self._lock:
                 self._head = None
-        out = {
-            **public_view(record),
-            "status": record["status"],
-            "error": record["error"],
-            "report": record.get("report"),
-            "hidden": record.get("hidden", False),
-            # Hidden by its submitter (who may make it public), not by a maintainer.
-            "private": bool(record.get("hidden")) and record.get("hidden_reason") == PRIVATE_REASON,
-            "updated_at": record["updated_at"],
-            "history": record["history"],
-            "versions": [public_version(v) for v in record["versions"]],
-            "format_report": self._format_report(record["track"], submission_id),
-            "result": None,
-        }
+        shown: ResultView | None = None
         if record["versions"]:
             version = record["versions"][-1]["version"]
             result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
-            if shows_result(record, result):
-                out["result"] = {"version": version, "result": result}
-        out["released"] = not not_released(record)
-        out["not_released"] = ladder_message(record)
-        return out
+            if result is not None and shows_result(record, result):
+                shown = ResultView(version=version, result=result)
+        track = get_track(record["track"])
+        return SubmissionView(
+            **public_view(record),
+            status=record["status"],
+            error=record["error"],
+            report=record.get("report"),
+            hidden=record.get("hidden", False),
+            # Hidden by its submitter (who may make it public), not by a maintainer.
+            private=bool(record.get("hidden")) and record.get("hidden_reason") == PRIVATE_REASON,
+            updated_at=record["updated_at"],
+            history=record["history"],
+            versions=[public_version(v) for v in record["versions"]],
+            format_report=self._format_report(record["track"], submission_id),
+            result=shown,
+            released=not not_released(record),
+            not_released=ladder_message(record),
+            primary_metric=track.primary_metric,
+            primary_metric_label=metric_spec(track.name, track.primary_metric).header(),
+        )
 
     def my_submissions(
         self, identity: str, track: str | None = None, limit: int = 200
@@ -109,12 +124,12 @@ class Reads(ServiceBase):
                 break
         return out
 
-    def notices(self, identity: str) -> list[dict]:
+    def notices(self, identity: str) -> list[Notice]:
         """What changed the caller's numbers or ranks since they looked (disclosure §4, issue 24.6): per
         track, their rows in the latest published re-score (primary metric old -> new, rank old -> new) and
         in the latest release (its rank and Rank Delta), each with a link to the report or the release."""
         own = {s.submission_id: s for s in self.my_submissions(identity)}
-        out: list[dict] = []
+        out: list[Notice] = []
         for track in sorted({s.track for s in own.values()}):
             primary = get_track(track).primary_metric
             for report in self.rescore_reports(track, limit=1):
@@ -122,19 +137,19 @@ class Reads(ServiceBase):
                     changed = row.get("delta", {}).get(primary) or row.get("old_rank") != row.get("new_rank")
                     if row.get("submission_id") in own and changed and not row.get("skipped"):
                         out.append(
-                            {
-                                "kind": "rescore",
-                                "track": track,
-                                "submission_id": row["submission_id"],
-                                "model_name": row.get("model_name"),
-                                "metric": primary,
-                                "old": (row.get("old") or {}).get(primary),
-                                "new": (row.get("new") or {}).get(primary),
-                                "old_rank": row.get("old_rank"),
-                                "new_rank": row.get("new_rank"),
-                                "at": report.get("generated_at"),
-                                "link": f"/api/v1/rescore/{track}/{report['run']}",
-                            }
+                            RescoreNotice(
+                                kind="rescore",
+                                track=track,
+                                submission_id=row["submission_id"],
+                                model_name=row.get("model_name"),
+                                metric=primary,
+                                old=(row.get("old") or {}).get(primary),
+                                new=(row.get("new") or {}).get(primary),
+                                old_rank=row.get("old_rank"),
+                                new_rank=row.get("new_rank"),
+                                at=report.get("generated_at"),
+                                link=f"/api/v1/rescore/{track}/{report['run']}",
+                            )
                         )
             latest = self.latest_release(track)
             release = self.published_release(track, latest["name"]) if latest else None
@@ -143,18 +158,18 @@ class Reads(ServiceBase):
             for row in release["rows"]:
                 if row.get("submission_id") in own:
                     out.append(
-                        {
-                            "kind": "release",
-                            "track": track,
-                            "submission_id": row["submission_id"],
-                            "model_name": row.get("model_name"),
-                            "release": latest["name"],
-                            "rank": row.get("rank"),
-                            "live_rank": row.get("live_rank"),
-                            "rank_delta": row.get("rank_delta"),
-                            "at": latest["date"],
-                            "link": latest["url"],
-                        }
+                        ReleaseNotice(
+                            kind="release",
+                            track=track,
+                            submission_id=row["submission_id"],
+                            model_name=row.get("model_name"),
+                            release=latest["name"],
+                            rank=row.get("rank"),
+                            live_rank=row.get("live_rank"),
+                            rank_delta=row.get("rank_delta"),
+                            at=latest["date"],
+                            link=latest["url"],
+                        )
                     )
         return sorted(out, key=lambda n: n["at"] or "", reverse=True)
 
@@ -238,11 +253,8 @@ class Reads(ServiceBase):
             }
         return board
 
-    def reference_set(self, track: str) -> dict:
-        """What the track is scored on, from the published manifest (cached per results head):
-        `{"track", "kind": "real"|"demo"|None, "ready": bool, "rows", "sha256", "installed_at"}`.
-        `kind` None with `ready` False: no reference set installed; None with `ready` True: a set
-        published before manifests existed."""
+    def reference_set(self, track: str) -> ReferenceSetView:
+        """What the track is scored on, from the published manifest (cached per results head)."""
         check_track(track)
         head = self.results_head()
         with self._lock:
@@ -252,16 +264,16 @@ class Reads(ServiceBase):
         manifest = read_json(self.store, "results", layout.public_file(track, layout.REFERENCE_SET), head)
         manifest = manifest or {}
         ready = self.store.read("results", layout.public_file(track, "test_inputs.jsonl"), head) is not None
-        info = {
-            "track": track,
-            "kind": manifest.get("kind") if ready else None,
-            "ready": ready,
-            "rows": manifest.get("rows", {}) if ready else {},
-            "sha256": manifest.get("sha256") if ready else None,
-            "installed_at": manifest.get("installed_at") if ready else None,
+        info = ReferenceSetView(
+            track=track,
+            kind=manifest.get("kind") if ready else None,
+            ready=ready,
+            rows=manifest.get("rows", {}) if ready else {},
+            sha256=manifest.get("sha256") if ready else None,
+            installed_at=manifest.get("installed_at") if ready else None,
             # ../shared/spec/disclosure.md §1; a manifest from before test statuses is private
-            "test_status": manifest.get("test_status", "private") if ready else None,
-        }
+            test_status=manifest.get("test_status", "private") if ready else None,
+        )
         with self._lock:
             self._reference_sets[track] = (head, info)
         return info
@@ -307,7 +319,7 @@ class Reads(ServiceBase):
                         found.append(body)
         return sorted(found, key=lambda r: (r["track"], r["name"]), reverse=True)
 
-    def latest_release(self, track: str) -> dict | None:
+    def latest_release(self, track: str) -> LatestRelease | None:
         """The track's newest release as the board names it ({"name", "date", "url"}), or None (cached
         per results head: every board view asks)."""
         head = self.results_head()
@@ -319,7 +331,7 @@ class Reads(ServiceBase):
         latest = None
         if newest is not None:
             url = f"/api/v1/releases/{track}/{newest['name']}"
-            latest = {"name": newest["name"], "date": newest["date"], "url": url}
+            latest = LatestRelease(name=newest["name"], date=newest["date"], url=url)
         self._latest_releases[track] = (head, latest)
         return latest
 
@@ -347,7 +359,7 @@ class Reads(ServiceBase):
         newest = self.rescore_reports(release["track"], limit=1)  # run stamps sort in time order
         return any(report.get("generated_at", "") > release["date"] for report in newest)
 
-    def published_release(self, track: str, name: str) -> dict | None:
+    def published_release(self, track: str, name: str) -> PublishedRelease | None:
         """One release: its `release.json` and its signed rows; None when there is none."""
         if not RELEASE_NAME.match(name):
             return None
@@ -357,14 +369,16 @@ class Reads(ServiceBase):
         if meta is None or rows is None:
             return None
         citation = self.store.read("results", folder + "citation.bib")
-        return {"release": meta, "rows": rows["rows"], "citation": citation.decode() if citation else ""}
+        return PublishedRelease(
+            release=meta, rows=rows["rows"], citation=citation.decode() if citation else ""
+        )
 
     def public_key(self) -> str | None:
         """The workers' Ed25519 public key (base64), published with the first publish."""
         data = self.store.read("results", "keys/ed25519.pub")
         return data.decode().strip() if data else None
 
-    def health(self) -> dict:
+    def health(self) -> Health:
         checks = {"store": self._store_health()}
         checks["broker"] = "ok" if self.enqueue.ping() else "unreachable"
         if self.config.store == "local":
@@ -373,7 +387,7 @@ class Reads(ServiceBase):
                 checks["disk"] = "ok" if free >= self.config.min_free_disk_mb else f"full: {free} MB free"
             except OSError as exc:
                 checks["disk"] = f"error: {type(exc).__name__}"
-        info = {}
+        info: dict[str, Any] = {}
         if self.liveness is not None:
             try:
                 ages = self.liveness.ages()
@@ -396,7 +410,7 @@ class Reads(ServiceBase):
         budget = getattr(self.store, "budget_status", None)
         if budget is not None:  # the Hub's commit budget per repo, as every process of the deployment used it
             info["hub_commits"] = budget()
-        return {"ok": all(v == "ok" for v in checks.values()), **checks, **info}
+        return cast(Health, {"ok": all(v == "ok" for v in checks.values()), **checks, **info})
 
     def _store_health(self) -> str:
         """ "ok", or what the Hub last said while it refuses ("degraded (rate-limited until ...)",

@@ -24,6 +24,7 @@ from worker.store.group import GroupCommit
 from worker.submissions import (
     AREA,
 )
+from worker.views import LatestRelease, ReferenceSetView
 
 log = logging.getLogger(__name__)
 RELEASE_NAME = re.compile(r"^\d{4}-\d{2}(\.\d{1,3})?$")
@@ -85,7 +86,9 @@ class ServiceBase:
         self.liveness = liveness  # None: health does not ask about workers (in-process tests)
         self.stale_after = stale_after
         self.slots = WorkSlots(config.work_slots, config.work_queue_seconds, config.work_memory_mb << 20)
-        self._latest_releases: dict[str, tuple[str, dict | None]] = {}  # track -> (results head, release)
+        self._latest_releases: dict[
+            str, tuple[str, LatestRelease | None]
+        ] = {}  # track -> (results head, release)
         self._inputs: dict[str, tuple[str, list[dict]]] = {}  # track -> (sha256 of the file, inputs)
         self._lock = threading.Lock()  # guards the fields below
         self._head: tuple[str, float] | None = None  # (results head, time.monotonic() when read)
@@ -93,7 +96,9 @@ class ServiceBase:
         self._boards: dict[str, tuple[str, dict]] = {}  # track -> (results head, leaderboard)
         self._board_locks: dict[str, threading.Lock] = {}  # one loader per track at a time
         self._segments: dict = {}  # live board segments read so far (live_board.read), by path
-        self._reference_sets: dict[str, tuple[str, dict]] = {}  # track -> (results head, reference_set())
+        self._reference_sets: dict[
+            str, tuple[str, ReferenceSetView]
+        ] = {}  # track -> (results head, reference_set())
         self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
         self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
         # Concurrent uploads share one commit (fewer Hub commits and no 412 storms; worker/store/group.py).

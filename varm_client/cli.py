@@ -18,6 +18,8 @@ import httpx
 
 FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 DEFAULT_API = "http://127.0.0.1:7860"
+MADE_PUBLIC = "public; it joins the board at the next publish"
+WITHDRAWN = "withdrawn: off every public page at the next publish (make-public puts it back)"
 
 
 class ClientError(Exception):
@@ -46,7 +48,7 @@ def _request(client: httpx.Client, method: str, path: str, route: str = "", **kw
     except httpx.TransportError as exc:
         raise ClientError(
             f"cannot reach the leaderboard service at {client.base_url} ({type(exc).__name__}): "
-            "point --api / VARM_API at it"
+            "is it running? Point --api / VARM_API at it"
         ) from None
     if route and response.status_code in (404, 405):
         detail = _json(response).get("detail")
@@ -95,10 +97,40 @@ def _done(response: httpx.Response, as_json: bool, ok=(200,), line=None) -> int:
     return 0
 
 
+def _dig(tree: object, dotted: str) -> object:
+    for part in dotted.split("."):
+        tree = tree.get(part) if isinstance(tree, dict) else None
+    return tree
+
+
+def _primary_score(body: dict) -> str:
+    """ " · JREM ↑ 61.2 % (95% CI 58.0–64.3)" for a submission page with a shown result (or a row of `list`
+    with its headline scores), else ""."""
+    key = body.get("primary_metric")
+    if not isinstance(key, str):
+        return ""
+    scored = (body.get("result") or {}).get("result") or {}
+    value = _dig(scored.get("metrics") or {}, key)
+    if value is None:
+        value = (body.get("scores") or {}).get(key)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return ""
+    text = f" · {body.get('primary_metric_label') or key} {100 * value:.1f} %"
+    ci = (scored.get("ci") or {}).get(key)
+    if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, int | float) for x in ci):
+        text += f" (95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
+    return text
+
+
 def summary_line(body: dict) -> str:
-    model = str((body.get("metadata") or {}).get("model_name") or "")
+    """One line for a submission: id, model, track, status; once shown, the primary metric with its CI;
+    why the Ladder withheld it, why it failed or is held."""
+    model = str((body.get("metadata") or {}).get("model_name") or body.get("model_name") or "")
     hidden = " (private or hidden: off the board)" if body.get("hidden") else ""
     line = f"{body.get('submission_id')} · {model} ({body.get('track')}): {body.get('status')}{hidden}"
+    line += _primary_score(body)
+    if body.get("not_released"):  # the Ladder withheld it: no number, and why
+        line += f" · {body['not_released']}"
     if body.get("error"):
         line += f" · {body['error']}"
     elif body.get("status") == "held" and body.get("reason"):
@@ -155,7 +187,8 @@ def _wait(client: httpx.Client, submission_id: str, timeout: float, as_json: boo
             return 0 if status == "published" or private_done else 1
         time.sleep(0.5)
     print(
-        f"{submission_id}: timed out after {timeout:g} s (still {status}); check later with `varm status`",
+        f"{submission_id}: timed out after {timeout:g} s (still {status}); check later with `status "
+        f"{submission_id}`",
         file=sys.stderr,
     )
     return 2
@@ -211,26 +244,32 @@ def cmd_finals(args) -> int:
 def cmd_make_public(args) -> int:
     with _client(args) as client:
         response = _request(client, "POST", f"/api/v1/submissions/{args.submission_id}/make-public")
-    return _done(response, args.json, line=summary_line)
+    return _done(response, args.json, line=lambda body: f"{args.submission_id}: {MADE_PUBLIC}")
 
 
 def cmd_withdraw(args) -> int:
     path = f"/api/v1/submissions/{args.submission_id}/withdraw"
     with _client(args) as client:
         response = _request(client, "POST", path, route="withdraw")
-    return _done(response, args.json, line=summary_line)
+    return _done(response, args.json, line=lambda body: f"{args.submission_id}: {WITHDRAWN}")
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="varm", description=__doc__.split("\n")[0])
+def common_options(
+    api: str, token_help: str = "bearer token (default $VARM_TOKEN)"
+) -> argparse.ArgumentParser:
+    """The options every command takes (a parent parser): --api (default `api`), --token, --json."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--api", default=os.environ.get("VARM_API") or DEFAULT_API, help="service URL ($VARM_API)"
-    )
-    common.add_argument("--token", help="bearer token (default $VARM_TOKEN)")
+    common.add_argument("--api", default=api, help=f"service URL (default {api})")
+    common.add_argument("--token", help=token_help)
     common.add_argument("--json", action="store_true", help="print the server's JSON")
-    sub = p.add_subparsers(dest="command", required=True)
+    return common
 
+
+COMMANDS = ("submit", "status", "validate", "list", "finals", "make-public", "withdraw")
+
+
+def add_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """The client's commands (`COMMANDS`) on `sub`; `python -m worker` adds the same ones to its own."""
     s = sub.add_parser("submit", parents=[common], help="upload a predictions file")
     s.add_argument("file")
     s.add_argument("--track", required=True)
@@ -271,11 +310,17 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("withdraw", parents=[common], help="take your submission off the board")
     w.add_argument("submission_id")
     w.set_defaults(run=cmd_withdraw)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="varm", description=(__doc__ or "").split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    add_commands(sub, common_options(os.environ.get("VARM_API") or DEFAULT_API))
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command: its exit code, and an error as one line on stderr (never a traceback)."""
     try:
         return args.run(args)
     except NotSupported as exc:
@@ -284,3 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     except ClientError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(parser().parse_args(argv))
