@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from .jsonl import read_jsonl, string_problem
 from .problems import InputError
@@ -16,7 +17,7 @@ from .version import SCORER_VERSION
 __all__ = ["dumps_result", "read_public_inputs", "references_sha256", "score_file", "validate_file"]
 
 
-def read_public_inputs(data: bytes) -> list[dict]:
+def read_public_inputs(data: bytes) -> list[dict[str, Any]]:
     """Public test inputs, one `{"id", "text"}` per line (to validate without references)."""
     records, read_problems = read_jsonl(data, what="inputs")
     problems = list(read_problems)
@@ -56,7 +57,7 @@ def score_file(
     bootstrap: int = 1000,
     seed: int = 0,
     disclose: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Score a predictions file; the result dict (ARCHITECTURE.md §2) with `provenance` added.
     `disclose=False` keeps small and label-pure cells (`scoring.disclosure`): for public data only.
 
@@ -74,7 +75,11 @@ def score_file(
 
 
 def validate_file(
-    track: str, predictions: bytes, *, references: Path | None = None, inputs: list[dict] | None = None
+    track: str,
+    predictions: bytes,
+    *,
+    references: Path | None = None,
+    inputs: list[dict[str, Any]] | None = None,
 ) -> Report:
     """Gold-independent validation against public inputs (given, or taken from the references)."""
     scorer = get_track(track)
@@ -85,6 +90,6 @@ def validate_file(
     return scorer.check_predictions(predictions, inputs)
 
 
-def dumps_result(result: dict) -> bytes:
+def dumps_result(result: dict[str, Any]) -> bytes:
     """Canonical JSON bytes: same result, same bytes (sorted keys, UTF-8, indent 2, final newline)."""
     return (json.dumps(result, sort_keys=True, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -114,14 +115,14 @@ def paired_bootstrap(
     resampled_b: Mapping[str, np.ndarray],
     *,
     level: float = DEFAULT_LEVEL,
-) -> dict[str, dict]:
+) -> dict[str, dict[str, Any]]:
     """Compare two submissions metric by metric from values computed on the SAME resamples.
 
     `values_*` are the point estimates, `resampled_*` the per-resample values (same index matrix for
     both). `significant` means the percentile CI of the difference excludes 0; `se` is the standard deviation
     of the resampled differences (the bootstrap standard error of a − b).
     """
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name in values_a:
         diff = np.asarray(resampled_a[name], dtype=np.float64) - np.asarray(resampled_b[name], np.float64)
         ci = percentile_ci(diff, level) if diff.size else None  # no resamples: no interval, no claim

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .api import dumps_result, read_public_inputs, score_file, validate_file
 from .problems import InputError, Problem
@@ -203,7 +203,7 @@ def _import(args: argparse.Namespace) -> int:
     return _print_summary(summary)
 
 
-def _print_summary(summary: dict) -> int:
+def _print_summary(summary: dict[str, Any]) -> int:
     """The summary as JSON on stdout; each warning also as a line on stderr, where a person looks."""
     print(json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True))
     for warning in summary.get("warnings", []):

@@ -76,7 +76,7 @@ def disjoint(groups: Iterable[Iterable[int]]) -> bool:
     return True
 
 
-def withhold(cell: dict, keys: Iterable[str], reason: str) -> dict:
+def withhold(cell: dict[str, Any], keys: Iterable[str], reason: str) -> dict[str, Any]:
     """A copy of `cell` with `keys` set to None (nested dicts: every leaf) and `withheld` = reason; their
     `undefined` reasons go too (e.g. "no positive items" would name a withheld group's labels)."""
     out = dict(cell)

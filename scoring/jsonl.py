@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from .limits import MAX_ERRORS_KEPT, MAX_FILE_BYTES, MAX_IDS_LISTED, MAX_LINE_BYTES, MAX_ROWS
 from .problems import Problem
@@ -22,7 +23,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _CONTENT_LINE = re.compile(rb"(?m)^[ \t\r\f\v]*[^ \t\r\f\v\n][^\n]*")
 
 
-class ProblemList(list):
+class ProblemList(list[Any]):
     """A list of problems capped at MAX_ERRORS_KEPT that still counts every problem in `total`."""
 
     def __init__(self, cap: int = MAX_ERRORS_KEPT) -> None:
@@ -66,7 +67,7 @@ def describe_found(value: object) -> str:
     return type(value).__name__
 
 
-def string_problem(obj: dict, key: str, line: int, hint: str = "") -> Problem | None:
+def string_problem(obj: dict[str, Any], key: str, line: int, hint: str = "") -> Problem | None:
     """A Problem when `obj[key]` is missing or not a string (`hint` says what the string should hold)."""
     if key not in obj:
         return Problem(line, key, f"missing '{key}'{hint}")
@@ -110,7 +111,7 @@ def read_jsonl(  # noqa: C901
     max_bytes: int = MAX_FILE_BYTES,
     max_line_bytes: int = MAX_LINE_BYTES,
     max_rows: int = MAX_ROWS,
-) -> tuple[list[tuple[int, dict]], ProblemList]:
+) -> tuple[list[tuple[int, dict[str, Any]]], ProblemList]:
     """Parse a JSONL upload into `(line_number, object)` pairs and problems.
 
     UTF-8 only (a BOM is tolerated), blank lines skipped, every other line must be one JSON object.
@@ -118,7 +119,7 @@ def read_jsonl(  # noqa: C901
     the first MAX_ERRORS_KEPT kept and `problems.total` counting all of them.
     """
     problems = ProblemList()
-    rows: list[tuple[int, dict]] = []
+    rows: list[tuple[int, dict[str, Any]]] = []
     if len(data) > max_bytes:
         problems.add(
             Problem(None, None, f"the {what} file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ def per_row_margin(new: np.ndarray, best: np.ndarray) -> Margin:
     return Margin(float(d.mean()), float(d.std() / math.sqrt(d.size)))
 
 
-def bootstrap_margin(comparison: dict) -> Margin:
+def bootstrap_margin(comparison: dict[str, Any]) -> Margin:
     """For any other metric: the paired bootstrap's difference and standard error (one metric's entry of
     `Track.paired_compare`, with the track's resample count and seed)."""
     se = comparison.get("se")

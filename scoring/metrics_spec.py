@@ -57,7 +57,7 @@ class MetricSpec:
             return ""
         return "A" if (a > b) == self.higher_is_better else "B"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         direction = {True: "higher", False: "lower", None: None}[self.higher_is_better]
         return {**asdict(self), "better": direction, "arrow": self.arrow}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,7 @@ class Problem:
     field: str | None  # e.g. "id", "output", "label", "spans[2]"
     message: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "field": self.field, "message": self.message}
 
     def __str__(self) -> str:

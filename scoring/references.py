@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class BundleProblem(Problem):
 
     file: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, **super().as_dict()}
 
     def __str__(self) -> str:
@@ -68,7 +68,7 @@ def _in_file(problems: list[Problem], name: str) -> list[BundleProblem]:
 class VarmReferences:
     """The gold test rows (reference order) and the cue subsets as row-index arrays."""
 
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     ids: list[str]
     texts: list[str]
     subsets: dict[str, np.ndarray] = field(default_factory=dict)
@@ -92,7 +92,7 @@ class VarmReferences:
             has_ids=self.has_ids,
         )
 
-    def strata(self) -> list[tuple]:
+    def strata(self) -> list[tuple[Any, ...]]:
         """Each row's slice stratum: its gold label and the cue subsets it is in."""
         member: list[list[str]] = [[] for _ in self.rows]
         for name, rows in sorted(self.subsets.items()):
@@ -120,7 +120,7 @@ def subset_files(subsets_dir: Path | None) -> list[Path]:
 
 
 def validate_gold_record(  # noqa: C901
-    obj: dict, line: int, *, require_cot: bool = False, require_id: bool = False
+    obj: dict[str, Any], line: int, *, require_cot: bool = False, require_id: bool = False
 ) -> list[Problem]:
     """Keys, types, value sets and the cross-field rules of one gold record (no values quoted)."""
     problems: list[Problem] = []
@@ -151,13 +151,13 @@ def validate_gold_record(  # noqa: C901
     return problems
 
 
-def cot_lacks_prefix(obj: dict) -> bool:
+def cot_lacks_prefix(obj: dict[str, Any]) -> bool:
     """A gold `cot` without the 分析： opening: the authors' validator accepts it when the rest parses to
     the record's own fields (spec "Release formats"), so it is checked as if prefixed, and warned about."""
     return isinstance(obj.get("cot"), str) and not obj["cot"].startswith(ANALYSIS_PREFIX)
 
 
-def _cot_problems(obj: dict, line: int) -> list[Problem]:
+def _cot_problems(obj: dict[str, Any], line: int) -> list[Problem]:
     """The record's `cot` must parse (strictly) to a schema-valid record equal to its own fields (a missing
     分析： opening aside, see ``cot_lacks_prefix``)."""
     cot = obj["cot"]
@@ -180,7 +180,7 @@ def _cot_problems(obj: dict, line: int) -> list[Problem]:
     return problems
 
 
-def _read_file(path: Path, what: str) -> tuple[list[tuple[int, dict]], ProblemList]:
+def _read_file(path: Path, what: str) -> tuple[list[tuple[int, dict[str, Any]]], ProblemList]:
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -190,7 +190,7 @@ def _read_file(path: Path, what: str) -> tuple[list[tuple[int, dict]], ProblemLi
     return read_jsonl(data, what=what, max_bytes=REFERENCE_MAX_BYTES)
 
 
-def _gold_file(path: Path, *, require_cot: bool) -> tuple[list[tuple[int, dict]], list[Problem]]:
+def _gold_file(path: Path, *, require_cot: bool) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]]:
     records, read_problems = _read_file(path, path.name)
     problems: list[Problem] = list(read_problems)
     has_id = [("id" in obj) for _, obj in records]
@@ -203,7 +203,7 @@ def _gold_file(path: Path, *, require_cot: bool) -> tuple[list[tuple[int, dict]]
     return records, problems
 
 
-def _uniqueness(records: list[tuple[int, dict]], key: str) -> list[Problem]:
+def _uniqueness(records: list[tuple[int, dict[str, Any]]], key: str) -> list[Problem]:
     seen: dict[str, int] = {}
     problems = []
     for line, obj in records:
@@ -219,7 +219,7 @@ def _uniqueness(records: list[tuple[int, dict]], key: str) -> list[Problem]:
 
 
 def _match_subset(
-    records: list[tuple[int, dict]], refs_ids: dict[str, int], refs_texts: dict[str, int]
+    records: list[tuple[int, dict[str, Any]]], refs_ids: dict[str, int], refs_texts: dict[str, int]
 ) -> tuple[list[int], list[Problem]]:
     """Row indices of a subset's rows in the test split: by id when both have one, else by exact text."""
     rows: list[int] = []
@@ -310,7 +310,7 @@ def _split_files(path: Path) -> tuple[dict[str, Path], list[BundleProblem]]:
     return files, []
 
 
-def blank_target_rows(rows: list[dict]) -> int:
+def blank_target_rows(rows: list[dict[str, Any]]) -> int:
     """Gold rows whose target is empty or blank (they can never be target-correct: spec §1)."""
     return sum(1 for row in rows if isinstance(row.get("target"), str) and not row["target"].strip())
 
@@ -336,7 +336,7 @@ def check_reference_bundle(directory: Path) -> list[BundleProblem]:  # noqa: C90
     a single gold file (checked as the test split)."""
     directory = Path(directory)
     files, problems = _split_files(directory)
-    splits: dict[str, list[tuple[int, dict]]] = {}
+    splits: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for split, path in files.items():
         records, found = _gold_file(path, require_cot=True)
         problems += _in_file(found, path.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .limits import MAX_ERRORS_KEPT
 from .problems import Problem
@@ -15,7 +16,8 @@ class Report:
     errors: list[Problem] = field(default_factory=list)
     errors_total: int = 0
     advice: list[str] = field(default_factory=list)  # lenient-parser hints; never change a score
-    format_report: list[dict] = field(default_factory=list)  # VARM: {"line","id","issues"} per invalid output
+    # VARM: {"line", "id", "issues"} per invalid output
+    format_report: list[dict[str, Any]] = field(default_factory=list)
     rows: int = 0
 
     @property
@@ -32,7 +34,7 @@ class Report:
         for problem in problems:
             self.add(problem)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
             "rows": self.rows,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -17,14 +18,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 SIGNATURE = "signature"
 
 
-def canonical(value: dict) -> bytes:
+def canonical(value: dict[str, Any]) -> bytes:
     unsigned = {k: v for k, v in value.items() if k != SIGNATURE}
     return json.dumps(
         unsigned, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
     ).encode()
 
 
-def sign(key: Ed25519PrivateKey, value: dict) -> dict:
+def sign(key: Ed25519PrivateKey, value: dict[str, Any]) -> dict[str, Any]:
     """`value` with its `signature` (base64 of the Ed25519 signature of its canonical bytes)."""
     return {**value, SIGNATURE: base64.b64encode(key.sign(canonical(value))).decode()}
 
@@ -44,7 +45,7 @@ def load_public_key(text: str) -> Ed25519PublicKey:
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
-def verified(public_key: Ed25519PublicKey, value: dict) -> bool:
+def verified(public_key: Ed25519PublicKey, value: dict[str, Any]) -> bool:
     """Does `value` carry a valid signature of its canonical bytes under `public_key`?"""
     signature = value.get(SIGNATURE)
     if not isinstance(signature, str):

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -64,13 +64,13 @@ class VarmTrack:
     def check_reference_bundle(self, directory: Path) -> list[Problem]:
         return list(check_reference_bundle(directory))
 
-    def public_inputs(self, refs: VarmReferences) -> list[dict]:
+    def public_inputs(self, refs: VarmReferences) -> list[dict[str, Any]]:
         return [{"id": row_id, "text": text} for row_id, text in zip(refs.ids, refs.texts, strict=True)]
 
     # -- validation (gold-independent) -------------------------------------------------------------
 
     def _check(  # noqa: C901
-        self, data: bytes, inputs: list[dict], *, advice: bool = True, split: str = "test"
+        self, data: bytes, inputs: list[dict[str, Any]], *, advice: bool = True, split: str = "test"
     ) -> _Checked:
         records, read_problems = read_jsonl(data, what="predictions")
         report = Report(rows=len(records))
@@ -136,11 +136,11 @@ class VarmTrack:
             report.advice = summarise_advice(raw_outputs, parsed_list)
         return _Checked(report, parsed_by_row)
 
-    def check_predictions(self, data: bytes, inputs: list[dict], *, split: str = "test") -> Report:
+    def check_predictions(self, data: bytes, inputs: list[dict[str, Any]], *, split: str = "test") -> Report:
         """Gold-independent validation against the public inputs `[{"id", "text"}]` of `split`."""
         return self._check(data, inputs, split=split).report
 
-    def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
+    def prediction_keys(self, data: bytes, inputs: list[dict[str, Any]]) -> list[str]:
         """One canonical string per input row (in input order) of what the scorer reads from its output:
         the parsed record of a schema-valid output with its target as the multiset of its normalised
         characters (all target F1 sees), one constant for every invalid output (the scorer gives them all
@@ -151,7 +151,7 @@ class VarmTrack:
             raise InputError(checked.report.errors, total=checked.report.errors_total)
         return _keys(checked.parsed)
 
-    def check_with_keys(self, data: bytes, inputs: list[dict]) -> tuple[Report, list[str] | None]:
+    def check_with_keys(self, data: bytes, inputs: list[dict[str, Any]]) -> tuple[Report, list[str] | None]:
         """`check_predictions` and, for a valid file, `prediction_keys`, from one parse (an upload needs
         both: the parse is most of the web process's time per upload)."""
         checked = self._check(data, inputs)
@@ -173,7 +173,7 @@ class VarmTrack:
         bootstrap: int = 1000,
         seed: int = 0,
         disclose: bool = True,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The full result dict (ARCHITECTURE.md §2); InputError when the predictions are invalid.
 
         `disclose` (the published form): small subset cells are withheld (`disclosed_subset`); False gives
@@ -182,7 +182,7 @@ class VarmTrack:
 
     def score_with_rows(
         self, refs: VarmReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0
-    ) -> tuple[dict, dict[str, list]]:
+    ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file (parsing is most of the cost)."""
         outcomes = self._outcomes(refs, data)
         return self._result(refs, outcomes, bootstrap, seed, True), self._rows(refs, outcomes)
@@ -195,7 +195,7 @@ class VarmTrack:
         *,
         bootstrap: Mapping[str, int],
         seed: int = 0,
-    ) -> dict[str, tuple[dict, dict[str, list]]]:
+    ) -> dict[str, tuple[dict[str, Any], dict[str, list[Any]]]]:
         """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file.
 
         `slices` maps a name to ascending row indices (scoring/slices.py); `bootstrap` the resamples of each
@@ -215,7 +215,7 @@ class VarmTrack:
 
     def _result(
         self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int, disclose: bool
-    ) -> dict:
+    ) -> dict[str, Any]:
         matrix = outcomes.indicator_matrix()
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
@@ -234,7 +234,9 @@ class VarmTrack:
         }
 
     @staticmethod
-    def _subsets(refs: VarmReferences, outcomes: RowOutcomes, matrix: np.ndarray, disclose: bool) -> dict:
+    def _subsets(
+        refs: VarmReferences, outcomes: RowOutcomes, matrix: np.ndarray, disclose: bool
+    ) -> dict[str, Any]:
         if not disclose:
             return {
                 name: subset_metrics(outcomes, rows, matrix) for name, rows in sorted(refs.subsets.items())
@@ -250,23 +252,23 @@ class VarmTrack:
                     cells[name] = withheld_subset(cells[name], DERIVED_CELL)
         return dict(sorted(cells.items()))
 
-    def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list]:
+    def row_outcomes(self, refs: VarmReferences, data: bytes) -> dict[str, list[Any]]:
         """PRIVATE per-row arrays (gold-joined) for paired comparisons; never publish them."""
         return self._rows(refs, self._outcomes(refs, data))
 
     @staticmethod
-    def _rows(refs: VarmReferences, outcomes: RowOutcomes) -> dict[str, list]:
+    def _rows(refs: VarmReferences, outcomes: RowOutcomes) -> dict[str, list[Any]]:
         return {"id": list(refs.ids), **outcomes.to_lists()}
 
     def paired_compare(
         self,
-        a: dict[str, list],
-        b: dict[str, list],
+        a: dict[str, list[Any]],
+        b: dict[str, list[Any]],
         *,
         bootstrap: int = 1000,
         seed: int = 0,
         metrics: Sequence[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Headline metrics of two submissions on the same rows, with a paired bootstrap CI of a − b.
 
         `metrics` (default: every headline metric with a CI) restricts the comparison to those names, which
@@ -276,7 +278,7 @@ class VarmTrack:
             self.prepare_compare(a), self.prepare_compare(b), bootstrap=bootstrap, seed=seed, metrics=metrics
         )
 
-    def prepare_compare(self, rows: Mapping[str, list | np.ndarray]) -> ComparableRows:
+    def prepare_compare(self, rows: Mapping[str, list[Any] | np.ndarray]) -> ComparableRows:
         """`rows` (from `row_outcomes`; numeric columns as lists or arrays of the same values) decoded once
         for any number of `paired_compare_prepared` calls."""
         outcomes = RowOutcomes.from_lists(rows)
@@ -299,7 +301,7 @@ class VarmTrack:
         bootstrap: int = 1000,
         seed: int = 0,
         metrics: Sequence[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """`paired_compare` of two `prepare_compare` results: the same dict, without decoding either side
         again (tie groups compare each entry with its group's leader)."""
         b = _aligned(a, b)

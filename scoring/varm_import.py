@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from . import bundle_info
 from .problems import InputError, Problem
@@ -87,11 +88,11 @@ def _sources(path: Path) -> tuple[dict[str, Path], str]:
     return files, "a release folder"
 
 
-def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) -> dict:  # noqa: C901
+def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) -> dict[str, Any]:  # noqa: C901
     path, out_dir = Path(path), Path(out_dir)
     sources, given = _sources(path)
     problems: list[Problem] = []
-    splits: dict[str, list[dict]] = {}
+    splits: dict[str, list[dict[str, Any]]] = {}
     unprefixed: dict[str, list[int]] = {}  # lines whose gold cot lacks 分析： (accepted, as the authors do)
     lines_of: dict[str, list[int]] = {}  # per split, each row's line in its file
     for split in sorted(sources, key=SPLITS.index):
@@ -105,7 +106,7 @@ def import_varm(path: Path, out_dir: Path, *, fill_blank_targets: bool = False) 
     if problems:
         raise InputError(problems[:200], total=len(problems))
 
-    summary: dict = {
+    summary: dict[str, Any] = {
         "dataset": "varm",
         "given": given,
         "sources": {s: str(p) for s, p in sources.items()},
@@ -192,11 +193,11 @@ SUBSET_FOLDERS = ("subsets", "subsets/q2")  # the authors' evaluate_q2.py looks 
 def _subsets(  # noqa: C901
     folder: Path | None,
     test_ids: dict[str, str],
-    test_rows: list[dict],
+    test_rows: list[dict[str, Any]],
     line_of: dict[str, int],
     test_name: str,
     fill_blank_targets: bool = False,
-) -> tuple[dict[str, list[dict]], list[str]]:
+) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
     """The release's cue subsets from `subsets/*.jsonl` and `subsets/q2/*.jsonl`, and the folders used.
 
     Each row must equal the test row of the same text on every field: the authors score a subset file as
@@ -204,7 +205,7 @@ def _subsets(  # noqa: C901
     if folder is None:
         return {}, []
     by_id = {row["id"]: row for row in test_rows}
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     where: dict[str, str] = {}
     used: list[str] = []
     problems: list[Problem] = []
@@ -256,7 +257,7 @@ def _pairs_text(pairs: list[str]) -> str:
 
 
 def _overlap_warnings(
-    splits: dict[str, list[dict]], lines_of: dict[str, list[int]], sources: dict[str, Path]
+    splits: dict[str, list[dict[str, Any]]], lines_of: dict[str, list[int]], sources: dict[str, Path]
 ) -> list[str]:
     """Duplicate texts within a split and texts shared across splits, on the authors' audit key (equal keys,
     or RapidFuzz ratio >= 95 across splits), with the line pairs: said at import, before `check-references`

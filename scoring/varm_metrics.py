@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def target_f1(predicted: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def gold_target(record: dict) -> str:
+def gold_target(record: dict[str, Any]) -> str:
     """The authors' VALIDATOR's reading of a gold target (blank target + no-target type reads as 无明确对象).
 
     Only the reference checker uses it (to accept such rows and their cot); the official metrics compare
@@ -128,9 +129,9 @@ class RowOutcomes:
             cols.extend(gold_hit.T)
         return np.column_stack(cols).astype(np.float64)
 
-    def to_lists(self) -> dict[str, list]:
+    def to_lists(self) -> dict[str, list[Any]]:
         """JSON-friendly form (for `Track.row_outcomes`)."""
-        out: dict[str, list] = {
+        out: dict[str, list[Any]] = {
             "valid": self.valid.astype(int).tolist(),
             "anchor_valid": self.anchor_valid.astype(int).tolist(),
             "target_f1": self.target_f1.tolist(),
@@ -144,7 +145,7 @@ class RowOutcomes:
         return out
 
     @classmethod
-    def from_lists(cls, data: Mapping[str, list | np.ndarray]) -> RowOutcomes:
+    def from_lists(cls, data: Mapping[str, list[Any] | np.ndarray]) -> RowOutcomes:
         return cls(
             valid=np.asarray(data["valid"], dtype=bool),
             anchor_valid=np.asarray(data["anchor_valid"], dtype=bool),
@@ -156,7 +157,7 @@ class RowOutcomes:
         )
 
 
-def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict]) -> RowOutcomes:
+def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]]) -> RowOutcomes:
     """Join parsed outputs with gold records (same order) into per-row outcome arrays."""
     n = len(gold)
     valid = np.zeros(n, dtype=bool)
@@ -264,9 +265,9 @@ def metrics_for_rows(
     return values
 
 
-def nest(flat: dict[str, float]) -> dict:
+def nest(flat: dict[str, float]) -> dict[str, Any]:
     """{"field_accuracy.label": x} -> {"field_accuracy": {"label": x}} (one level of dots)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key, value in flat.items():
         head, _, tail = key.partition(".")
         if tail:
@@ -276,7 +277,7 @@ def nest(flat: dict[str, float]) -> dict:
     return out
 
 
-def overall_metrics(outcomes: RowOutcomes, matrix: np.ndarray | None = None) -> dict:
+def overall_metrics(outcomes: RowOutcomes, matrix: np.ndarray | None = None) -> dict[str, Any]:
     """The `metrics` block of the result (spec §3 / ARCHITECTURE §2)."""
     return nest(metrics_for_rows(outcomes, matrix=matrix))
 
@@ -286,7 +287,9 @@ def format_issue_counts(outcomes: RowOutcomes) -> dict[str, int]:
     return {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)}
 
 
-def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray | None = None) -> dict:
+def subset_metrics(
+    outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray | None = None
+) -> dict[str, Any]:
     """Every metric on a subset's rows, plus JREM on its gold-有害 and gold-无害 rows and their gap."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
     mask = np.zeros(outcomes.n, dtype=bool)
@@ -318,12 +321,12 @@ def subset_metrics(outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray |
 _SUBSET_COUNTS = ("rows", "rows_harmful", "rows_non_harmful", "format_issues", "withheld")
 
 
-def withheld_subset(cell: dict, reason: str) -> dict:
+def withheld_subset(cell: dict[str, Any], reason: str) -> dict[str, Any]:
     """A subset cell with every metric withheld (its counts stay)."""
     return withhold(cell, [k for k in cell if k not in _SUBSET_COUNTS], reason)
 
 
-def disclosed_subset(cell: dict) -> dict:
+def disclosed_subset(cell: dict[str, Any]) -> dict[str, Any]:
     """The publishable form of a subset cell (`scoring.disclosure`): a subset under MIN_CELL_ROWS rows
     shows no metric; the gold-有害 / gold-无害 JREM (groups defined by the label) and their gap are shown
     only when their own group reaches MIN_CELL_ROWS rows. `withheld` names what was left out and why."""

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .signatures import load_public_key, verified
 
 
-def rows_of(path: Path) -> list[dict]:
+def rows_of(path: Path) -> list[dict[str, Any]]:
     """The signed rows at `path`: a release folder, its rows.json, or one JSON object."""
     if path.is_dir():
         path = path / "rows.json"
@@ -27,7 +28,7 @@ def rows_of(path: Path) -> list[dict]:
     return [value]
 
 
-def check_signatures(rows: list[dict], public_key_text: str) -> list[str]:
+def check_signatures(rows: list[dict[str, Any]], public_key_text: str) -> list[str]:
     key = load_public_key(public_key_text)
     return [
         f"row {k + 1} ({row.get('submission_id', '?')}): signature does not match its bytes or this key"
@@ -36,7 +37,7 @@ def check_signatures(rows: list[dict], public_key_text: str) -> list[str]:
     ]
 
 
-def derived_columns(result: dict) -> dict:
+def derived_columns(result: dict[str, Any]) -> dict[str, Any]:
     """A scorer result's board columns, as a row carries them: numeric metric leaves by dotted path,
     `explanations.<name>` and `undefined.<metric>` (the reason)."""
     columns = _numbers(result.get("metrics") or {})
@@ -45,7 +46,7 @@ def derived_columns(result: dict) -> dict:
     return columns
 
 
-def _numbers(tree: dict, prefix: str = "") -> dict:
+def _numbers(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     out = {}
     for key, value in tree.items():
         if isinstance(value, dict):
@@ -55,7 +56,7 @@ def _numbers(tree: dict, prefix: str = "") -> dict:
     return out
 
 
-def check_numbers(row: dict, expected: dict) -> list[str]:
+def check_numbers(row: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     """Compare a row's full-test metric columns with `expected` (flattened, as the board's: `derived_columns`
     of the re-derived result)."""
     if isinstance(row.get("result"), dict):  # a published result envelope (a public test's: full, exact)

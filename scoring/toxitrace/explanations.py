@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -241,9 +242,9 @@ def faithfulness(faith: Faithfulness, weights: np.ndarray | None = None) -> dict
     return out
 
 
-def nest(flat: dict[str, float]) -> dict:
+def nest(flat: dict[str, float]) -> dict[str, Any]:
     """``{"comprehensiveness_k.10": v}`` -> ``{"comprehensiveness_k": {"10": v}}`` (one level)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for name, value in flat.items():
         head, _, tail = name.partition(".")
         if tail:
@@ -262,7 +263,7 @@ def explanation_result(
     gold_spans: Sequence[Sequence[Span]] | None,
     idx: np.ndarray,
     tau: float = DEFAULT_TAU,
-) -> tuple[dict, dict[str, list[float]]]:
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
     """``result["explanations"]`` and its CIs (``"explanations.<dotted name>": [low, high]``).
 
     ``pred_spans``: the submitted spans, or those derived from the scores (``spans_source`` says which).

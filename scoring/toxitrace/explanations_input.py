@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -25,7 +25,7 @@ QUANTUM = 1000  # char_scores are quantised to multiples of 1/QUANTUM at parse t
 QUANTISE_ABOVE = 1e15  # larger magnitudes are already multiples of 0.001 in float64 (and x·1000 may overflow)
 
 
-def quantise(values: list) -> np.ndarray:
+def quantise(values: list[Any]) -> np.ndarray:
     """Scores rounded to multiples of 0.001 (half to even), ``-0.0`` -> ``0.0``.
 
     Everything downstream (derived spans, AUPRC, masking and the near-copy guard's row keys) sees these
@@ -120,7 +120,12 @@ def _prob_problem(key: str, value: object) -> str | None:
 
 
 def parse_explanation_fields(  # noqa: C901
-    line: int, obj: dict, rid: str | None, text: str | None, rows: ExplanationRows, label: int | None
+    line: int,
+    obj: dict[str, Any],
+    rid: str | None,
+    text: str | None,
+    rows: ExplanationRows,
+    label: int | None,
 ) -> list[Problem]:
     """Check ``char_scores``, the probabilities and the hashes of one line; record valid parts in ``rows``.
 

@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .. import bundle_info
 from ..jsonl import ProblemList
@@ -58,7 +59,7 @@ _CODE = re.compile(r"^\s*(-?\d+)(?:\.0*)?\s*$")
 DATASETS = ("cold", "toxicn")
 
 
-def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:  # noqa: C901
+def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict[str, Any]:  # noqa: C901
     """Convert ``path`` and write ``out_dir/<split>.jsonl``; returns a JSON-ready summary.
 
     Raises InputError (every problem, line-numbered) before writing anything when a row is malformed.
@@ -69,7 +70,7 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:  # noqa: C9
     suffixes = (".csv",) if dataset == "cold" else (".csv", ".json", ".jsonl")
     files = _source_files(path, suffixes)
     problems = ProblemList()
-    splits: dict[str, list[dict]] = {}
+    splits: dict[str, list[dict[str, Any]]] = {}
     warnings: list[str] = []
     untold: list[str] = []  # ToxiCN hate rows whose target group the file cannot tell
     for file in files:
@@ -105,7 +106,7 @@ def import_dataset(dataset: str, path: Path, out_dir: Path) -> dict:  # noqa: C9
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     warnings += split_warnings({split: [r["text"] for r in rows] for split, rows in splits.items()})
-    summary: dict = {
+    summary: dict[str, Any] = {
         "dataset": dataset,
         "sources": [str(f) for f in files],
         "splits": {},
@@ -158,7 +159,7 @@ def _read_text(file: Path, problems: ProblemList) -> str | None:
         return None
 
 
-def _code(value: object, allowed: dict | range) -> int | None:
+def _code(value: object, allowed: dict[int, str] | range) -> int | None:
     """A whole-number code from an int, an integral float or a digit string; None when not allowed."""
     if isinstance(value, bool):
         return None
@@ -232,7 +233,7 @@ def _require_columns(file: Path, columns: set[str], needed: tuple[str, ...], pro
     return not missing
 
 
-def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict]]:  # noqa: C901
+def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict[str, Any]]]:  # noqa: C901
     checked = False
     for line, row in _csv_rows(file, problems):
         if not checked:
@@ -255,7 +256,7 @@ def _cold_records(file: Path, problems: ProblemList) -> Iterator[tuple[str, dict
         text = row["TEXT"]
         if not text.strip():
             fail("TEXT", "TEXT is empty")
-        record: dict = {"text": text, "label": label}
+        record: dict[str, Any] = {"text": text, "label": label}
         topic = row["topic"].strip()
         if topic:
             record["topic"] = topic
@@ -364,7 +365,9 @@ def _all_zero(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(v == 0 for v in value)
 
 
-def _toxicn_records(file: Path, problems: ProblemList, untold: list[str]) -> Iterator[tuple[str, dict]]:  # noqa: C901
+def _toxicn_records(  # noqa: C901
+    file: Path, problems: ProblemList, untold: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """Records of one ToxiCN file; ``untold`` gets "<file> line <n>" for each hate row whose all-zero
     target names no group (left without ``target_groups``; the importer warns)."""
     if file.suffix.lower() == ".csv":
@@ -398,7 +401,7 @@ def _toxicn_records(file: Path, problems: ProblemList, untold: list[str]) -> Ite
         label = _code(obj.get("toxic"), range(2))
         if label is None:
             fail("toxic", f"toxic must be 0 or 1; got {_show(obj.get('toxic'))}")
-        record: dict = {"text": text, "label": label}
+        record: dict[str, Any] = {"text": text, "label": label}
         for key, names in (("toxic_type", TOXIC_TYPES), ("expression", EXPRESSIONS)):
             if obj.get(key) in (None, ""):
                 continue

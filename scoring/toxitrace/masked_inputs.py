@@ -12,13 +12,16 @@ The submitter writes the model's toxic probability on ``text`` as ``prob_<varian
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..problems import InputError, Problem
 from .masking import masked_texts, text_sha256
 from .predictions import SpanMode, parse_predictions
 
 
-def masked_inputs_jsonl(inputs: list[dict], predictions: bytes, *, spans: SpanMode = "optional") -> bytes:
+def masked_inputs_jsonl(
+    inputs: list[dict[str, Any]], predictions: bytes, *, spans: SpanMode = "optional"
+) -> bytes:
     """Validate ``predictions`` (which must carry ``char_scores``) and return the masked-inputs JSONL.
 
     Raises InputError with every problem when the predictions are invalid or have no ``char_scores``.

@@ -22,7 +22,7 @@ Explanations (spec §3), optional on every track, all-or-none across the file:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -51,7 +51,7 @@ class ToxiPredictions:
 
 
 def parse_predictions(  # noqa: C901
-    data: bytes, inputs: list[dict], *, spans: SpanMode = "optional", split: str = "test"
+    data: bytes, inputs: list[dict[str, Any]], *, spans: SpanMode = "optional", split: str = "test"
 ) -> tuple[ToxiPredictions | None, Report]:
     """Validate ``data`` against the public inputs ``[{"id", "text"}]`` of ``split`` (named in messages).
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class ToxiReferences:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def public_inputs(self) -> list[dict]:
+    def public_inputs(self) -> list[dict[str, Any]]:
         return [{"id": i, "text": t} for i, t in zip(self.ids, self.texts, strict=True)]
 
     def restricted(self, rows: np.ndarray) -> ToxiReferences:
@@ -61,7 +62,7 @@ class ToxiReferences:
             breakdowns={name: [values[k] for k in rows] for name, values in self.breakdowns.items()},
         )
 
-    def strata(self) -> list[tuple]:
+    def strata(self) -> list[tuple[Any, ...]]:
         """Each row's slice stratum: its gold label and, where the set has topics, its topic."""
         topics = self.breakdowns.get("topic") or [()] * len(self.ids)
         if not any(topics):

@@ -16,6 +16,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,15 +86,15 @@ class ToxiTraceTrack:
         """Duplicate texts within a split, test texts also in train/dev, no test split (not failures)."""
         return bundle_warnings(directory)
 
-    def public_inputs(self, refs: ToxiReferences) -> list[dict]:
+    def public_inputs(self, refs: ToxiReferences) -> list[dict[str, Any]]:
         return refs.public_inputs()
 
     # --- predictions -------------------------------------------------------------------------------
 
-    def check_predictions(self, data: bytes, inputs: list[dict], *, split: str = "test") -> Report:
+    def check_predictions(self, data: bytes, inputs: list[dict[str, Any]], *, split: str = "test") -> Report:
         return parse_predictions(data, inputs, spans=self.span_mode, split=split)[1]
 
-    def prediction_keys(self, data: bytes, inputs: list[dict]) -> list[str]:
+    def prediction_keys(self, data: bytes, inputs: list[dict[str, Any]]) -> list[str]:
         """One canonical string per input row (input order): the label, plus the merged spans on a span
         track (cntp). The classification tracks' references carry no spans (COLD, ToxiCN), so spans there
         change no score and are left out: they cannot make two files differ. Gold-independent; InputError
@@ -105,7 +106,7 @@ class ToxiTraceTrack:
             raise InputError(report.errors, report.errors_total)
         return self._keys(preds)
 
-    def check_with_keys(self, data: bytes, inputs: list[dict]) -> tuple[Report, list[str] | None]:
+    def check_with_keys(self, data: bytes, inputs: list[dict[str, Any]]) -> tuple[Report, list[str] | None]:
         """`check_predictions` and, for a valid file, `prediction_keys`, from one parse."""
         preds, report = parse_predictions(data, inputs, spans=self.span_mode)
         return report, None if preds is None else self._keys(preds)
@@ -132,7 +133,7 @@ class ToxiTraceTrack:
             raise InputError(report.errors, report.errors_total)
         return preds
 
-    def row_outcomes(self, refs: ToxiReferences, data: bytes) -> dict[str, list]:
+    def row_outcomes(self, refs: ToxiReferences, data: bytes) -> dict[str, list[Any]]:
         """PRIVATE per-row gold-joined arrays in reference order; never publish."""
         return self._outcomes(refs, self._parse(refs, data))
 
@@ -143,8 +144,8 @@ class ToxiTraceTrack:
             return [derive_spans(scores) for scores in preds.char_scores]
         return preds.spans
 
-    def _outcomes(self, refs: ToxiReferences, preds: ToxiPredictions) -> dict[str, list]:
-        out: dict[str, list] = {
+    def _outcomes(self, refs: ToxiReferences, preds: ToxiPredictions) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {
             "id": list(refs.ids),
             "gold": [int(x) for x in refs.labels],
             "pred": [int(x) for x in preds.labels],
@@ -166,7 +167,7 @@ class ToxiTraceTrack:
         bootstrap: int = 1000,
         seed: int = 0,
         disclose: bool = True,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The full result dict; InputError when the predictions are invalid. `disclose` (the published
         form): small and label-pure breakdown cells are withheld; False gives every cell's raw values.
 
@@ -176,7 +177,7 @@ class ToxiTraceTrack:
 
     def score_with_rows(
         self, refs: ToxiReferences, data: bytes, *, bootstrap: int = 1000, seed: int = 0
-    ) -> tuple[dict, dict[str, list]]:
+    ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         """(`score(...)`, `row_outcomes(...)`) from ONE parse of the file."""
         preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
@@ -190,7 +191,7 @@ class ToxiTraceTrack:
         *,
         bootstrap: Mapping[str, int],
         seed: int = 0,
-    ) -> dict[str, tuple[dict, dict[str, list]]]:
+    ) -> dict[str, tuple[dict[str, Any], dict[str, list[Any]]]]:
         """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file.
 
         `slices` maps a name to ascending row indices (scoring/slices.py); `bootstrap` the resamples of each
@@ -211,14 +212,14 @@ class ToxiTraceTrack:
         self,
         refs: ToxiReferences,
         preds: ToxiPredictions,
-        outcomes: dict[str, list],
+        outcomes: dict[str, list[Any]],
         bootstrap: int,
         seed: int,
         disclose: bool,
-    ) -> dict:
+    ) -> dict[str, Any]:
         gold = np.asarray(outcomes["gold"], dtype=np.int8)
         pred = np.asarray(outcomes["pred"], dtype=np.int8)
-        metrics: dict = binary_metrics(gold, pred)
+        metrics: dict[str, Any] = binary_metrics(gold, pred)
         undefined = undefined_binary(gold, pred)
         counts = _span_counts(outcomes)
         if counts is not None:
@@ -257,13 +258,13 @@ class ToxiTraceTrack:
 
     def paired_compare(
         self,
-        a: dict[str, list],
-        b: dict[str, list],
+        a: dict[str, list[Any]],
+        b: dict[str, list[Any]],
         *,
         bootstrap: int,
         seed: int,
         metrics: Sequence[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Paired bootstrap of a - b on the headline metrics, both resampled with the same rows.
 
         `metrics` (default: all headline metrics) restricts the comparison to those names, which must be
@@ -290,12 +291,12 @@ class ToxiTraceTrack:
             level=DEFAULT_LEVEL,
         )
 
-    def prepare_compare(self, rows: dict[str, list | np.ndarray]) -> dict[str, list]:
+    def prepare_compare(self, rows: dict[str, list[Any] | np.ndarray]) -> dict[str, list[Any]]:
         """The form `paired_compare_prepared` takes: the row outcomes themselves, as lists (cheap here)."""
         return {key: v.tolist() if isinstance(v, np.ndarray) else v for key, v in rows.items()}
 
     def release_margin(
-        self, new: dict[str, list], best: dict[str, list], *, bootstrap: int, seed: int
+        self, new: dict[str, list[Any]], best: dict[str, list[Any]], *, bootstrap: int, seed: int
     ) -> Margin:
         """The Ladder's margin on the primary metric (F1 or span F1: not a per-row mean, so the paired
         bootstrap's standard error, with `bootstrap` resamples and `seed`)."""
@@ -307,13 +308,13 @@ class ToxiTraceTrack:
 
     def paired_compare_prepared(
         self,
-        a: dict[str, list],
-        b: dict[str, list],
+        a: dict[str, list[Any]],
+        b: dict[str, list[Any]],
         *,
         bootstrap: int,
         seed: int,
         metrics: Sequence[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         return self.paired_compare(a, b, bootstrap=bootstrap, seed=seed, metrics=metrics)
 
 
@@ -326,7 +327,7 @@ def _restricted_predictions(preds: ToxiPredictions, rows: np.ndarray) -> ToxiPre
     )
 
 
-def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
+def _unlinked(outcomes: dict[str, list[Any]]) -> dict[str, list[Any]]:
     """The per-row outcomes in canonical order (`scoring.disclosure.unlinked_rows`), for the published
     intervals: they then depend on the confusion (and span) counts only, not on which rows were right."""
     keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in outcomes]
@@ -334,7 +335,9 @@ def _unlinked(outcomes: dict[str, list]) -> dict[str, list]:
     return {k: [outcomes[k][i] for i in order] for k in keys}
 
 
-def _unlinked_pair(a: dict[str, list], b: dict[str, list]) -> tuple[dict[str, list], dict[str, list]]:
+def _unlinked_pair(
+    a: dict[str, list[Any]], b: dict[str, list[Any]]
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """Two submissions' outcomes in one canonical order of their joint per-row outcomes: pairs stay pairs,
     and a paired comparison depends on the joint counts only, not on which rows."""
     keys = [k for k in ("gold", "pred", *SPAN_KEYS) if k in a and k in b]
@@ -344,13 +347,13 @@ def _unlinked_pair(a: dict[str, list], b: dict[str, list]) -> tuple[dict[str, li
     return first, second
 
 
-def _span_counts(outcomes: dict[str, list]) -> SpanCounts | None:
+def _span_counts(outcomes: dict[str, list[Any]]) -> SpanCounts | None:
     if not all(key in outcomes for key in SPAN_KEYS):
         return None
     return SpanCounts(*(np.asarray(outcomes[key], dtype=np.int64) for key in SPAN_KEYS))
 
 
-def _flat_metrics(outcomes: dict[str, list], spans: bool = True) -> dict[str, float]:
+def _flat_metrics(outcomes: dict[str, list[Any]], spans: bool = True) -> dict[str, float]:
     """Point estimates keyed by dotted path ("f1", "spans.overlap_f1"); span metrics only if `spans`."""
     flat = binary_metrics(outcomes["gold"], outcomes["pred"])
     counts = _span_counts(outcomes) if spans else None
@@ -359,7 +362,7 @@ def _flat_metrics(outcomes: dict[str, list], spans: bool = True) -> dict[str, fl
     return flat
 
 
-def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -> dict[str, np.ndarray]:
+def _resampled(outcomes: dict[str, list[Any]], idx: np.ndarray, spans: bool = True) -> dict[str, np.ndarray]:
     """Per-resample values of every metric, keyed by dotted path; span metrics only if `spans`."""
     out = bootstrap_metrics(outcomes["gold"], outcomes["pred"], idx)
     counts = _span_counts(outcomes) if spans else None
@@ -370,11 +373,11 @@ def _resampled(outcomes: dict[str, list], idx: np.ndarray, spans: bool = True) -
 
 def _breakdowns(
     refs: ToxiReferences, gold: np.ndarray, pred: np.ndarray, disclose: bool = True
-) -> dict[str, dict[str, dict]]:
+) -> dict[str, dict[str, dict[str, Any]]]:
     """``{field: {value: {rows, accuracy, precision, recall, f1, macro_f1, withheld, undefined}}}``;
     multi-valued fields (target_groups) count a row in every group it lists. Small and label-pure cells are
     withheld (``scoring.disclosure``)."""
-    out: dict[str, dict[str, dict]] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for name, per_row in refs.breakdowns.items():
         members: dict[str, list[int]] = {}
         for row, values in enumerate(per_row):
@@ -396,7 +399,7 @@ def _breakdowns(
     return out
 
 
-def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
+def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
     return {
         "rows": len(gold),
         **binary_metrics(gold, pred),
@@ -405,7 +408,7 @@ def raw_cell(gold: np.ndarray, pred: np.ndarray) -> dict:
     }
 
 
-def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict:
+def breakdown_cell(gold: np.ndarray, pred: np.ndarray, *, label_defined: bool) -> dict[str, Any]:
     """One published breakdown cell: every metric, accuracy only for a label-pure group (declared, or
     one gold label in fact), nothing for a small one."""
     cell = raw_cell(gold, pred)
