@@ -4,7 +4,7 @@ Gradio checks that a `FileData` input names a file in its upload folder only onc
 is set (`gradio.processing_utils._check_allowed`), which `demo.launch()` does and `gr.mount_gradio_app`
 does not: without the flag, any server path posted to `/gradio_api/call/<api>` was copied into the cache
 and read as the upload. `mount` sets it, blocks the data folders from every Gradio file route, and caps
-upload sizes; `read_upload` checks again in our own handlers (the path must be a file that came through
+upload sizes; `checked_upload` checks again in our own handlers (the path must be a file that came through
 `/gradio_api/upload`), so a future Gradio that drops the check does not reopen the hole.
 
 Upload and export files live in Gradio's upload folder (a private temporary folder made by
@@ -71,12 +71,6 @@ def checked_upload(path: str | None, uploaded: Collection[str] | None = None) ->
     if real.stat().st_size > MAX_FILE_BYTES:
         raise UploadRefused(f"The file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB.")
     return real
-
-
-def read_upload(path: str | None, uploaded: Collection[str] | None = None) -> bytes | None:
-    """The bytes of a file the user uploaded (`checked_upload`'s rules), or None when no file was given."""
-    real = checked_upload(path, uploaded)
-    return None if real is None else real.read_bytes()
 
 
 def make_private_folder() -> Path:

@@ -234,18 +234,19 @@ def test_files_deleted_at_exit(tmp_path: Path) -> None:
 
 
 def test_handlers_read_only_uploaded_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Defence in depth, without Gradio's own check: `read_upload` takes only a file in the upload folder
+    """Defence in depth, without Gradio's own check: `checked_upload` (what every handler reading an upload
+    calls, through `Context.checked_upload`) takes only a file in the upload folder
     that the upload route recorded; a path outside, a copy in the folder, a symlink, a missing file and an
     oversized file are refused."""
-    from space.uploads import UploadRefused, read_upload
+    from space.uploads import UploadRefused, checked_upload
 
     folder = tmp_path / "uploads"
     (folder / "abc").mkdir(parents=True)
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(folder))
     uploaded = folder / "abc" / "p.jsonl"
     uploaded.write_bytes(b"honest\n")
-    assert read_upload(str(uploaded), {str(uploaded)}) == b"honest\n"  # positive control
-    assert read_upload(None, set()) is None
+    assert checked_upload(str(uploaded), {str(uploaded)}) == uploaded.resolve()  # positive control
+    assert checked_upload(None, set()) is None
     secret = tmp_path / "secret.jsonl"
     secret.write_bytes(b"gold\n")
     copied = folder / "abc" / "copy.jsonl"
@@ -254,12 +255,12 @@ def test_handlers_read_only_uploaded_files(tmp_path: Path, monkeypatch: pytest.M
     link.symlink_to(secret)
     for path in (secret, copied, link, folder / "abc" / "gone.jsonl", folder / ".." / "secret.jsonl"):
         with pytest.raises(UploadRefused):
-            read_upload(str(path), {str(uploaded), str(copied) if path != copied else ""})
+            checked_upload(str(path), {str(uploaded), str(copied) if path != copied else ""})
     big = folder / "abc" / "big.jsonl"
     with open(big, "wb") as f:
         f.truncate(MAX_FILE_BYTES + 1)
     with pytest.raises(UploadRefused, match="larger"):
-        read_upload(str(big), {str(big)})
+        checked_upload(str(big), {str(big)})
 
 
 def test_a_refused_file_is_one_fixed_sentence_naming_no_path(client, web, targets) -> None:

@@ -162,12 +162,6 @@ def find_version(record: dict, scorer_version: str, references_sha256: str) -> d
     return None
 
 
-def published_version(record: dict) -> dict | None:
-    """The latest version a normal publish may show (a re-score's versions wait for its own publish)."""
-    ready = [v for v in record.get("versions", []) if not v.get("pending_rescore")]
-    return ready[-1] if ready else None
-
-
 # -- metadata ------------------------------------------------------------------------------------------
 
 
