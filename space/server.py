@@ -19,6 +19,7 @@ from space import uploads, webhook
 from space.api import FORM_OVERHEAD, UPLOAD_PATHS, BodyLimit, create_router, service_error_handler
 from space.auth import Auth, auth_mode
 from space.origins import OriginGuard
+from space.page_head import PageHead
 from space.querystring import UiPageParam
 from worker import head_signal
 from worker.celery import make_app
@@ -125,6 +126,10 @@ def create_app(
     # The last middleware added runs first: an oversized request is refused before it counts as space.
     app.add_middleware(uploads.UploadSpace, max_bytes=config.ui_files_max_bytes)
     app.add_middleware(uploads.FileRefusals)
+    if with_ui:  # inside GZip: the page's head gets the language script while it is still plain HTML
+        from space.ui.app import HEAD
+
+        app.add_middleware(PageHead, head=HEAD)
     # Uploads to the REST API and to Gradio: one request holds at most one file of the REST limit.
     app.add_middleware(
         BodyLimit,

@@ -34,6 +34,47 @@ from .pages.submission import SubmissionPage
 from .pages.submit import SubmitPage
 from .upload import CSS as UPLOAD_CSS
 
+# The page is built in Chinese; a link with ?lang=en is switched by the first events after load. Until
+# then the app is not painted (html.lang-pending), so an English reader never sees Chinese first; a
+# timeout shows it anyway should the switch never come. REVEAL ends the wait (build_app wires it).
+HEAD = """<script>
+(function () {
+  var english = new URLSearchParams(window.location.search).get("lang") === "en";
+  // Gradio says its own words (loading, buttons) in the browser's language: make that the page's.
+  var locale = english ? ["en-US", "en"] : ["zh-CN", "zh"];
+  Object.defineProperty(navigator, "language", { get: function () { return locale[0]; } });
+  Object.defineProperty(navigator, "languages", { get: function () { return locale; } });
+  if (!english) return;
+  var root = document.documentElement;
+  root.classList.add("lang-pending");
+  setTimeout(function () { root.classList.remove("lang-pending"); }, 8000);
+})();
+</script>
+<style>html.lang-pending gradio-app { visibility: hidden; }</style>
+"""
+# Gradio applies the new texts over a few frames (the tab bar last): show the page once the chrome (title,
+# tabs, labels; never user data) has no Chinese left, or after 2 s whatever it holds.
+REVEAL = """() => {
+  const chrome = "#site-title, [role=tab], label span:not(#lang *)";
+  const han = /[\u3400-\u9fff]/;
+  const started = performance.now();
+  (function check() {
+    const texts = [...document.querySelectorAll(chrome)].map((el) => el.textContent).join(" ");
+    if (!han.test(texts) || performance.now() - started > 2000) {
+      document.documentElement.classList.remove("lang-pending");
+    } else {
+      setTimeout(check, 20);
+    }
+  })();
+}"""
+# The toggle writes the language into the address bar, so a copied link opens in it.
+LANG_IN_ADDRESS = """(lang) => {
+  const url = new URL(window.location.href);
+  url.searchParams.set("lang", lang === "en" ? "en" : "zh");
+  window.history.replaceState(window.history.state, "", url);
+  return lang;
+}"""
+
 CSS = (
     """
 #board table td, #board table th { font-variant-numeric: tabular-nums; }
@@ -46,11 +87,23 @@ CSS = (
 .explorer-attr .attr-3 { background: #f8a270; } .explorer-attr .attr-4 { background: #f47d43; }
 .explorer-attr .attr-5 { background: #e4531b; color: #fff; }
 .explorer-attr .attr-top { outline: 1px solid #7a1f00; }
-/* Desktop: a long model name is cut with "…" (its page shows it whole), so the headline metrics that follow
-   stay in view whatever names the board holds. */
-#board th:nth-child(2), #board td:nth-child(2) { max-width: 180px !important; }
-#board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
-  margin: 0; }
+/* The board's header is a table (th); its body is rows of div.body-cell (Gradio's virtual list), sized
+   from a hidden measuring table (td): a column rule names all three. A long model name wraps inside a
+   bounded column (never cut: two names that share a prefix stay distinct), so the headline metrics that
+   follow stay in view whatever names the board holds. */
+#board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
+  max-width: 180px !important; }
+#board .body-cell:nth-child(2) .cell-wrap, #board .body-cell:nth-child(2) .cell-wrap * {
+  white-space: normal !important; overflow-wrap: anywhere; text-overflow: clip !important;
+  overflow: visible !important; }
+#board .body-cell:nth-child(2) p { margin: 0; }
+/* Rank and Model stay put when the board scrolls sideways (Gradio's pinned_columns does not pin here). */
+#board th:nth-child(-n+2), #board td:nth-child(-n+2), #board .body-cell:nth-child(-n+2) {
+  position: sticky !important; z-index: 3; background: var(--block-background-fill); }
+#board th:nth-child(1), #board td:nth-child(1), #board .body-cell:nth-child(1) {
+  left: 0; width: 64px !important; min-width: 64px !important; max-width: 64px !important; }
+#board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
+  left: 64px; box-shadow: 1px 0 0 var(--border-color-primary); }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
@@ -61,16 +114,14 @@ CSS = (
   #board th, #board td { padding: 0 !important; }
   #board .cell-wrap { padding: 4px 3px !important; }
   #board th .header { white-space: normal; }
-  #board th:nth-child(1), #board td:nth-child(1) { width: 38px !important; min-width: 38px !important;
-    max-width: 38px !important; }
-  #board th:nth-child(2), #board td:nth-child(2) { width: 100px !important; min-width: 100px !important;
-    max-width: 100px !important; }
-  #board .body-cell:nth-child(2) p { overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
-    margin: 0; }
-  #board th:nth-child(3), #board td:nth-child(3) { width: 46px !important; min-width: 46px !important;
-    max-width: 46px !important; }
-  #board th:nth-child(4), #board td:nth-child(4) { width: 112px !important; min-width: 112px !important;
-    max-width: 112px !important; }
+  #board th:nth-child(1), #board td:nth-child(1), #board .body-cell:nth-child(1) {
+    width: 38px !important; min-width: 38px !important; max-width: 38px !important; }
+  #board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
+    left: 38px; width: 100px !important; min-width: 100px !important; max-width: 100px !important; }
+  #board th:nth-child(3), #board td:nth-child(3), #board .body-cell:nth-child(3) {
+    width: 46px !important; min-width: 46px !important; max-width: 46px !important; }
+  #board th:nth-child(4), #board td:nth-child(4), #board .body-cell:nth-child(4) {
+    width: 112px !important; min-width: 112px !important; max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
 }
 """
@@ -119,6 +170,12 @@ class App:
             self.submission.id,
             *self.submission.outputs,
         ]
+
+    @staticmethod
+    def link_language(request: gr.Request | None) -> str:
+        """The language a link asks for (?lang=en), else Chinese."""
+        params = request.query_params if request is not None and request.query_params else {}
+        return "en" if params.get("lang") == "en" else "zh"
 
     def load_view(self, request: gr.Request | None, profile: gr.OAuthProfile | None = None) -> dict:
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=&lang=);
@@ -271,6 +328,9 @@ def build_app(
             maintainers,
         )
         ctx.texts.adopt(demo)  # every `both(key)` label, value, placeholder and info follows the toggle
+        # The link's language first, on its own (one quick event: the page stays unpainted until the texts
+        # follow it, html.lang-pending); then the view, which reads the board.
+        demo.load(app.link_language, None, lang, api_name=False, show_progress="hidden")
         demo.load(app.load_view, None, [*app.load_outputs, lang], api_name="load_view")
         view_inputs = board.inputs(track, lang)
         board.wire(track, lang, refresh_seconds)
@@ -296,7 +356,11 @@ def build_app(
         explorer.wire(track, lang)
         compare.wire(track, lang)
         lang.input(
-            app.language, lang, [tagline, about.about, explorer.help, compare.help], api_name="language"
+            app.language,
+            lang,
+            [tagline, about.about, explorer.help, compare.help],
+            api_name="language",
+            js=LANG_IN_ADDRESS,
         )
         # .change: the toggle, or ?lang=en in a link (load_view): every bound text, then what is rendered
         # from data in the page's language.
@@ -308,7 +372,9 @@ def build_app(
             api_name="relabel",
             api_visibility="private",
             show_progress="hidden",
-        ).then(board.render_board, view_inputs, board.outputs, api_name=False).then(
+        ).then(None, js=REVEAL, api_name=False).then(
+            board.render_board, view_inputs, board.outputs, api_name=False
+        ).then(
             app.view_choices,
             [track, board.sort, board.columns, lang],
             [board.sort, board.columns],

@@ -117,6 +117,11 @@ def metric_value(m: MetricSpec, row: dict | pd.Series) -> float | None:
     return pct(row.get(m.key)) if m.percent else number(row.get(m.key))
 
 
+def metric_digits(m: MetricSpec) -> int:
+    """The decimals `metric_value` keeps: one for a percentage, two for a plain number."""
+    return 1 if m.percent else 2
+
+
 # Undefined metrics (issue 16): a published 0 whose denominator is 0 shows as "n/a", the reason on hover.
 UNDEFINED = "undefined."  # row column prefix (worker.leaderboard): the scorer's reason, text
 
@@ -136,16 +141,16 @@ SHOWN = "shown"  # DataFrame.attrs key: {column: the text each cell shows} where
 
 
 def metric_cells(
-    values: Sequence[float | None], reasons: Sequence[str]
-) -> tuple[list, ColumnType, list[str] | None]:
-    """One metric column: the values the browser sorts by, the datatype, and the texts shown. Numbers alone
-    are a "number" column shown as they are (texts None). When any value is undefined, that value is None
-    (the browser's sort puts it below every number, never between two) and the column is "markdown" so
-    its text, `na_cell`, keeps the reason on hover; the numbers show as text."""
-    if not any(reasons):
-        return list(values), "number", None
+    values: Sequence[float | None], reasons: Sequence[str], digits: int = 1
+) -> tuple[list, ColumnType, list[str]]:
+    """One metric column: the values the browser sorts by, the datatype, and the texts shown: each number
+    with `digits` decimals ("22.0" beside "47.8", not "22"). Numbers alone are a "number" column. When any
+    value is undefined, that value is None (the browser's sort puts it below every number, never between
+    two) and the column is "markdown" so its text, `na_cell`, keeps the reason on hover."""
     pairs = list(zip(values, reasons, strict=True))
-    texts = [na_cell(r) if r else ("" if v is None else str(v)) for v, r in pairs]
+    texts = [na_cell(r) if r else ("" if v is None else f"{v:.{digits}f}") for v, r in pairs]
+    if not any(reasons):
+        return list(values), "number", texts
     return [None if r else v for v, r in pairs], "markdown", texts
 
 
@@ -247,8 +252,8 @@ def display_frame(
     }
 
     def add(header: str, kind: ColumnType, values: list, texts: list[str] | None = None) -> None:
-        if records and all(v is None or v == "" for v in values) and not texts:
-            return  # empty on this page: collapse it
+        if records and all(v is None or v == "" for v in values) and not any(texts or []):
+            return  # empty on this page (no number, no n/a): collapse it
         headers.append(header)
         types.append(kind)
         data[header] = values
@@ -267,7 +272,9 @@ def display_frame(
         if m.key not in chosen:
             continue
         cells, kind, texts = metric_cells(
-            [metric_value(m, r) for r in records], [undefined_reason(r, m.key) for r in records]
+            [metric_value(m, r) for r in records],
+            [undefined_reason(r, m.key) for r in records],
+            metric_digits(m),
         )
         add(m.header(), kind, cells, texts)  # empty (explanations): collapses
         if m.ci and m.header() in data:
@@ -317,11 +324,12 @@ def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd
         values = [metric_value(m, r) for r in rows]
         if is_explanation(m.key) and all(v is None for v in values):
             continue  # no selected system has explanations: no column
-        cells, kind, texts = metric_cells(values, [undefined_reason(r, m.key) for r in rows])
+        cells, kind, texts = metric_cells(
+            values, [undefined_reason(r, m.key) for r in rows], metric_digits(m)
+        )
         data[m.header()] = cells
         types.append(kind)
-        if texts is not None:
-            shown[m.header()] = texts
+        shown[m.header()] = texts
         if m.ci:
             data[f"{m.en} 95% CI"] = [ci_label(r, m.key) for r in rows]
             types.append("str")
