@@ -115,3 +115,23 @@ def test_the_outline_marks_the_evidence_for_the_predicted_class() -> None:
     toxic = explorer.highlight_attributions("abcde", scores, [], label=1)
     assert non_toxic.count("attr-top") == 1 and 'attr-top">a<' in non_toxic  # score 0.0: the lowest
     assert toxic.count("attr-top") == 1 and 'attr-top">b<' in toxic  # score 1.0: the highest
+
+
+def test_the_submission_page_lists_the_explanation_metrics_its_board_row_shows() -> None:
+    """Issue 28.4: the page of a ToxiTrace entry with explanations lists them (value, CI) beside the
+    classification metrics, and its chart's row carries them; a result without explanations lists none."""
+    from space.ui.pages.submission import _row_of
+    from space.ui.submission import metrics_table
+
+    refs = DEMO / "cold" / "test.jsonl"
+    explained = score_file("cold", refs, (DEMO / "cold" / "baselines" / "char-ngram.test.jsonl").read_bytes())
+    table = metrics_table(explained, "cold", "en").set_index("Metric")
+    names = [n for n in table.index if n.startswith("Expl.")]
+    assert {"Expl. comprehensiveness (self-reported)", "Expl. sufficiency (self-reported)"} <= set(names)
+    value = explained["explanations"]["comprehensiveness"]
+    assert table.loc["Expl. comprehensiveness (self-reported)", "Value"].startswith(f"{value * 100:.1f}")
+    assert table.loc["Expl. comprehensiveness (self-reported)", "95% CI"].startswith("[")
+    assert not [n for n in table.index if "by_predicted" in n or "tau" in n.lower()]  # the row's keys only
+    assert _row_of(explained)["explanations.comprehensiveness"] == value  # the chart's bar
+    plain = score_file("cold", refs, (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes())
+    assert not [n for n in metrics_table(plain, "cold", "en")["Metric"] if n.startswith("Expl.")]

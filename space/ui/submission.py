@@ -49,9 +49,17 @@ def _leaves(prefix: str, value: object) -> Iterator[tuple[str, float]]:
         yield prefix, float(value)
 
 
+LISTED = frozenset(m.key for specs in METRICS.values() for m in specs)
+
+
 def flatten_metrics(result: dict) -> dict[str, float]:
-    """Every numeric leaf of `result.metrics` by dotted path (the leaderboard row convention)."""
-    return dict(_leaves("", result.get("metrics") or {}))
+    """Every numeric leaf of `result.metrics` by dotted path, and the listed explanation metrics of a
+    ToxiTrace result (`explanations.<name>`, spec §3): the leaderboard row convention, so the submission
+    page shows what its board row shows."""
+    flat = dict(_leaves("", result.get("metrics") or {}))
+    explained = _leaves("explanations", result.get("explanations") or {})
+    flat.update((key, value) for key, value in explained if key in LISTED)
+    return flat
 
 
 def columns(keys: tuple[str, ...], lang: str) -> list[str]:
