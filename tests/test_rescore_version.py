@@ -81,6 +81,13 @@ def test_an_old_version_result_is_rescored_by_the_rescore_command(
     assert envelope["result"]["provenance"]["scorer_version"] == SCORER_VERSION
     report = json.loads(store.read("results", summary["report"]))
     assert report["scorer_version"] == SCORER_VERSION and report["submissions"][0]["old_version"] == 1
+    # Issue 28.13: the submission's history tells the re-score, in order, after v1's publish.
+    notes = [h["note"] for h in record(store, sid)["history"]]
+    published_v1 = notes.index("on the leaderboard as version 1")
+    rescored = next(i for i, n in enumerate(notes) if n.startswith("re-scored as version 2"))
+    shown = next(i for i, n in enumerate(notes) if n.startswith("re-score ") and "version 2 is shown" in n)
+    assert published_v1 < rescored < shown, notes
+    assert f"scorer {SCORER_VERSION}" in notes[rescored]
 
 
 def test_the_finalizer_looks_again_at_half_the_time_the_chunks_still_need() -> None:

@@ -136,6 +136,16 @@ def transition(record: dict, status: str, note: str, *, error: str | None = None
     return out
 
 
+def noted(record: dict, note: str) -> dict:
+    """A copy of `record` with a history entry at its current status: an event that moves no status (a
+    re-score's new version, its publication)."""
+    out = copy.deepcopy(record)
+    at = now_iso()
+    out["updated_at"] = at
+    out["history"].append({"status": record["status"], "at": at, "note": note})
+    return out
+
+
 def public_view(record: dict) -> PublicRecord:
     # Exactly the stored values (a missing one as None): this dict is inside signed result envelopes.
     return cast(PublicRecord, {key: record.get(key) for key in PUBLIC_FIELDS})

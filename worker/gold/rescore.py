@@ -17,7 +17,7 @@ from worker.gold.publish import Publisher, competition_ranks, published_runs, ve
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
-from worker.records import FINAL_BAD, find_version, predictions_path, staged_result_path
+from worker.records import FINAL_BAD, find_version, noted, predictions_path, staged_result_path
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
 from worker.submissions import AREA, dumps, list_records, load_record, read_index, read_json, record_files
 
@@ -118,7 +118,9 @@ def score_chunk(
             )
             if attached is not None:
                 new, files = attached
-                chunk[sid]["new_version"] = new["versions"][-1]["version"]
+                number = new["versions"][-1]["version"]
+                new = noted(new, f"re-scored as version {number} (scorer {SCORER_VERSION}, re-score {run})")
+                chunk[sid]["new_version"] = number
                 add.update(files)
                 changed.append(new)
         add.update(record_files(store, head, changed))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from worker.gold.ladder import Step
 from worker.leaderboard import Entry
-from worker.records import PUBLISHED, SCORED, transition
+from worker.records import PUBLISHED, SCORED, noted, transition
 from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, load_record, record_files
 
@@ -55,6 +55,7 @@ def mark_published(  # noqa: C901
             if step is not None:
                 record = {**record, "ladder": step.as_record(e.key[1])}
             if pending:
+                shown = [v for v in record["versions"] if v.get("pending_rescore") in done]
                 record = {
                     **record,
                     "versions": [
@@ -62,6 +63,9 @@ def mark_published(  # noqa: C901
                         for ver in record["versions"]
                     ],
                 }
+                for ver in shown:
+                    note = f"re-score {ver['pending_rescore']} published: version {ver['version']} is shown"
+                    record = noted(record, note)
             if record["status"] == SCORED and not record.get("hidden"):
                 note = (
                     f"on the leaderboard as version {e.key[1]}"
