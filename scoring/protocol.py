@@ -249,36 +249,62 @@ def _count_as(n: int) -> str:
     return "it counts as invalid." if n == 1 else "they count as invalid."
 
 
-def summarise_advice(outputs: Iterable[str], parsed: Sequence[ParsedOutput] | None = None) -> list[str]:
-    """Plain sentences about near-miss anchors among the outputs that are not schema-valid.
+def _where(found: list[int | None]) -> str:
+    """ " (lines 3, 8, 15 and 2 more)" for the lines an advice is about; "" when they are not known."""
+    lines = [n for n in found if n is not None]
+    if not lines:
+        return ""
+    shown = ", ".join(str(n) for n in lines[:ADVICE_LINES])
+    more = f" and {len(lines) - ADVICE_LINES:,} more" if len(lines) > ADVICE_LINES else ""
+    return f" (line{'s' if len(lines) > 1 else ''} {shown}{more})"
+
+
+ADVICE_LINES = 5  # line numbers an advice names before "and N more"
+
+
+def summarise_advice(
+    outputs: Iterable[str],
+    parsed: Sequence[ParsedOutput] | None = None,
+    lines: Sequence[int] | None = None,
+) -> list[str]:
+    """Plain sentences about near-miss anchors among the outputs that are not schema-valid, each naming
+    the first lines it is about when `lines` gives the file line of each output (same order).
 
     `parsed` may pass the strict parses already computed for `outputs` (same order) to avoid re-parsing.
     """
-    brackets = colon = spaces = repaired_valid = 0
+    brackets: list[int | None] = []
+    colon: list[int | None] = []
+    spaces: list[int | None] = []
+    repaired_valid = 0
     for index, raw in enumerate(outputs):
         strict = parsed[index] if parsed is not None else parse_output(raw)
         if strict.schema_valid:
             continue
         diagnosis = diagnose_lenient(raw)
-        brackets += diagnosis.fullwidth_brackets
-        colon += diagnosis.fullwidth_colon
-        spaces += diagnosis.spaced_names
+        line = lines[index] if lines is not None else None
+        for found, seen in (
+            (brackets, diagnosis.fullwidth_brackets),
+            (colon, diagnosis.fullwidth_colon),
+            (spaces, diagnosis.spaced_names),
+        ):
+            if seen:
+                found.append(line)
         repaired_valid += diagnosis.would_be_valid
     advice = []
     if brackets:
         advice.append(
-            f"{_outputs(brackets)} full-width brackets around anchors; the scorer accepts only "
-            f"ASCII [ ] — {_count_as(brackets)}"
+            f"{_outputs(len(brackets))} full-width brackets around anchors{_where(brackets)}; "
+            f"the scorer accepts only ASCII [ ] — {_count_as(len(brackets))}"
         )
     if colon:
         advice.append(
-            f"{_outputs(colon)} a full-width colon (：) inside anchors; the scorer accepts only "
-            f"an ASCII colon as in [T:...] — {_count_as(colon)}"
+            f"{_outputs(len(colon))} a full-width colon (：) inside anchors{_where(colon)}; "
+            f"the scorer accepts only an ASCII colon as in [T:...] — {_count_as(len(colon))}"
         )
     if spaces:
         advice.append(
-            f"{_outputs(spaces)} spaces around anchor names (like [ T :...]); the scorer accepts "
-            f"only [T:...] — {_count_as(spaces)}"
+            f"{_outputs(len(spaces))} spaces around anchor names (like [ T :...])"
+            f"{_where(spaces)}; the scorer accepts only [T:...] — {_count_as(len(spaces))}"
         )
     if repaired_valid:
         were = "it was" if repaired_valid == 1 else "they were"

@@ -117,10 +117,11 @@ class VarmTrack:
         )
 
         parsed_by_row: list[ParsedOutput | None] = [None] * len(inputs)
-        raw_outputs, parsed_list = [], []
+        raw_outputs, raw_lines, parsed_list = [], [], []
         for line, (row, raw) in outputs.items():
             parsed = parse_output(raw)
             raw_outputs.append(raw)
+            raw_lines.append(line)
             parsed_list.append(parsed)
             if row >= 0 and parsed_by_row[row] is None:
                 parsed_by_row[row] = parsed
@@ -133,7 +134,7 @@ class VarmTrack:
                     }
                 )
         if advice:  # only shown to submitters; scoring skips the lenient re-parse
-            report.advice = summarise_advice(raw_outputs, parsed_list)
+            report.advice = summarise_advice(raw_outputs, parsed_list, raw_lines)
         return _Checked(report, parsed_by_row)
 
     def check_predictions(self, data: bytes, inputs: list[dict[str, Any]], *, split: str = "test") -> Report:

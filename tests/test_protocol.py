@@ -295,3 +295,15 @@ def test_summarise_advice_counts_invalid_outputs_only() -> None:
     assert summarise_advice([good]) == []
     parsed = [parse_output(x) for x in (good, brackets)]
     assert summarise_advice([good, brackets], parsed) == summarise_advice([good, brackets])
+
+
+def test_advice_names_the_lines_it_is_about() -> None:
+    """Issue 28.10: each advice names the first lines it is about (at most five, then how many more)."""
+    good = sized(100)
+    brackets = good.replace("[", "【").replace("]", "】")
+    outputs = [good, *[brackets] * 7, good.replace("[T:", "[T：")]
+    advice = summarise_advice(outputs, lines=[1, 3, 4, 6, 8, 9, 11, 12, 15])
+    assert advice[0].startswith(
+        "7 outputs use full-width brackets around anchors (lines 3, 4, 6, 8, 9 and 2 more); the scorer"
+    ), advice[0]
+    assert "inside anchors (line 15);" in advice[1], advice[1]

@@ -111,3 +111,29 @@ def test_a_private_submission_rests_at_scored() -> None:
     assert submission.is_final({"status": "scored", "hidden": True})
     assert not submission.is_final({"status": "scored", "hidden": False})  # the publish is still to come
     assert submission.is_final({"status": "published"}) and not submission.is_final({"status": "queued"})
+
+
+def test_the_validation_report_names_lines_in_order() -> None:
+    """Issue 28.10: the schema-invalid summary names the first lines and ids, the problems table is in line
+    order (file-level first), and the client's line for a problem without a field has no "None"."""
+    from space.ui.reports import report_frame, report_markdown
+    from varm_client.cli import _error_line
+
+    report = {
+        "valid": False,
+        "errors_total": 3,
+        "errors": [
+            {"line": 11, "field": None, "message": "not JSON"},
+            {"line": None, "field": None, "message": "no rows"},
+            {"line": 2, "field": "id", "message": "missing field 'id'"},
+        ],
+        "format_report": [{"line": n, "id": f"r{n}", "issues": ["x"]} for n in (4, 6, 9, 12, 20)],
+    }
+    assert report_frame(report, "en").iloc[:, 0].tolist() == ["file", "2", "11"]
+    text = report_markdown(report, "en")
+    assert "5 output(s) are not schema-valid and will count as wrong: line 4 (r4), line 6 (r6)" in text
+    assert "and 2 more" in text, text
+    assert "第 4 行（r4）" in report_markdown(report, "zh")
+    assert _error_line(report["errors"][0]) == "line 11: not JSON"
+    assert _error_line(report["errors"][1]) == "file: no rows"
+    assert _error_line(report["errors"][2]) == "line 2, id: missing field 'id'"

@@ -73,14 +73,16 @@ def _json(response: httpx.Response):
         return {}
 
 
+def _error_line(error: dict) -> str:
+    """ "line 11, output: ..." / "line 11: ..." / "output: ..." / "file: ..." (no part that is not there)."""
+    where = [f"line {error['line']}"] if error.get("line") is not None else []
+    where += [str(error["field"])] if error.get("field") else []
+    return f"{', '.join(where) or 'file'}: {error.get('message')}"
+
+
 def _error_lines(status_code: int, body) -> list[str]:
     if isinstance(body, dict) and isinstance(body.get("errors"), list):
-        lines = [
-            f"line {e.get('line')}, {e.get('field')}: {e.get('message')}"
-            if e.get("line") is not None
-            else f"{e.get('field')}: {e.get('message')}"
-            for e in body["errors"]
-        ]
+        lines = [_error_line(e) for e in body["errors"]]
         total = body.get("errors_total", len(lines))
         more = [f"... {total - len(lines)} more"] if total > len(lines) else []
         return [f"rejected (HTTP {status_code}):", *lines, *more]

@@ -306,9 +306,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "validation_report": ("验证报告", "Validation report"),
     "showing_first": ("（仅显示前 {shown} 个，共 {n} 个）", "(showing the first {shown} of {n})"),
     "will_count_wrong": (
-        "{n} 条输出不符合格式，所有字段将记为错误。",
-        "{n} output(s) are not schema-valid and will count as wrong.",
+        "{n} 条输出不符合格式，所有字段将记为错误：{where}。",
+        "{n} output(s) are not schema-valid and will count as wrong: {where}.",
     ),
+    "line_id": ("第 {line} 行（{id}）", "line {line} ({id})"),
     "private": ("私有提交", "Private submission"),
     "private_info": (
         "照常评分、计入配额并接受近似副本检查，但不上公开榜、仅你自己可见；之后可在“我的提交”中公开。",

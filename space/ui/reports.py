@@ -10,10 +10,15 @@ from .safe import md
 REPORT_COLUMNS = ("h_line", "h_field", "h_message")  # i18n keys
 
 
+FORMAT_SHOWN = 3  # schema-invalid outputs the summary names before "and N more"
+
+
 def report_frame(report: dict | None, lang: str = "zh") -> pd.DataFrame:
-    """Validation problems as a (line, field, message) table; file-level problems show "file"."""
+    """Validation problems as a (line, field, message) table in line order, file-level problems ("file")
+    first."""
     rows = []
-    for p in (report or {}).get("errors") or []:
+    problems = (report or {}).get("errors") or []
+    for p in sorted(problems, key=lambda p: -1 if p.get("line") is None else p["line"]):
         line = p.get("line")
         rows.append(
             [t("file", lang) if line is None else str(line), p.get("field") or "", p.get("message") or ""]
@@ -35,7 +40,12 @@ def report_markdown(report: dict | None, lang: str) -> str:
             parts.append(t("showing_first", lang, shown=shown, n=total))
     fmt = report.get("format_report") or []
     if fmt:
-        parts.append(f"**!** {t('will_count_wrong', lang, n=len(fmt))}")
+        where = ", ".join(
+            t("line_id", lang, line=e.get("line"), id=md(str(e.get("id")), 80)) for e in fmt[:FORMAT_SHOWN]
+        )
+        if len(fmt) > FORMAT_SHOWN:
+            where += " " + t("and_more", lang, n=len(fmt) - FORMAT_SHOWN)
+        parts.append(f"**!** {t('will_count_wrong', lang, n=len(fmt), where=where)}")
     for advice in report.get("advice") or []:
         parts.append(f"{t('advice', lang)}: {md(advice, 600)}")
     return "\n\n".join(parts)
