@@ -46,6 +46,7 @@ def board_text(page: Page) -> str:
 def wait_rows(page: Page, contains: str, timeout: int = TIMEOUT) -> None:
     expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=timeout)  # load_view has run
     expect(page.locator("#board")).to_contain_text(contains, timeout=timeout)
+    expect(page.locator("#board")).to_be_visible(timeout=timeout)  # a ?lang=en page shows once English
 
 
 def submit_via_ui(page: Page, path: Path, model: str, track_label: str = "VARM-Bench") -> str:

@@ -49,6 +49,7 @@ def view(request, chromium):
 def open_board(page: Page, url: str, track: str, lang: str, contains: str) -> None:
     page.goto(f"{url}?track={track}&lang={lang}")
     expect(page.locator("#board")).to_contain_text(contains, timeout=TIMEOUT)
+    expect(page.locator("#board")).to_be_visible(timeout=TIMEOUT)  # a ?lang=en page shows once English
     page.locator("#board").scroll_into_view_if_needed()
 
 

@@ -28,6 +28,7 @@ def open_tab(page: Page, name: str) -> None:
 def wait_board(page: Page, contains: str = "lexicon") -> None:
     expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
     expect(page.locator("#board")).to_contain_text(contains, timeout=TIMEOUT)
+    expect(page.locator("#board")).to_be_visible(timeout=TIMEOUT)  # a ?lang=en page shows once English
 
 
 def test_analysis_subtitle_follows_the_track(live_space, browser_page: Page) -> None:

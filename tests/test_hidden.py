@@ -60,8 +60,8 @@ def hidden_sid(web: WebProcess, ui) -> str:
     # Visible before it is hidden (the checks below are not vacuous).
     assert rest(web, sid, None).status_code == 200
     assert "carolsmodel" in page_header(ui, sid, "")
-    out = ui.predict(sid, "hide", "copied predictions", BOSS, api_name="/maint_moderate")
-    assert '"hidden": true' in out
+    out = ui.predict(sid, "hide", "copied predictions", BOSS, "en", api_name="/maint_moderate")
+    assert "now hidden" in out, out
     return sid
 
 

@@ -18,6 +18,7 @@ release cut --track T --name N  cut a release: the finals' private-slice ranks, 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import logging
 import os
@@ -39,6 +40,16 @@ def _default_token(config: Config) -> str | None:
     from worker.token_file import local_token  # the same file the local service reads
 
     return local_token(Path(config.data_dir))
+
+
+def cli_actor() -> str:
+    """Who a maintainer's command is logged as when --actor is not given: the OS user, marked as the CLI
+    ("root (cli)"), so an audit trail never reads a bare "maintainer"."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # a container's uid with no passwd entry and no LOGNAME/USER
+        user = f"uid {os.getuid()}"
+    return f"{user} (cli)"
 
 
 def _print(obj) -> None:
@@ -226,7 +237,7 @@ def parser(config: Config) -> argparse.ArgumentParser:
     rs = sub.add_parser("rescore", help="re-score a track with the current scorer")
     rs.add_argument("--track", required=True)
     rs.add_argument("--dry-run", action="store_true")
-    rs.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+    rs.add_argument("--actor", default=cli_actor(), help="who is logged (default: the OS user, via the CLI)")
     rs.add_argument("--timeout", type=float, default=3600)
     rs.set_defaults(run=cmd_rescore)
     hd = sub.add_parser("held", help="list near-copies held for review (maintainers)")
@@ -239,7 +250,9 @@ def parser(config: Config) -> argparse.ArgumentParser:
         rv = sub.add_parser(name, help=f"{what} (maintainers)")
         rv.add_argument("submission_id", help="a held submission's id (or `cut` with --track and --name)")
         rv.add_argument("--reason", required=name == "reject", default="")
-        rv.add_argument("--actor", default=os.environ.get("USER", "maintainer"))
+        rv.add_argument(
+            "--actor", default=cli_actor(), help="who is logged (default: the OS user, via the CLI)"
+        )
         if name == "release":
             rv.add_argument("--track", help="release cut: the track")
             rv.add_argument("--name", help="release cut: like 2027-03 (an erratum: 2027-03.1)")

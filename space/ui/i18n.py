@@ -524,6 +524,18 @@ TEXT: dict[str, tuple[str, str]] = {
     "unreadable_report": ("无法读取的报告", "Unreadable report"),
     "by": ("执行者", "by"),
     "started": ("已开始", "Started"),
+    "real_run": ("正式重新评分（完成后发布）", "real run (published when done)"),
+    "report_when_done": (
+        "工作进程完成后，点击“最新差异报告”查看本次报告。",
+        "its report appears under “Latest diff report” when the worker is done.",
+    ),
+    "sum_submissions": ("共 {n} 个提交", "{n} submissions"),
+    "sum_rescored": ("重新评分 {n} 个", "{n} re-scored"),
+    "sum_rank_changes": ("名次变化 {n} 个", "{n} rank changes"),
+    "sum_skipped": ("跳过 {n} 个", "{n} skipped"),
+    "sum_errors": ("出错 {n} 个", "{n} errors"),
+    "now_hidden": ("现已隐藏（不在排行榜上）", "now hidden (off the board)"),
+    "now_visible": ("现在可见", "now visible"),
     "skipped_current": ("跳过（已是最新）", "skipped (already current)"),
     "need_reason": ("请填写理由（写入审计日志）。", "A reason is required (it goes to the audit log)."),
     "quarantined": (

@@ -3,8 +3,6 @@ re-scoring and its diff report, moderation, and near-copies held for review."""
 
 from __future__ import annotations
 
-import json
-
 import gradio as gr
 import pandas as pd
 
@@ -16,7 +14,7 @@ from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
-from ..tables import metric_header, pct
+from ..tables import metric_header, page_link, pct
 
 # (i18n key of the label, action)
 MODERATION = (
@@ -48,6 +46,12 @@ HELD_COLUMNS = (
     "h_rows_differing",
     "h_near_copy_of",
 )
+
+
+def near_copy_link(submission_id: str | None, track: str, lang: str) -> str:
+    """The earlier submission a held one nearly copies, as a link to its page (its id as the text)."""
+    link = page_link(submission_id or "", track, lang)
+    return f"[{submission_id}]({link})" if link else md(submission_id or "")
 
 
 def moderation_choices(lang: str) -> list[tuple[str, str]]:
@@ -92,10 +96,57 @@ def diff_rows(data: dict, track: str, lang: str = "zh") -> list[list]:
     return rows
 
 
+def empty_diff(lang: str) -> pd.DataFrame:
+    return pd.DataFrame(columns=[t(k, lang) for k in DIFF_COLUMNS])
+
+
+def empty_held(lang: str) -> pd.DataFrame:
+    return pd.DataFrame(columns=[t(k, lang) for k in HELD_COLUMNS])
+
+
+SUMMARY_KEYS = {
+    "submissions": "sum_submissions",
+    "rescored": "sum_rescored",
+    "skipped": "sum_skipped",
+    "errors": "sum_errors",
+    "rank_changes": "sum_rank_changes",
+}
+
+
+def summary_text(summary: dict, lang: str) -> str:
+    """A re-score summary's counts in words ("3 re-scored · 1 skipped"); a key without a text stays as is."""
+    parts = []
+    known = [k for k in SUMMARY_KEYS if k in summary]  # in a reader's order (the stored JSON sorts keys)
+    for key, value in [(k, summary[k]) for k in known] + [i for i in summary.items() if i[0] not in known]:
+        if isinstance(value, (dict, list)):
+            continue  # per-submission details: the table shows them
+        text = SUMMARY_KEYS.get(key)
+        parts.append(t(text, lang, n=md(value)) if text else f"{md(key)}: {md(value)}")
+    return " · ".join(parts)
+
+
+def moderation_text(action: str, answer: dict, lang: str) -> str:
+    """What a moderation did, in a sentence: the action, the submission and where it stands now."""
+    sid = str(answer.get("submission_id", ""))
+    name = md((answer.get("metadata") or {}).get("model_name") or sid)
+    link = page_link(sid, str(answer.get("track", "")), lang)
+    where = f"[{name}]({link})" if link else name
+    state = []
+    if "status" in answer:
+        state.append(f"{t('status', lang)}: {md(answer['status'])}")
+    if "hidden" in answer:
+        state.append(t("now_hidden" if answer["hidden"] else "now_visible", lang))
+    for flag in ("verified", "is_baseline"):
+        if flag in FLAGS.get(action, {}):
+            state.append(f"{md(flag)}: {md(answer.get(flag))}")
+    label = next((text for text, key in moderation_choices(lang) if key == action), action)
+    return f"✓ {md(label)} · {where} · " + " · ".join(state)
+
+
 def report_view(report: RescoreReport | None, track: str, lang: str = "zh") -> tuple[str, pd.DataFrame]:
     """A re-score report as (summary, table)."""
-    columns = [t(k, lang) for k in DIFF_COLUMNS]
-    empty = pd.DataFrame(columns=columns)
+    empty = empty_diff(lang)
+    columns = list(empty.columns)
     if report is None:
         return t("no_report", lang), empty
     if report.data is None:
@@ -105,7 +156,7 @@ def report_view(report: RescoreReport | None, track: str, lang: str = "zh") -> t
     head = (
         f"**{md(report.run)}** · {kind} · {t('by', lang)} {md(report.data.get('actor') or '—')} · "
         f"{t('col_scorer_version', lang)} {md(report.data.get('scorer_version') or '—')} · "
-        + " · ".join(f"{md(k)}: {md(v)}" for k, v in summary.items())
+        + summary_text(summary, lang)
     )
     return head, pd.DataFrame(diff_rows(report.data, track, lang), columns=columns)
 
@@ -119,7 +170,9 @@ class MaintainersPage:
             self.rescore_btn = gr.Button(both("rescore"), elem_id="m-rescore")
             self.report_btn = gr.Button(both("latest_report"), elem_id="m-report")
         self.out = gr.Markdown(elem_id="m-out")
-        self.diff = gr.Dataframe(interactive=False, label=both("rescore_diff"), elem_id="m-diff")
+        self.diff = ctx.texts(
+            gr.Dataframe(interactive=False, label=both("rescore_diff"), elem_id="m-diff"), value=empty_diff
+        )
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), elem_id="m-id")
             self.action = ctx.texts(
@@ -139,7 +192,15 @@ class MaintainersPage:
         ctx.texts(gr.Markdown(), value="held_intro")
         with gr.Row():
             self.held_btn = gr.Button(both("held_btn"), elem_id="m-held-btn")
-        self.held_table = gr.Dataframe(interactive=False, label=both("held"), elem_id="m-held")
+        self.held_table = ctx.texts(
+            gr.Dataframe(
+                interactive=False,
+                label=both("held"),
+                elem_id="m-held",
+                datatype=["str", "str", "str", "str", "number", "markdown"],
+            ),
+            value=empty_held,
+        )
 
     def wire(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> None:
         """`track` is the shell's one track selector."""
@@ -151,7 +212,7 @@ class MaintainersPage:
             [self.id, self.action, self.reason, token, lang],
             self.moderated,
             api_name="maint_moderate",
-        )
+        ).success(self.held, [track, token, lang], self.held_table, api_name=False)  # a review ends a hold
         self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
         cut_inputs = [track, self.release_name, token, lang]
         self.cut_btn.click(self.cut_release, cut_inputs, self.cut_out, api_name="maint_cut_release")
@@ -166,11 +227,12 @@ class MaintainersPage:
     ) -> dict:
         actor = self.ctx.maintainer(token, profile, lang)
         out = self.ctx.service.rescore(track, dry_run=bool(dry_run), actor=actor)
-        # The re-score runs on a worker; its report appears when it is done ("Latest diff report" reloads).
-        summary, table = report_view(self.ctx.service.latest_rescore_report(track), track, lang)
+        # The re-score runs on a worker: its report is not there yet, and the newest one is an earlier
+        # run's, so none is shown as if it were this one's ("Latest diff report" shows it when done).
         task = code(out.get("task_id", ""))
-        started = f"{t('started', lang)}: {task} · {t('dry_run', lang)}: {bool(dry_run)}"
-        return {self.out: f"{started}\n\n{t('latest_report', lang)}: {summary}", self.diff: table}
+        kind = t("dry_run" if dry_run else "real_run", lang)
+        started = f"{t('started', lang)}: {task} · {kind} · {t('report_when_done', lang)}"
+        return {self.out: started, self.diff: empty_diff(lang)}
 
     def maint_report(
         self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
@@ -209,7 +271,7 @@ class MaintainersPage:
                 raise refused(f"unknown action {action!r}")
         except ServiceError as exc:  # unknown id, not held, no reason
             raise refused(answer_text(exc, lang)) from exc
-        return f"```json\n{json.dumps(out, ensure_ascii=False, indent=2)[:4000]}\n```"
+        return moderation_text(action, dict(out), lang)
 
     def cut_release(
         self,
@@ -241,7 +303,7 @@ class MaintainersPage:
                     (r.get("metadata") or {}).get("model_name"),
                     r["created_at"],
                     r["rows_differing"],
-                    r["near_copy_of"],
+                    near_copy_link(r["near_copy_of"], track, lang),
                 ]
                 for r in rows
             ],

@@ -223,10 +223,10 @@ class SubmitPage:
         """Who am I (for the status line) and whether the Maintainers tab is shown."""
         who = self.ctx.identity(token, profile)
         if who.name is None:
-            return {
-                self.who: f"**✗** {t(who.message or 'not_signed_in', lang)}",
-                self.maint_tab: gr.Tab(visible=False),
-            }
+            message = who.message or "not_signed_in"
+            # Nothing given yet (a first visit) is a hint, not an error; a refused token is an error.
+            mark = "" if message in ("need_token", "need_oauth", "not_signed_in") else "**✗** "
+            return {self.who: f"{mark}{t(message, lang)}", self.maint_tab: gr.Tab(visible=False)}
         maint = f" · {t('maintainer', lang)}" if who.maintainer else ""
         return {
             self.who: f"{t('signed_in', lang)}: **{md(who.name)}**{maint}",
