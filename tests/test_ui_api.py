@@ -28,6 +28,7 @@ from space.ui.tables import (
     metric_header,
     model_cell,
     pct,
+    pct_text,
 )
 from tests.conftest_ui import TOKENS, UIApp
 from tests.factories import XSS_NAME, mixed_predictions, submission_view
@@ -403,8 +404,10 @@ def test_compare(ui_client, ui_app) -> None:
         want = expected[metric]
         side = better_side(metric, want["diff"], want["significant"])
         assert better == {"A": "A", "B": "B", "": "—"}[side]
-        assert (va, vb, diff) == (pct(want["a"], 2), pct(want["b"], 2), pct(want["diff"], 2))
-        assert ci == f"[{pct(want['ci'][0], 2)}, {pct(want['ci'][1], 2)}]"
+        # One decimal as on the board, always written ("17.0", not "17"): issue 28.15.
+        assert (va, vb, diff) == (pct_text(want["a"]), pct_text(want["b"]), pct_text(want["diff"]))
+        assert all(re.fullmatch(r"-?\d+\.\d", x) for x in (va, vb, diff)), (va, vb, diff)
+        assert ci == f"[{pct_text(want['ci'][0])}, {pct_text(want['ci'][1])}]"
         assert significant == ("yes" if want["significant"] else "no")
     assert plot(fig).layout.yaxis.title.text and len(table(deltas)["data"]) == 6
     with pytest.raises(AppError):

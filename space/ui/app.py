@@ -110,6 +110,10 @@ CSS = (
   #site-title { min-width: 100% !important; }
   #site-title h1 { font-size: 1.5rem; }
   #site-title h2 { font-size: 1.1rem; }
+  /* Every table: smaller text and padding, wrapping headers, so more than the first column fits. */
+  .table-wrap table *, .table-wrap .body-cell * { font-size: 12px !important; }
+  .table-wrap .cell-wrap { padding: 4px 4px !important; }
+  .table-wrap th .header { white-space: normal; }
   #board table, #board table *, #board .body-cell, #board .body-cell * { font-size: 12px !important; }
   #board th, #board td { padding: 0 !important; }
   #board .cell-wrap { padding: 4px 3px !important; }

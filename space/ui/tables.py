@@ -107,6 +107,12 @@ def pct(value: object, digits: int = 1) -> float | None:
     return None if v is None else round(v * 100, digits)
 
 
+def pct_text(value: object) -> str:
+    """A share as the board shows it, one decimal always ("17.0", not "17"); "" for none."""
+    v = pct(value)
+    return "" if v is None else f"{v:.1f}"
+
+
 def number(value: object, digits: int = 2) -> float | None:
     """A plain number (not a share) rounded for display; None and NaN stay None."""
     v = _float(value)

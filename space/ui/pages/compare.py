@@ -19,7 +19,7 @@ from ..tables import (
     metric_header,
     model_cell,
     na_cell,
-    pct,
+    pct_text,
     system_choices,
     top_systems,
     undefined_reason,
@@ -36,9 +36,10 @@ def either_undefined(ra: dict, rb: dict, key: str) -> str:
 
 
 def value_cell(row: dict, key: str) -> float | str | None:
-    """One system's value in percent (2 decimals), or "n/a" with the reason on hover (undefined, 0/0)."""
+    """One system's value in percent (one decimal, as on the board), or "n/a" with the reason on hover
+    (undefined, 0/0)."""
     reason = undefined_reason(row, key)
-    return na_cell(reason) if reason else pct(row.get(key), 2)
+    return na_cell(reason) if reason else pct_text(row.get(key))
 
 
 def linked(row: dict, track: str, lang: str) -> str:
@@ -137,10 +138,10 @@ class ComparePage:
             rows.append(
                 [
                     header,
-                    pct(v.get("a"), 2),
-                    pct(v.get("b"), 2),
-                    pct(v.get("diff"), 2),
-                    "" if ci[0] is None else f"[{pct(ci[0], 2)}, {pct(ci[1], 2)}]",
+                    pct_text(v.get("a")),
+                    pct_text(v.get("b")),
+                    pct_text(v.get("diff")),
+                    "" if ci[0] is None else f"[{pct_text(ci[0])}, {pct_text(ci[1])}]",
                     t("yes" if v.get("significant") else "no", lang),
                     {"A": "A", "B": "B", "": "—"}[side],
                 ]
@@ -154,7 +155,7 @@ class ComparePage:
         for k in keys:
             reason = either_undefined(ra, rb, k)
             both_given = ra.get(k) is not None and rb.get(k) is not None
-            diff = na_cell(reason) if reason else pct(ra[k] - rb[k], 2) if both_given else None
+            diff = na_cell(reason) if reason else pct_text(ra[k] - rb[k]) if both_given else None
             deltas.append([metric_header(track, k), value_cell(ra, k), value_cell(rb, k), diff])
         return {
             self.title: f"A = {linked(ra, track, lang)} · B = {linked(rb, track, lang)}",
