@@ -185,16 +185,18 @@ def test_leaderboard_render_search_filters(ui_client, ui_app) -> None:
 
 
 def test_switch_track_and_toxitrace_columns(ui_client, ui_app) -> None:
-    sort, columns, systems, a, b, page = ui_client.predict("cntp", api_name="/switch_track")
+    sort, columns, systems, a, b, page = ui_client.predict("cntp", "en", api_name="/switch_track")
     assert ["Span overlap F1 ↑", "spans.overlap_f1"] in sort["choices"] and page == 1
     assert "spans.overlap_f1" in columns["value"]
     ids = {r["submission_id"] for r in board(ui_app, "cntp")}
     assert len(systems["value"]) == 8 and set(systems["value"]) <= ids
     assert a["value"] and b["value"] and a["value"] != b["value"]
-    out, *_ = ui_client.predict("cntp", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    out, *_ = ui_client.predict("cntp", "", [], [], True, "rank", [], 1, "en", api_name="/leaderboard")
     assert {"Span overlap F1 ↑", "F1 ↑", "Accuracy ↑", "Macro-F1 ↑"} <= set(table(out)["headers"])
-    out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, api_name="/leaderboard")
+    out, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, "en", api_name="/leaderboard")
     assert {"F1 ↑", "F1 95% CI", "Precision ↑", "Recall ↑"} <= set(table(out)["headers"])
+    zh, *_ = ui_client.predict("cold", "", [], [], True, "rank", [], 1, "zh", api_name="/leaderboard")
+    assert {"F1 ↑", "F1 95% CI", "精确率 ↑", "召回率 ↑"} <= set(table(zh)["headers"])  # 28.9
 
 
 def test_load_view_defaults(ui_client, ui_app) -> None:
@@ -249,7 +251,12 @@ def test_validate_reports_line_numbers(ui_client, tmp_path: Path) -> None:
     bad.write_text("\n".join([lines[0], "{not json", json.dumps({"id": 5}), *lines[3:]]) + "\n")
     message, report = ui_client.predict("varm", handle_file(str(bad)), "en", api_name="/validate")
     rows = table(report)["data"]
-    assert "not valid" in message and rows[0][0] == "2" and {r[0] for r in rows} >= {"2", "3"}
+    assert "not valid" in message and {r[0] for r in rows} >= {"2", "3"}
+    lines_in_order = [int(r[0]) for r in rows if r[0] != "file"]  # file-level problems first, then by line
+    assert lines_in_order == sorted(lines_in_order) and lines_in_order[0] == 2, rows
+    assert [r[0] for r in rows][: len(rows) - len(lines_in_order)] == ["file"] * (
+        len(rows) - len(lines_in_order)
+    )
 
 
 def test_submit_requires_identity_and_model_name(ui_client) -> None:

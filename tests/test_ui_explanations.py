@@ -32,7 +32,7 @@ def _with_baselines(track: str) -> list[dict]:
 def test_explanation_columns_only_for_systems_that_have_them() -> None:
     rows = _with_baselines("cntp")
     frame = rows_frame(rows)
-    table, types = display_frame(frame, "cntp", default_columns("cntp"))
+    table, types = display_frame(frame, "cntp", default_columns("cntp"), "en")
     expl = [
         "Expl. attribution AUPRC ↑",
         "Expl. comprehensiveness (self-reported) ↑",
@@ -54,7 +54,7 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
     assert lexicon["Expl. comprehensiveness (self-reported) 95% CI"] == ""
     # A board with no explanation anywhere looks exactly as before: no Expl. column at all.
     plain, _ = display_frame(
-        rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp", default_columns("cntp")
+        rows_frame(board_rows(make_entries("cntp", 5), "cntp")), "cntp", default_columns("cntp"), "en"
     )
     assert not [c for c in plain.columns if c.startswith("Expl.")]
     assert len(types) == len(table.columns)
@@ -62,11 +62,13 @@ def test_explanation_columns_only_for_systems_that_have_them() -> None:
 
 def test_metric_table_keeps_explanations_only_when_present() -> None:
     rows = _with_baselines("cold")
-    table, types = metric_table(rows, "cold")
+    table, types = metric_table(rows, "cold", "en")
     assert "Expl. comprehensiveness (self-reported) ↑" in table.columns and len(types) == len(table.columns)
-    assert "Expl. attribution AUPRC ↑" not in metric_table(rows, "cold")[0].columns  # no gold spans on cold
+    assert (
+        "Expl. attribution AUPRC ↑" not in metric_table(rows, "cold", "en")[0].columns
+    )  # no gold spans on cold
     plain = board_rows(make_entries("cold", 4), "cold")
-    assert not [c for c in metric_table(plain, "cold")[0].columns if c.startswith("Expl.")]
+    assert not [c for c in metric_table(plain, "cold", "en")[0].columns if c.startswith("Expl.")]
 
 
 def test_comprehensiveness_vs_f1_chart() -> None:

@@ -117,6 +117,12 @@ def test_headers_and_cells_follow_the_language(varm_rows: list[dict]) -> None:
     assert any("基线" in m for m in zh["标记"]) and all("论文" in c for c in zh["链接"])  # positive control
     assert [label for label, _ in column_choices("varm", "en") if CJK.search(label)] == []
     assert ("排名", "rank") in sort_choices("varm", "zh") and ("Rank", "rank") in sort_choices("varm", "en")
+    # Metric headers (issue 28.9): Chinese names on a Chinese page, acronyms (JREM, HER-C, F1) alike in both.
+    assert {"JREM ↑", "JREM 95% CI", "标签 Macro-F1 ↑", "解析成功率 ↑"} <= set(zh.columns), list(zh.columns)
+    words = [h for h in zh.columns if re.search(r"[a-z]{2,}", h.replace("Macro-F1", ""))]
+    assert words == [], words
+    assert [h for h in en.columns if re.search(r"[a-z]{2,}", h.replace("Macro-F1", ""))]  # positive control
+    assert ("标签 Macro-F1 ↑", "macro_f1.label") in sort_choices("varm", "zh")
 
 
 def test_search_filters_and_sort(varm_rows: list[dict]) -> None:
@@ -148,11 +154,11 @@ def test_column_chooser(varm_rows: list[dict]) -> None:
 
 def test_toxitrace_columns() -> None:
     rows = board_rows(make_entries("cntp", 5), "cntp")
-    table, _ = display_frame(rows_frame(rows), "cntp", default_columns("cntp"))
+    table, _ = display_frame(rows_frame(rows), "cntp", default_columns("cntp"), "en")
     for header in ("Span overlap F1 ↑", "Span overlap F1 95% CI", "F1 ↑", "Accuracy ↑", "Macro-F1 ↑"):
         assert header in table.columns
     cold, _ = display_frame(
-        rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold")
+        rows_frame(board_rows(make_entries("cold", 5), "cold")), "cold", default_columns("cold"), "en"
     )
     assert {"F1 ↑", "F1 95% CI", "Accuracy ↑", "Precision ↑", "Recall ↑", "Macro-F1 ↑"} <= set(cold.columns)
 

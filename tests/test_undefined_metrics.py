@@ -161,7 +161,7 @@ def test_board_shows_na_with_the_reason_where_a_row_names_its_metric_undefined()
         version = {"version": 1, "scorer_version": "x", "references_sha256": "r", "scored_at": "t"}
         entries.append(Entry(record, version, result))
     frame = rows_frame(build_rows(entries, "f1", lambda a, b: True))
-    table, types = display_frame(frame, "cold", ["precision", "recall", "f1"])
+    table, types = display_frame(frame, "cold", ["precision", "recall", "f1"], "en")
     kinds = dict(zip(table.columns, types, strict=True))
     # What a cell shows (the n/a with its reason) and what the browser sorts it by (no number).
     cells = dict(zip(frame["model_name"], table.attrs[SHOWN]["Precision ↑"], strict=True))

@@ -12,7 +12,7 @@ from space.board_query import METRICS, PRIMARY
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import ColumnType, metric_header, na_cell, pct, rank_label
+from .tables import ColumnType, metric_header, metric_name, na_cell, pct, rank_label
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -97,8 +97,10 @@ def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataF
             shown = f"{flat[k]:.2f} {spec.unit}"
         if k in undefined:
             shown, ci_text = na_cell(str(undefined[k])), ""
-        # Metric names are the board's (English) ones in both languages; Chinese adds its own name.
-        name = spec.en if lang == "en" or spec.zh == spec.en else f"{spec.en} · {spec.zh}"
+        # The board's names in the page's language; an acronym keeps its name, with the Chinese one beside it.
+        name = metric_name(spec, lang)
+        if lang == "zh" and name == spec.en != spec.zh:  # an acronym: its Chinese name beside it
+            name = f"{spec.en} · {spec.zh}"
         out.append([name, shown, ci_text, spec.direction(lang)])
     return pd.DataFrame(out, columns=cols)
 
@@ -108,7 +110,7 @@ def rank_markdown(row: dict | None, board_size: int, track: str, lang: str = "zh
     if not row:
         return f"**{t('col_rank', lang)}**: {t('not_on_board', lang)}"
     label = rank_label(row.get("rank_low"), row.get("rank_high"))
-    primary = metric_header(track, PRIMARY.get(track, ""))
+    primary = metric_header(track, PRIMARY.get(track, ""), lang)
     tied = ""
     if row.get("rank_low") != row.get("rank_high"):
         tied = " · " + t("tied_with", lang, label=label, primary=primary)
@@ -127,7 +129,7 @@ def subsets_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     cols = [
         t("h_subset", lang),
         t("h_rows", lang),
-        *(names.get(k) or metric_header("varm", k) for k in keys),
+        *(names.get(k) or metric_header("varm", k, lang) for k in keys),
         t(WITHHELD_COLUMN, lang),
     ]
     subsets = (result or {}).get("subsets") or {}
@@ -143,20 +145,20 @@ def breakdowns_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     keys = ("accuracy", "precision", "recall", "f1", "macro_f1")
     cols = [
         *columns(("h_breakdown", "h_breakdown_value", "h_rows"), lang),
-        *(metric_header("cold", k) for k in keys),
+        *(metric_header("cold", k, lang) for k in keys),
         t(WITHHELD_COLUMN, lang),
     ]
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
-            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), _note(m)])
+            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), _note(m, lang)])
     return pd.DataFrame(out, columns=cols)
 
 
-def _note(cell: dict) -> str:
+def _note(cell: dict, lang: str = "en") -> str:
     """Why values of this cell are n/a: the withheld reason, then each undefined metric's reason."""
     undefined = cell.get("undefined") or {}
-    named = [f"{metric_header('cold', k)}: {r}" for k, r in sorted(undefined.items())]
+    named = [f"{metric_header('cold', k, lang)}: {r}" for k, r in sorted(undefined.items())]
     return " · ".join(note for note in [cell.get("withheld") or "", *named] if note)
 
 

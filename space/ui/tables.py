@@ -38,10 +38,31 @@ from .safe import md, md_link
 ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe datatypes this UI uses
 
 
-def metric_header(track: str, key: str) -> str:
-    """A metric's display name as a column header, with its direction ("JREM ↑", "HER-C ↓"); never the raw
-    key such as `macro_f1.stance`."""
-    return metric_spec(track, key).header()
+# An acronym (JREM, HER-C, T-F1, F1) is a metric's name in both languages; any other name is said in the
+# page's language ("Label Macro-F1" / "标签 Macro-F1").
+ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9-]*")
+UNITS_ZH = {"spans": "个"}
+
+
+def metric_name(spec: MetricSpec, lang: str = "en") -> str:
+    """A metric's name in `lang` (`ACRONYM`s alike in both)."""
+    return spec.zh if lang == "zh" and not ACRONYM.fullmatch(spec.en) else spec.en
+
+
+def spec_header(spec: MetricSpec, lang: str = "en") -> str:
+    """A column header in `lang`: name, a unit other than %, and the direction ("JREM ↑", "准确率 ↑")."""
+    unit = "" if spec.percent else f" ({UNITS_ZH.get(spec.unit, spec.unit) if lang == 'zh' else spec.unit})"
+    return f"{metric_name(spec, lang)}{unit} {spec.arrow}".rstrip()
+
+
+def ci_header(spec: MetricSpec, lang: str = "en") -> str:
+    return f"{metric_name(spec, lang)} 95% CI"
+
+
+def metric_header(track: str, key: str, lang: str = "en") -> str:
+    """A metric's display name as a column header in `lang`, with its direction ("JREM ↑", "HER-C ↓");
+    never the raw key such as `macro_f1.stance`."""
+    return spec_header(metric_spec(track, key), lang)
 
 
 def header(key: str, lang: str = "zh") -> str:
@@ -75,12 +96,12 @@ def better_side(key: str, diff: float | None, significant: bool, track: str | No
 def column_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """(label, value) pairs for the column chooser: text columns, then every metric of the track."""
     text = [(header(key, lang), f"text:{key}") for key in TEXT_COLUMNS]
-    return text + [(m.header(), m.key) for m in METRICS[track]]
+    return text + [(spec_header(m, lang), m.key) for m in METRICS[track]]
 
 
 def sort_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """(label, key) for `board_query.sort_keys`: rank, every metric, date and model name."""
-    labels = {m.key: m.header() for m in METRICS[track]}
+    labels = {m.key: spec_header(m, lang) for m in METRICS[track]}
     return [(labels.get(key) or header(key, lang), key) for key in sort_keys(track)]
 
 
@@ -282,9 +303,9 @@ def display_frame(
             [undefined_reason(r, m.key) for r in records],
             metric_digits(m),
         )
-        add(m.header(), kind, cells, texts)  # empty (explanations): collapses
-        if m.ci and m.header() in data:
-            add(f"{m.en} 95% CI", "str", [ci_label(r, m.key) for r in records])
+        add(spec_header(m, lang), kind, cells, texts)  # empty (explanations): collapses
+        if m.ci and spec_header(m, lang) in data:
+            add(ci_header(m, lang), "str", [ci_label(r, m.key) for r in records])
     add_text()
     table = pd.DataFrame(data, columns=headers)
     table.attrs[SHOWN] = shown
@@ -333,11 +354,11 @@ def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd
         cells, kind, texts = metric_cells(
             values, [undefined_reason(r, m.key) for r in rows], metric_digits(m)
         )
-        data[m.header()] = cells
+        data[spec_header(m, lang)] = cells
         types.append(kind)
-        shown[m.header()] = texts
+        shown[spec_header(m, lang)] = texts
         if m.ci:
-            data[f"{m.en} 95% CI"] = [ci_label(r, m.key) for r in rows]
+            data[ci_header(m, lang)] = [ci_label(r, m.key) for r in rows]
             types.append("str")
     table = pd.DataFrame(data)
     table.attrs[SHOWN] = shown

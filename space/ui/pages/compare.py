@@ -125,7 +125,7 @@ class ComparePage:
         for metric, v in (comp or {}).items():
             if not isinstance(v, dict) or "diff" not in v:
                 continue
-            header = metric_header(track, metric)
+            header = metric_header(track, metric, lang)
             reason = either_undefined(ra, rb, metric)
             if reason:
                 undefined[metric] = reason
@@ -156,7 +156,7 @@ class ComparePage:
             reason = either_undefined(ra, rb, k)
             both_given = ra.get(k) is not None and rb.get(k) is not None
             diff = na_cell(reason) if reason else pct_text(ra[k] - rb[k]) if both_given else None
-            deltas.append([metric_header(track, k), value_cell(ra, k), value_cell(rb, k), diff])
+            deltas.append([metric_header(track, k, lang), value_cell(ra, k), value_cell(rb, k), diff])
         return {
             self.title: f"A = {linked(ra, track, lang)} · B = {linked(rb, track, lang)}",
             self.table: frame(rows, TABLE_COLUMNS, lang),

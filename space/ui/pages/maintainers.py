@@ -86,7 +86,7 @@ def diff_rows(data: dict, track: str, lang: str = "zh") -> list[list]:
                 [
                     sub.get("submission_id"),
                     sub.get("model_name"),
-                    metric_header(track, metric),
+                    metric_header(track, metric, lang),
                     pct(before, 2),
                     pct(after, 2),
                     change,

@@ -60,7 +60,7 @@ def release_table(rows: list[dict], track: str, lang: str = "zh") -> pd.DataFram
             ]
         )
     headers = [t(k, lang) for k in COLUMNS]
-    headers[2] = f"{metric_header(track, primary)} · {t('h_release_metric', lang)}"
+    headers[2] = f"{metric_header(track, primary, lang)} · {t('h_release_metric', lang)}"
     return pd.DataFrame(out, columns=headers)
 
 

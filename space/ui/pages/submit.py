@@ -36,7 +36,9 @@ def quota_line(q: Mapping[str, Any], lang: str) -> str:
 def own_row(sub: OwnSubmission, lang: str) -> list:
     """One row of "My submissions": the primary score in percent (one decimal), the page as a link."""
     score = sub.scores.get(sub.primary_metric)
-    primary = "" if score is None else f"{metric_header(sub.track, sub.primary_metric)} {pct(score):.1f}"
+    primary = (
+        "" if score is None else f"{metric_header(sub.track, sub.primary_metric, lang)} {pct(score):.1f}"
+    )
     status = submission.status_name(sub.status, lang)
     if sub.private:
         status += f" · {t('badge_private', lang)}"
@@ -444,7 +446,7 @@ class SubmitPage:
         for n in self.ctx.service.notices(who.name)[:20]:
             what = f"{md(n['model_name'] or '')} ({code(n['submission_id'])}, {md(n['track'])})"
             if n["kind"] == "rescore":
-                header = metric_header(n["track"], n["metric"])
+                header = metric_header(n["track"], n["metric"], lang)
                 text = t(
                     "notice_rescore",
                     lang,
