@@ -240,7 +240,8 @@ def test_undefined_precision_shows_na_with_its_reason_on_hover(live_space, brows
     metrics = page.locator("#page-metrics [role=gridcell] [title^='TP + FP = 0']")
     expect(metrics.first).to_have_text("n/a", timeout=TIMEOUT)
     assert metrics.count() == 1, metrics.count()
-    expect(page.locator("#page-subsets")).to_contain_text("Precision ↑: TP + FP = 0", timeout=TIMEOUT)
+    # A link without lang= opens the Chinese page: the metric is named in Chinese (issue 28.9).
+    expect(page.locator("#page-subsets")).to_contain_text("精确率 ↑: TP + FP = 0", timeout=TIMEOUT)
     shot(page, "ux-submission-cold-undefined")
     assert not page.errors, page.errors
 
