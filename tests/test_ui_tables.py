@@ -274,3 +274,11 @@ def test_analysis_table_shows_na_with_the_reason_for_an_undefined_metric(varm_ro
     assert table.attrs[SHOWN]["HER-C ↓"][1] == "0.0" and list(table.columns)[0] == "Model"
     plain, plain_types = metric_table(varm_rows[:3], "varm", "en")
     assert plain_types[list(plain.columns).index("HER-C ↓")] == "number"  # no n/a: numbers sort as numbers
+
+
+def test_times_read_as_a_person_writes_them() -> None:
+    """Issue 28.15: no raw ISO stamps on the pages; what is not one passes as given."""
+    from space.ui.tables import when
+
+    assert when("2026-12-05T23:36:37.036Z") == when("2026-12-05T23:36:37+00:00") == "2026-12-05 23:36 UTC"
+    assert when(None) == "" and when("2026-12-05") == "2026-12-05" and when("soon") == "soon"

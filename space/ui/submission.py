@@ -12,7 +12,7 @@ from space.board_query import METRICS, PRIMARY
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import ColumnType, metric_header, metric_name, na_cell, pct, rank_label
+from .tables import ColumnType, metric_header, metric_name, na_cell, pct, rank_label, when
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -228,7 +228,7 @@ def output_format_markdown(record: dict, lang: str = "zh") -> str:
 def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     cols = columns(("h_version", "col_scorer_version", "references_sha", "h_scored_at"), lang)
     out = [
-        [v.get("version"), v.get("scorer_version"), v.get("references_sha256"), v.get("scored_at")]
+        [v.get("version"), v.get("scorer_version"), v.get("references_sha256"), when(v.get("scored_at"))]
         for v in record.get("versions") or []
     ]
     return pd.DataFrame(out, columns=cols)
@@ -236,7 +236,7 @@ def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
 
 def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     out = [
-        [status_name(str(h.get("status")), lang), h.get("at"), h.get("note") or ""]
+        [status_name(str(h.get("status")), lang), when(h.get("at")), h.get("note") or ""]
         for h in record.get("history") or []
     ]
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))

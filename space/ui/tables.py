@@ -128,6 +128,13 @@ def pct(value: object, digits: int = 1) -> float | None:
     return None if v is None else round(v * 100, digits)
 
 
+def when(value: object) -> str:
+    """An ISO time as a reader writes it: "2026-12-05 23:36 UTC" ("" for none; anything else as given)."""
+    text = str(value or "")
+    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|\+00:00)", text)
+    return f"{match[1]} {match[2]} UTC" if match else text
+
+
 def pct_text(value: object) -> str:
     """A share as the board shows it, one decimal always ("17.0", not "17"); "" for none."""
     v = pct(value)

@@ -18,6 +18,7 @@ from ..tables import (
     setting_choices,
     sort_choices,
     type_choices,
+    when,
 )
 
 
@@ -188,7 +189,7 @@ class BoardPage:
         caption += " · " + t(
             "board_notes",
             lang,
-            at=md(board.meta.get("generated_at") or "—"),
+            at=md(when(board.meta.get("generated_at")) or "—"),
             scorer=md(board.meta.get("scorer_version") or "—"),
         )
         banner = reference_banner(self.ctx, view.track, lang)

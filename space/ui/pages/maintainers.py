@@ -14,7 +14,7 @@ from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
-from ..tables import metric_header, page_link, pct
+from ..tables import metric_header, page_link, pct, when
 
 # (i18n key of the label, action)
 MODERATION = (
@@ -301,7 +301,7 @@ class MaintainersPage:
                     r["submission_id"],
                     r["submitter"],
                     (r.get("metadata") or {}).get("model_name"),
-                    r["created_at"],
+                    when(r["created_at"]),
                     r["rows_differing"],
                     near_copy_link(r["near_copy_of"], track, lang),
                 ]
