@@ -103,6 +103,8 @@ def test_format_issues_and_her(varm) -> None:
     assert fmt.layout.barmode == "stack" and {t.name for t in fmt.data} == nonzero
     clean = figures.format_issue_bars(rows[:1], [{"format_issues": {"placeholder_value": 0}}], "en")
     assert "No format issues" in clean.layout.title.text and clean.data[0].name == "none"
+    assert list(clean.layout.xaxis.range) == [0, 1]  # not plotly's -1..1 for all zeros (issue 28.15)
+    assert fmt.layout.xaxis.range is None and fmt.layout.xaxis.rangemode == "nonnegative"
     her = figures.her_bars(rows, "en")
     _labelled(her)
     assert her.data[0].orientation == "h" and her.data[0].x[0] == pytest.approx(rows[0]["her_c"] * 100)

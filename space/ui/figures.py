@@ -456,6 +456,8 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None], lang
         )
         # Said under the title: an annotation on the plot ran over the system names on a phone.
         fig.update_layout(title_subtitle_text=t("fig_no_format_issues", lang))
+        fig.update_xaxes(range=[0, 1], dtick=1)  # all zeros: plotly's default axis ran from -1 to 1
+    fig.update_xaxes(rangemode="nonnegative")  # counts
     fig.update_layout(
         barmode="stack",
         yaxis=_system_axis(short_labels(rows)),
