@@ -8,10 +8,14 @@ leaderboard rows, which also flatten `explanations.*`): published keys, never re
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 __all__ = ["CLASSIFICATION_TRACK", "SPAN_TRACK", "VARM", "VARM_FIELDS", "MetricSpec", "headline_keys"]
+
+ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9-]*")  # a metric name written alike in both languages
+UNITS_ZH = {"spans": "个"}
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ class MetricSpec:
         return self.unit == "%"
 
     def name(self, lang: str = "en") -> str:
-        return self.zh if lang == "zh" else self.en
+        """The name in `lang`; an acronym (JREM, HER-C, T-F1, F1) is the name in both languages."""
+        return self.zh if lang == "zh" and not ACRONYM.fullmatch(self.en) else self.en
 
     def direction(self, lang: str = "en") -> str:
         """ "↑ better" / "↓ better" (越高越好 / 越低越好); "" for a descriptive metric."""
@@ -48,7 +53,8 @@ class MetricSpec:
 
     def header(self, lang: str = "en") -> str:
         """A column header: name, a unit other than %, and the arrow ("JREM ↑", "HER-C ↓")."""
-        unit = "" if self.percent else f" ({self.unit})"
+        unit = UNITS_ZH.get(self.unit, self.unit) if lang == "zh" else self.unit
+        unit = "" if self.percent else f" ({unit})"
         return f"{self.name(lang)}{unit} {self.arrow}".rstrip()
 
     def better(self, a: float, b: float) -> str:

@@ -78,3 +78,16 @@ def test_faithfulness_metrics_read_as_self_reported_everywhere() -> None:
         assert metric_spec(track, "f1").as_dict()["self_reported"] is False
         assert "self-reported" not in metric_header(track, "explanations.spans_per_item")
     assert not any(m.self_reported for m in metric_specs("varm"))
+
+
+def test_names_in_chinese_except_acronyms() -> None:
+    """Issue 28.9: a Chinese page names a metric in Chinese, and an acronym alike in both languages."""
+    from scoring.tracks import metric_spec
+
+    assert metric_spec("varm", "jrem").header("zh") == "JREM ↑" == metric_spec("varm", "jrem").header("en")
+    assert metric_spec("varm", "macro_f1.label").header("zh") == "标签 Macro-F1 ↑"
+    assert (
+        metric_spec("cold", "accuracy").name("zh") == "准确率"
+        and metric_spec("cold", "accuracy").name() == "Accuracy"
+    )
+    assert metric_spec("cold", "explanations.spans_per_item").header("zh") == "每条解释片段数 (个)"

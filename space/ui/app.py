@@ -185,7 +185,7 @@ class App:
         """Page load: restore the view from the URL query (?track=&q=&baselines=&sort=&submission=&lang=);
         a link to a submission sets the one track selector to that submission's track."""
         params = dict(request.query_params) if request is not None and request.query_params else {}
-        lang = "en" if params.get("lang") == "en" else "zh"
+        lang = self.link_language(request)
         sub_id = str(params.get("submission", ""))[:32]
         linked = self.submission.track_of(sub_id, None, profile)
         if linked:

@@ -23,7 +23,7 @@ from scoring.metrics_spec import VARM_FIELDS, MetricSpec
 from scoring.tracks import metric_spec
 
 from .i18n import t
-from .tables import better_side, metric_name, spec_header, undefined_reason
+from .tables import better_side, undefined_reason
 
 NA = "n/a"
 MAX_SYSTEMS = 10  # the Analysis tab charts at most this many systems (each layout below is sized for it)
@@ -112,7 +112,7 @@ def _pct(value: object) -> float | None:
 
 def _axis(spec: MetricSpec, lang: str) -> str:
     """A metric axis title: its name, unit and direction ("JREM (%) ↑", "HER-C (%) ↓")."""
-    return f"{metric_name(spec, lang)} ({spec.unit}) {spec.arrow}".rstrip()
+    return f"{spec.name(lang)} ({spec.unit}) {spec.arrow}".rstrip()
 
 
 def _titled(name: str, arrow: str) -> str:
@@ -300,8 +300,8 @@ def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
                 name=short,
                 customdata=[[x_text, y_text, gap]],
                 marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
-                hovertemplate=f"{full}<br>{html.escape(metric_name(xs, lang))} %{{customdata[0]}}"
-                f"<br>{html.escape(metric_name(ys, lang))} %{{customdata[1]}}"
+                hovertemplate=f"{full}<br>{html.escape(xs.name(lang))} %{{customdata[0]}}"
+                f"<br>{html.escape(ys.name(lang))} %{{customdata[1]}}"
                 f"<br>{t('fig_gap', lang)} %{{customdata[2]}}<extra></extra>",
             )
         )
@@ -478,7 +478,7 @@ def metric_bars(
     specs = [metric_spec(track, key) for key in keys]
     fig = go.Figure()
     for spec in specs:
-        header = html.escape(spec_header(spec, lang))
+        header = html.escape(spec.header(lang))
         x, shown = _metric(rows, spec.key)
         hi = [None if v is None else _pct(r.get(f"ci.{spec.key}.high")) for v, r in zip(x, rows, strict=True)]
         lo = [None if v is None else _pct(r.get(f"ci.{spec.key}.low")) for v, r in zip(x, rows, strict=True)]
@@ -537,7 +537,7 @@ def breakdown_bars(
     ):
         metric = "accuracy"
     spec = metric_spec(track, metric)
-    title = t("fig_breakdown", lang, field=html.escape(field), metric=html.escape(metric_name(spec, lang)))
+    title = t("fig_breakdown", lang, field=html.escape(field), metric=html.escape(spec.name(lang)))
     if not rows or not values:
         return empty_figure(title, t("fig_no_breakdown", lang), lang)
     fig = go.Figure()
@@ -635,7 +635,7 @@ def compare_bars(
     metrics = [(k, v) for k, v in (comparison or {}).items() if isinstance(v, dict) and "diff" in v]
     if not metrics:
         return empty_figure(title, lang=lang)
-    x = [html.escape(spec_header(metric_spec(track, k), lang)) for k, _ in metrics]
+    x = [html.escape(metric_spec(track, k).header(lang)) for k, _ in metrics]
     y = [None if k in undefined else _pct(v.get("diff")) for k, v in metrics]
     cis = [[None, None] if k in undefined else v.get("ci") or [None, None] for k, v in metrics]
     sides = [
@@ -693,12 +693,12 @@ def comprehensiveness_vs_f1(rows: Sequence[dict], lang: str = "zh", track: str =
                 customdata=[x_text[i]],
                 marker={"size": 11, "symbol": _SYMBOLS[i % len(_SYMBOLS)]},
                 error_y=_ci_bars(y, lo, hi),
-                hovertemplate=f"{full}<br>{html.escape(metric_name(f1, lang))} %{{customdata}}"
-                f"<br>{html.escape(metric_name(comp, lang))} %{{y:.1f}} "
+                hovertemplate=f"{full}<br>{html.escape(f1.name(lang))} %{{customdata}}"
+                f"<br>{html.escape(comp.name(lang))} %{{y:.1f}} "
                 f"{t('fig_prob_points', lang)}<extra></extra>",
             )
         )
-    y_title = f"{metric_name(comp, lang)}<br>({t('fig_prob_points', lang)}) {comp.arrow}"
+    y_title = f"{comp.name(lang)}<br>({t('fig_prob_points', lang)}) {comp.arrow}"
     fig.update_layout(xaxis_title=_axis(f1, lang), yaxis_title=y_title)
     # Tick labels stand off the axes, so the first of x and the first of y do not meet in the corner.
     fig.update_xaxes(ticklabelstandoff=6)

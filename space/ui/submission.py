@@ -12,7 +12,7 @@ from space.board_query import METRICS, PRIMARY
 
 from .i18n import t
 from .safe import code, md, md_link
-from .tables import ColumnType, metric_header, metric_name, na_cell, pct, rank_label, when
+from .tables import ColumnType, metric_header, na_cell, pct, rank_label, when
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
 LIFECYCLE = ("received", "queued", "scoring", "scored", "published")
@@ -98,7 +98,7 @@ def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataF
         if k in undefined:
             shown, ci_text = na_cell(str(undefined[k])), ""
         # The board's names in the page's language; an acronym keeps its name, with the Chinese one beside it.
-        name = metric_name(spec, lang)
+        name = spec.name(lang)
         if lang == "zh" and name == spec.en != spec.zh:  # an acronym: its Chinese name beside it
             name = f"{spec.en} · {spec.zh}"
         out.append([name, shown, ci_text, spec.direction(lang)])

@@ -38,31 +38,14 @@ from .safe import md, md_link
 ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe datatypes this UI uses
 
 
-# An acronym (JREM, HER-C, T-F1, F1) is a metric's name in both languages; any other name is said in the
-# page's language ("Label Macro-F1" / "标签 Macro-F1").
-ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9-]*")
-UNITS_ZH = {"spans": "个"}
-
-
-def metric_name(spec: MetricSpec, lang: str = "en") -> str:
-    """A metric's name in `lang` (`ACRONYM`s alike in both)."""
-    return spec.zh if lang == "zh" and not ACRONYM.fullmatch(spec.en) else spec.en
-
-
-def spec_header(spec: MetricSpec, lang: str = "en") -> str:
-    """A column header in `lang`: name, a unit other than %, and the direction ("JREM ↑", "准确率 ↑")."""
-    unit = "" if spec.percent else f" ({UNITS_ZH.get(spec.unit, spec.unit) if lang == 'zh' else spec.unit})"
-    return f"{metric_name(spec, lang)}{unit} {spec.arrow}".rstrip()
-
-
 def ci_header(spec: MetricSpec, lang: str = "en") -> str:
-    return f"{metric_name(spec, lang)} 95% CI"
+    return f"{spec.name(lang)} 95% CI"
 
 
 def metric_header(track: str, key: str, lang: str = "en") -> str:
-    """A metric's display name as a column header in `lang`, with its direction ("JREM ↑", "HER-C ↓");
+    """A metric's display name as a column header in `lang`, with its direction ("JREM ↑", "准确率 ↑");
     never the raw key such as `macro_f1.stance`."""
-    return spec_header(metric_spec(track, key), lang)
+    return metric_spec(track, key).header(lang)
 
 
 def header(key: str, lang: str = "zh") -> str:
@@ -96,12 +79,12 @@ def better_side(key: str, diff: float | None, significant: bool, track: str | No
 def column_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """(label, value) pairs for the column chooser: text columns, then every metric of the track."""
     text = [(header(key, lang), f"text:{key}") for key in TEXT_COLUMNS]
-    return text + [(spec_header(m, lang), m.key) for m in METRICS[track]]
+    return text + [(m.header(lang), m.key) for m in METRICS[track]]
 
 
 def sort_choices(track: str, lang: str = "zh") -> list[tuple[str, str]]:
     """(label, key) for `board_query.sort_keys`: rank, every metric, date and model name."""
-    labels = {m.key: spec_header(m, lang) for m in METRICS[track]}
+    labels = {m.key: m.header(lang) for m in METRICS[track]}
     return [(labels.get(key) or header(key, lang), key) for key in sort_keys(track)]
 
 
@@ -310,8 +293,8 @@ def display_frame(
             [undefined_reason(r, m.key) for r in records],
             metric_digits(m),
         )
-        add(spec_header(m, lang), kind, cells, texts)  # empty (explanations): collapses
-        if m.ci and spec_header(m, lang) in data:
+        add(m.header(lang), kind, cells, texts)  # empty (explanations): collapses
+        if m.ci and m.header(lang) in data:
             add(ci_header(m, lang), "str", [ci_label(r, m.key) for r in records])
     add_text()
     table = pd.DataFrame(data, columns=headers)
@@ -361,9 +344,9 @@ def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd
         cells, kind, texts = metric_cells(
             values, [undefined_reason(r, m.key) for r in rows], metric_digits(m)
         )
-        data[spec_header(m, lang)] = cells
+        data[m.header(lang)] = cells
         types.append(kind)
-        shown[spec_header(m, lang)] = texts
+        shown[m.header(lang)] = texts
         if m.ci:
             data[ci_header(m, lang)] = [ci_label(r, m.key) for r in rows]
             types.append("str")
