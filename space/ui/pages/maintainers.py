@@ -212,7 +212,7 @@ class MaintainersPage:
             [self.id, self.action, self.reason, token, lang],
             self.moderated,
             api_name="maint_moderate",
-        ).success(self.held, [track, token, lang], self.held_table, api_name=False)  # a review ends a hold
+        ).success(self.held_after, [self.action, track, token, lang], self.held_table, api_name=False)
         self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
         cut_inputs = [track, self.release_name, token, lang]
         self.cut_btn.click(self.cut_release, cut_inputs, self.cut_out, api_name="maint_cut_release")
@@ -288,6 +288,20 @@ class MaintainersPage:
         except ServiceError as exc:  # a malformed name, or one taken
             raise refused(answer_text(exc, lang)) from exc
         return t("cut_sent", lang, task=code(out["task_id"]))
+
+    def held_after(
+        self,
+        action: str,
+        track: str,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> object:
+        """The held list again after a review ended a hold; other moderation leaves it (the list reads every
+        record of the track)."""
+        if action not in ("release", "reject"):
+            return gr.skip()
+        return self.held(track, token, lang, profile)
 
     def held(
         self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
