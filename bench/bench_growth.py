@@ -14,6 +14,9 @@ paired-bootstrap tie groups). Then, per new submission (a record + its scored ve
   much the store folder grew;
 - `GET /api/v1/leaderboard?track=varm` through the web app (in-process, warm): latency, body bytes as sent
   (gzip when the server compresses) and raw;
+- a web process started cold on the store: store reads (Hub requests, with an empty download cache) and
+  seconds until it answers the board;
+- a reconciler pass when nothing changed since the previous one: store reads (Hub requests);
 and the log-log slope of each figure against N (0: flat; 1: grows like N).
 
 `--api-n` adds board/API-only sizes (default 10,000): boards written by `Publisher.board` with a stand-in tie
@@ -208,7 +211,7 @@ class FakeHub:
     def stats(self) -> dict[str, int]:
         return self._call("GET", "/_fake/stats")
 
-    def open_store(self, data_dir: Path):
+    def open_store(self, data_dir: Path, cache: str = "hf-cache"):
         from worker.config import Config
         from worker.store import open_store
 
@@ -224,7 +227,7 @@ class FakeHub:
             hf_submissions_repo=f"tester/submissions-{tag}",
             hf_results_repo=f"tester/results-{tag}",
         )
-        return open_store(config, cache_dir=data_dir / "hf-cache", base_delay=0.01)
+        return open_store(config, cache_dir=data_dir / cache, base_delay=0.01)
 
 
 HUB_TOKEN = "hf_test_write_token"  # tests/fakehub.py's user "tester"
@@ -325,6 +328,41 @@ def cycled(figures: dict, cycles: tuple[float | None, float | None]) -> float:
 def exported(figures: dict) -> int:
     """Bytes of the complete exports that a publish (`one_more`'s figures) committed."""
     return sum(v for k, v in figures["by_file"].items() if k.endswith(EXPORT_FILES))
+
+
+def cold_web_start(data_dir: Path, hub: FakeHub | None, k: int) -> dict:
+    """A web process started on this store: the store reads (on the Hub: requests, with an empty download
+    cache, as on a new machine) and seconds until it answers the board's first page."""
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.config import Config
+    from worker.service import Service
+    from worker.store import WEB_AREAS, open_store
+
+    config = Config(data_dir=data_dir)
+    store = open_store(config, areas=WEB_AREAS) if hub is None else hub.open_store(data_dir, f"web-cache-{k}")
+    counting = Counting(store)
+    if hub is not None:
+        hub.reset()
+    t0 = time.perf_counter()
+    board = Service(config, counting, RecordingEnqueuer()).leaderboard(TRACK)
+    seconds = time.perf_counter() - t0
+    assert board and board["rows"], "the board is empty"
+    reads = sum(hub.stats().values()) if hub is not None else sum(counting.calls.values())
+    return {"web_cold_s": seconds, "web_cold_requests": reads}
+
+
+def idle_reconcile(store, hub: FakeHub | None) -> int:
+    """Store operations (on the Hub: requests) of a reconciler pass when nothing changed since the last."""
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.gold.reconcile import reconcile
+
+    counting = Counting(store)
+    reconcile(counting, RecordingEnqueuer(), stuck_after=0, tracks=(TRACK,))  # the first pass learns
+    counting.reset()
+    if hub is not None:
+        hub.reset()
+    reconcile(counting, RecordingEnqueuer(), stuck_after=0, tracks=(TRACK,))
+    return sum(hub.stats().values()) if hub is not None else sum(counting.calls.values())
 
 
 def api_figures(data_dir: Path, rounds: int = 7) -> dict:
@@ -439,12 +477,14 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 one_more(counting, warm_publisher, pool, n + 1 + i, data_dir, hub) for i in range(args.warm)
             ]
             cold = one_more(counting, Publisher(counting), pool, n + 1 + args.warm, data_dir, hub)
+            web = cold_web_start(data_dir, hub, n)  # the exports lag by the last few rows, as usual
             try:  # a publish that rebuilds the complete exports (leaderboard.json/.parquet, dataset card)
                 full = one_more(counting, warm_publisher, pool, n + 2 + args.warm, data_dir, hub, export=True)
             except TypeError:  # an older checkout (--root): every publish rebuilt them
                 full = warm[-1]
             export = exported(full)
             cycle = segment_cycle(store), changelog_cycle(store)
+            reconcile_requests = idle_reconcile(store, hub)
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
@@ -463,6 +503,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 # the exports are rebuilt at most every EXPORT_EVERY_SECONDS however many submissions).
                 "amortised": statistics.median(cycled(w, cycle) for w in warm)
                 + (0 if exported(warm[-1]) else export / max(1, math.ceil(n / 10))),
+                **web,
+                "reconcile_requests": reconcile_requests,
             }
             if hub is None:
                 api = api_figures(data_dir)
@@ -479,7 +521,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
             f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
             f"amortised incl. exports "
-            f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB)"
+            f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB); cold web start "
+            f"{r['web_cold_requests']} {'requests' if hub else 'store ops'} in {r['web_cold_s']:.2f} s; "
+            f"idle reconcile pass {r['reconcile_requests']}"
         )
         if hub is None:
             line += (
@@ -512,6 +556,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         "cold_s",
         "requests",
         "cold_requests",
+        "web_cold_requests",
+        "web_cold_s",
+        "reconcile_requests",
         "commits",
         "committed",
         "cycled",

@@ -305,6 +305,37 @@ def test_a_reader_after_a_publish_reads_the_rank_table_and_the_changed_segment(
     assert board == live_board.read(store, TRACK)[0]
 
 
+def test_a_cold_reader_of_a_long_board_reads_the_export_and_the_files_changed_since(
+    tmp_path, small_segments, monkeypatch
+) -> None:
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 20)  # 23 rows: 12 segments and a few rank parts
+    add_submission(store, 6, 0.45)
+    monkeypatch.setattr(live_board, "EXPORT_CHANGED_SHARE", 0.5)  # one new row of 24: the exports wait
+    Publisher(store, export_every=1e9).publish(TRACK)
+    expected, table = live_board.read(store, TRACK)
+    assert table is not None and table["export"]["changed"] == 1  # the export lags by the new row
+
+    def cold_reads() -> tuple[dict, list[str]]:
+        counting = CountingStore(store)
+        service = Service(Config(data_dir=tmp_path), counting, RecordingEnqueuer(), head_ttl=0)
+        return service.leaderboard(TRACK), counting.read_paths
+
+    board, reads = cold_reads()
+    assert board == expected
+    rows_read = [p for p in reads if p.startswith(layout.board_segments_dir(TRACK))]
+    parts_read = [p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]
+    assert reads[:2] == [layout.board_rank(TRACK), layout.leaderboard_json(TRACK)]
+    assert rows_read == [layout.board_segment(TRACK, 11)]  # the one segment the new row changed
+    assert 1 <= len(parts_read) <= 2 and len(reads) == 3 + len(parts_read)
+    # Control: a reader that does not start from the export reads every segment and every part.
+    monkeypatch.setattr(live_board, "SEED_FROM_EXPORT_FILES", 10**9)
+    board, reads = cold_reads()
+    assert board == expected
+    assert len([p for p in reads if p.startswith(layout.board_segments_dir(TRACK))]) == 12
+    assert len([p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]) == len(table["ranks"])
+
+
 def test_the_changelog_is_sealed_into_parts_and_scrubbed_in_all(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(history, "CHANGELOG_HEAD_BYTES", 400)  # two or three lines a part
     store = LocalStore(tmp_path)

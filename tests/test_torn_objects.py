@@ -39,7 +39,7 @@ def test_a_torn_record_is_a_fault_of_that_record_only(tmp_path: Path) -> None:
     torn, other = (submit(service, baseline(TRACK, "lexicon", i), f"u{i}", TRACK) for i in range(2))
     path = layout.record_path(TRACK, torn)
     _tear(config.data_dir, open_store(config).read("submissions", path))
-    local._TREES = local._Trees()  # a new process: nothing decoded or cached yet
+    local.forget_decoded()  # a new process: nothing decoded or cached yet
     store = open_store(config)
 
     client = TestClient(create_app(config, service=service, auth=Auth(config, "open"), with_ui=False))

@@ -4,10 +4,12 @@ Layout of `<DATA_DIR>/store/<area>/`:
 
     objects/<aa>/<sha1>.z    file contents (zlib), content-addressed by the sha1 of the plain bytes,
                              immutable; stores written before compression hold plain `<sha1>` files
-    trees/<revision>.delta.z what a revision changed: {"parent", "add": {path: object id}, "delete", "chain"}
-                             (zlib JSON), immutable
-    trees/<revision>.json.z  the full {path: object id} manifest of a checkpoint revision (zlib JSON),
-                             immutable; every revision of stores written before deltas has one
+    nodes/<aa>/<sha1>.z      the folders of every revision as a tree of small nodes (zlib JSON,
+                             `worker/store/trie.py`), content-addressed, immutable
+    trees/<revision>.root    the id of a revision's root node
+    trees/<revision>.delta.z / .json.z
+                             revisions written before nodes: what a revision changed, or the full
+                             {path: object id} manifest of a checkpoint (read-only; see below)
     commits.jsonl            one line per commit: revision, parent, message, date, added, deleted
     HEAD                     the current revision (replaced atomically)
     snapshots/<revision>/    materialized read-only folders for local_snapshot()
@@ -17,10 +19,11 @@ Readers take no lock: they read HEAD once, then only immutable files, so a multi
 visible all at once when HEAD is replaced (never half-applied). Revision ids are
 sha1(parent, message, operations).
 
-A commit writes only its delta, plus a full manifest every `chain_limit(paths)` commits (a checkpoint): a
-full manifest per commit made a store grown one upload at a time reach ~18 GB, and a checkpoint every
-`paths / CHECKPOINT_SPACING` commits keeps the amortised manifest bytes per commit flat while a reader applies
-at most that many small deltas to the nearest checkpoint (the result is cached per revision).
+A commit writes the nodes on the paths it changes and the new root's id: a read or a commit touches a few
+nodes per folder level whatever the number of files (a flat manifest per revision cost 5 s per publish at
+10,000 submissions, in copying it). Stores written before nodes (flat manifests: a checkpoint now and then,
+deltas between) stay readable at every revision; the first commit on such a head converts its manifest to
+nodes once (the migration: O(files), then never again).
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from worker.config import AREAS
+from worker.store import trie
 from worker.store.base import (
     ConflictError,
     StoreError,
@@ -52,6 +57,8 @@ from worker.store.base import (
     check_revision,
 )
 
+K = TypeVar("K")
+V = TypeVar("V")
 _HEX40 = frozenset("0123456789abcdef")
 
 
@@ -71,14 +78,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-CHECKPOINT_SPACING = 64  # paths per commit of chain: a checkpoint's bytes spread over paths/64 commits
-MIN_CHAIN = 32
-TREES_CACHED = 16  # decoded manifests kept per process (a 12,000-path manifest is ~2 MB in memory)
-
-
-def chain_limit(paths: int) -> int:
-    """Deltas allowed after a checkpoint before the next commit writes a full manifest again."""
-    return max(MIN_CHAIN, paths // CHECKPOINT_SPACING)
+TREES_CACHED = 16  # decoded flat manifests (stores written before nodes) kept per process
+NODES_CACHED = 16384  # decoded nodes kept per process (~3 kB of JSON each at most)
 
 
 def _read_json_file(path: Path):
@@ -86,29 +87,68 @@ def _read_json_file(path: Path):
     return json.loads(zlib.decompress(data) if path.suffix == ".z" else data)
 
 
-class _Trees:
-    """Decoded manifests by (area folder, revision); immutable once written, so never stale."""
+class _Lru(Generic[K, V]):
+    """A thread-safe LRU map of immutable decoded things (manifests by revision, nodes by id): what they
+    are keyed by never changes, so an entry is never stale."""
 
-    def __init__(self) -> None:
-        self._cache: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._cache: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, str]) -> dict[str, str] | None:
+    def get(self, key: K) -> V | None:
         with self._lock:
-            tree = self._cache.get(key)
-            if tree is not None:
+            value = self._cache.get(key)
+            if value is not None:
                 self._cache.move_to_end(key)
-            return tree
+            return value
 
-    def put(self, key: tuple[str, str], tree: dict[str, str]) -> None:
+    def put(self, key: K, value: V) -> None:
         with self._lock:
-            self._cache[key] = tree
+            self._cache[key] = value
             self._cache.move_to_end(key)
-            while len(self._cache) > TREES_CACHED:
+            while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
 
 
-_TREES = _Trees()
+_TREES: _Lru[tuple[str, str], dict[str, str]] = _Lru(TREES_CACHED)  # by (area folder, revision)
+_NODES: _Lru[str, trie.Node] = _Lru(NODES_CACHED)  # content-addressed: the same id in every area
+
+
+def forget_decoded() -> None:
+    """Drop what this process decoded (tests and benchmarks: as a new process would start)."""
+    global _TREES, _NODES
+    _TREES, _NODES = _Lru(TREES_CACHED), _Lru(NODES_CACHED)
+
+
+class _AreaNodes:
+    """trie.Nodes over one area's `nodes/` folder. Writes are durable (fsync) before a root names them."""
+
+    def __init__(self, base: Path) -> None:
+        self.folder = base / "nodes"
+
+    def _file(self, ident: str) -> Path:
+        return self.folder / ident[:2] / f"{ident}.z"
+
+    def get(self, ident: str) -> trie.Node:
+        if ident == trie.EMPTY_ID:
+            return trie.EMPTY
+        node = _NODES.get(ident)
+        if node is None:
+            try:
+                node = json.loads(zlib.decompress(self._file(ident).read_bytes()))
+            except (OSError, zlib.error, ValueError) as exc:
+                raise StoreError(f"store node {ident} cannot be read ({exc})") from exc
+            _NODES.put(ident, node)
+        return node
+
+    def put(self, node: trie.Node) -> str:
+        data = trie.encode(node)
+        ident = trie.node_id(data)
+        if ident != trie.EMPTY_ID and not self._file(ident).exists():
+            _write_atomic(self._file(ident), zlib.compress(data, 1))
+        _NODES.put(ident, node)
+        return ident
 
 
 class LocalStore:
@@ -134,7 +174,7 @@ class LocalStore:
         with self._locked(base):
             if (base / "HEAD").exists():
                 return  # another process won the race
-            self._write_commit(base, parent="", tree={}, message="initial commit", added=[], deleted=[])
+            self._write_commit(base, "", trie.EMPTY_ID, "initial commit", added={}, deleted=[])
 
     @contextlib.contextmanager
     def _locked(self, base: Path) -> Iterator[None]:
@@ -162,11 +202,18 @@ class LocalStore:
             raise StoreError(f"unknown revision {revision!r} in area {base.name!r}")
         return _read_json_file(delta_file)
 
-    def _tree(self, base: Path, revision: str) -> dict[str, str]:
-        """The full manifest of `revision`: a cached one, a checkpoint, or the nearest of those with the
-        deltas after it applied in order. Callers must not mutate it."""
+    def _root(self, base: Path, revision: str) -> str | None:
+        """The root node of `revision`; None for a revision written before nodes (a flat manifest)."""
         if len(revision) != 40 or not set(revision) <= _HEX40:
             raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
+        try:
+            return (base / "trees" / f"{revision}.root").read_text().strip()
+        except FileNotFoundError:
+            return None
+
+    def _flat_tree(self, base: Path, revision: str) -> dict[str, str]:
+        """The full manifest of a revision written before nodes: a cached one, a checkpoint, or the nearest
+        of those with the deltas after it applied in order. Callers must not mutate it."""
         deltas: list[tuple[str, dict]] = []
         rev = revision
         while True:
@@ -188,11 +235,27 @@ class LocalStore:
             _TREES.put((str(base), rev), tree)
         return tree
 
-    def _chain(self, base: Path, revision: str) -> int:
-        """How many deltas lie between `revision` and its checkpoint (0: it is one)."""
-        if not revision or self._checkpoint_file(base, revision) is not None:
-            return 0
-        return self._delta(base, revision)["chain"]
+    def _files(self, base: Path, revision: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+        """(path, object id) of the revision's files under `prefix`, unordered."""
+        root = self._root(base, revision)
+        if root is not None:
+            yield from trie.items(_AreaNodes(base), root, prefix)
+        else:
+            yield from ((p, o) for p, o in self._flat_tree(base, revision).items() if p.startswith(prefix))
+
+    def _oid(self, base: Path, revision: str, path: str) -> str | None:
+        root = self._root(base, revision)
+        if root is None:
+            return self._flat_tree(base, revision).get(path)
+        return trie.lookup(_AreaNodes(base), root, path)
+
+    def _head_root(self, base: Path, head: str) -> str:
+        """The head's root node, converting a head written before nodes (once; caller holds the lock)."""
+        root = self._root(base, head)
+        if root is None:
+            root = trie.build(_AreaNodes(base), self._flat_tree(base, head))
+            _write_atomic(base / "trees" / f"{head}.root", root.encode() + b"\n")
+        return root
 
     def _resolve(self, base: Path, revision: str | None) -> str:
         """The commit id of `revision`: the head, a commit id, or a tag's (as on the Hub)."""
@@ -219,24 +282,16 @@ class LocalStore:
         self,
         base: Path,
         parent: str,
-        tree: dict[str, str],
+        root: str,
         message: str,
-        added: list[str],
+        added: dict[str, str],
         deleted: list[str],
     ) -> str:
-        """Write the delta (or a checkpoint), log line and HEAD, in that order (caller holds the lock)."""
-        add = {p: tree[p] for p in added}
-        ops = json.dumps({"add": add, "delete": deleted}, sort_keys=True)
+        """Write the root's id, log line and HEAD, in that order (caller holds the lock; the nodes are
+        written)."""
+        ops = json.dumps({"add": added, "delete": deleted}, sort_keys=True)
         revision = hashlib.sha1(f"{parent}\n{message}\n{ops}".encode()).hexdigest()
-        chain = self._chain(base, parent) + 1 if parent else 0
-        if chain == 0 or chain > chain_limit(len(tree)):
-            # Compressed: paths compress ~5-10x.
-            manifest = zlib.compress(json.dumps(tree, sort_keys=True).encode())
-            _write_atomic(base / "trees" / f"{revision}.json.z", manifest)
-        else:
-            delta = {"parent": parent, "add": add, "delete": deleted, "chain": chain}
-            _write_atomic(base / "trees" / f"{revision}.delta.z", zlib.compress(json.dumps(delta).encode()))
-        _TREES.put((str(base), revision), tree)
+        _write_atomic(base / "trees" / f"{revision}.root", root.encode() + b"\n")
         record = {
             "revision": revision,
             "parent": parent or None,
@@ -261,13 +316,13 @@ class LocalStore:
     def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
         base = self._dir(area)
         check_path(path)
-        oid = self._tree(base, self._resolve(base, revision)).get(path)
+        oid = self._oid(base, self._resolve(base, revision), path)
         return None if oid is None else self._object_bytes(base, oid)
 
     def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]:
         base = self._dir(area)
         check_prefix(prefix)
-        return sorted(p for p in self._tree(base, self._resolve(base, revision)) if p.startswith(prefix))
+        return sorted(p for p, _ in self._files(base, self._resolve(base, revision), prefix))
 
     def commit(
         self,
@@ -288,33 +343,32 @@ class LocalStore:
                 _write_atomic(base / "objects" / oid[:2] / f"{oid}.z", packed)
         with self._locked(base):
             head = self._head(base)
-            tree = dict(self._tree(base, head))
-            changed = [p for p, oid in oids.items() if tree.get(p) != oid]
+            nodes, root = _AreaNodes(base), self._head_root(base, head)
+            changed = {p: oid for p, oid in oids.items() if trie.lookup(nodes, root, p) != oid}
             if not changed and not delete:
                 # No-op: return the head without checking `parent`, exactly like huggingface_hub, which
                 # drops unchanged files and skips empty commits before the server sees parentCommit.
                 return head
             if parent is not None and parent != head:
                 raise ConflictError(f"area {area!r}: parent {parent[:12]} is stale, head is {head[:12]}")
-            missing = [p for p in delete if p not in tree]
+            missing = [p for p in delete if trie.lookup(nodes, root, p) is None]
             if missing:
                 raise StoreError(f"area {area!r}: cannot delete missing files {missing}")
-            tree.update(oids)
-            for p in delete:
-                del tree[p]
-            return self._write_commit(base, head, tree, message, sorted(changed), sorted(delete))
+            root = trie.apply(nodes, root, trie.changes(changed, delete))
+            added = dict(sorted(changed.items()))
+            return self._write_commit(base, head, root, message, added, sorted(delete))
 
     def local_snapshot(self, area: str, revision: str | None = None) -> Path:
         base = self._dir(area)
         revision = self._resolve(base, revision)
-        tree = self._tree(base, revision)
+        files = dict(self._files(base, revision))
         target = base / "snapshots" / revision
         if target.exists():
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
         try:
-            for path, oid in tree.items():
+            for path, oid in files.items():
                 dest = tmp / path
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(self._object_bytes(base, oid))
