@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 
 from baselines import SPLITS, TRACKS
-from baselines.run import DEFAULT_DATA, BaselineError, run
+from baselines.data import DEFAULT_DATA
+
+NEEDS_SETUP = (
+    "error: python -m baselines fits scikit-learn models, a development package: run scripts/setup first "
+    "(it installs requirements-dev.lock; scripts/serve installs only what the service needs)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         help="splits to predict (default: each of dev, test that the bundle has)",
     )
     args = parser.parse_args(argv)
+    try:
+        from baselines.run import BaselineError, run
+    except ModuleNotFoundError as error:
+        if error.name != "sklearn" and not (error.name or "").startswith("sklearn."):
+            raise
+        print(NEEDS_SETUP, file=sys.stderr)
+        return 2
     try:
         paths = run(args.data, args.out, tuple(args.tracks), tuple(args.splits) if args.splits else None)
     except BaselineError as error:

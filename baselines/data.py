@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "demo"
+
+
+def prediction_path(out: Path, track: str, name: str, split: str) -> Path:
+    """Where a baseline's predictions for one split live: ``<out>/<track>/baselines/<name>.<split>.jsonl``."""
+    return out / track / "baselines" / f"{name}.{split}.jsonl"
+
 
 def read_jsonl(path: Path) -> list[dict]:
     """All objects of a UTF-8 JSONL file, blank lines skipped."""

@@ -6,16 +6,10 @@ import json
 from pathlib import Path
 
 from baselines import BASELINES, SPLITS, TRACKS, lexicon, majority
-from baselines.data import inputs, read_jsonl, write_jsonl
+from baselines.data import DEFAULT_DATA, inputs, prediction_path, read_jsonl, write_jsonl
 from baselines.ngram import ToxiNgram, VarmNgram
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO_ROOT / "data" / "demo"
-
-
-def prediction_path(out: Path, track: str, name: str, split: str) -> Path:
-    """Where a baseline's predictions for one split live: ``<out>/<track>/baselines/<name>.<split>.jsonl``."""
-    return out / track / "baselines" / f"{name}.{split}.jsonl"
+__all__ = ["DEFAULT_DATA", "BaselineError", "prediction_path", "run"]
 
 
 def _varm(train: list[dict], rows: list[dict], model: VarmNgram) -> dict[str, list[dict]]:

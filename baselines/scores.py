@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from baselines import BASELINES, SPLITS, TRACKS
-from baselines.run import DEFAULT_DATA, prediction_path
+from baselines.data import DEFAULT_DATA, prediction_path
 
 Scorer = Callable[[str, Path, Path | None, Path], dict]
 

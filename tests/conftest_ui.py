@@ -329,13 +329,18 @@ def live_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSpace]:
         _published(url, ("varm", "cold"), timeout=120)
         yield LiveSpace(url=url, data_dir=data_dir, log=log, process=process)
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen, grace: float = 20) -> None:
+    """SIGTERM a process started in its own session and everything it started; SIGKILL after `grace` s."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @pytest.fixture(scope="session")
