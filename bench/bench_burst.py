@@ -11,7 +11,11 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
 - the busiest window of the Hub's commit limit (`--window` seconds, 3600 on the real Hub) per repo, against
   the documented 128 commits per repository per hour, and how many commits were refused with 429;
 - Hub HTTP requests by route, in all and per accepted upload;
-- upload → published latency (p50/p95/max) and the wall time.
+- upload → published latency (p50/p95/max) and the wall time;
+- CPU seconds per accepted upload of the whole service (the web process, every worker and its pool, from
+  /proc: user + system, reaped children included) during the burst, against the scoring alone: the CPU of
+  `worker.gold.scoring_job.compute` (the public/private/full scores with 1,000 resamples) on the same files,
+  timed in this process afterwards (issue 26 item 4: the rest is what the service adds per upload).
 
 `--hub-limit 128` makes the fake Hub enforce the limit (429 + Retry-After past 128 commits to one repo within
 `--window` seconds). A smaller `--window` compresses time: `--window 360` is the Hub's hour played ten times
@@ -26,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -59,6 +65,57 @@ def busiest_window(times: list[float], window: float) -> int:
             start += 1
         best = max(best, end - start + 1)
     return best
+
+
+def tree_cpu(roots: list[int]) -> float:
+    """User + system CPU seconds of the processes `roots` and all their descendants, reaped ones included
+    (a process's cutime/cstime hold its waited-for children's)."""
+    stats: dict[int, tuple[int, int]] = {}  # pid -> (ppid, ticks)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # after "(comm)": state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+        stats[int(stat.parent.name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]))
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    ticks, todo = 0, [r for r in roots if r in stats]
+    while todo:
+        pid = todo.pop()
+        ticks += stats[pid][1]
+        todo += children.get(pid, [])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def scoring_cpu(demo: Path, tmp: Path, files: list[tuple[str, Path]], sample: int = 40) -> float:
+    """Mean CPU seconds of the scoring job's `compute` per file (a sample spread over the tracks), on the
+    same demo references installed in a local store."""
+    from worker.config import Config
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import compute
+    from worker.store import open_store
+
+    data = tmp / "scoring-only"
+    subprocess.run(
+        [sys.executable, "-m", "worker", "seed", "--demo-dir", str(demo)],
+        cwd=ROOT,
+        env={**os.environ, "DATA_DIR": str(data), "STORE": "local", "SEED_DEMO": "1"},
+        check=True,
+        capture_output=True,
+    )
+    cache = ReferenceCache(open_store(Config(data_dir=data)))
+    chosen = files[:: max(1, len(files) // sample)][:sample]
+    for track in sorted({t for t, _ in chosen}):  # untimed: the resample tables, as a busy worker has them
+        compute(cache.get(track), next(p for t, p in chosen if t == track).read_bytes())
+    times = []
+    for track, path in chosen:
+        pinned, data_bytes = cache.get(track), path.read_bytes()
+        start = time.process_time()
+        compute(pinned, data_bytes)
+        times.append(time.process_time() - start)
+    return sum(times) / len(times)
 
 
 def make_files(out: Path, n: int) -> list[tuple[str, Path]]:
@@ -170,12 +227,15 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
             # submissions queue first, so a publish queued behind a burst would wait for all of it).
             dep.workers.append(procs.Worker(dep.env, dep.tmp / "publish.log", queues="publish").start())
             httpx.post(hub_url + "/_fake/reset", json={}, timeout=10)  # count the burst, not the seeding
+            roots = [p.proc.pid for p in [dep.space, *dep.workers] if p is not None and p.proc is not None]
+            cpu_before = tree_cpu(roots)
             t_start = time.time()
             subs = submit_all(dep.url, files, list(tokens))
             posted = time.time()
             accepted = [s for s in subs if s["status"] == 202 and s["id"]]
             final = wait_settled(dep.url, [s["id"] for s in accepted], args.timeout)
             settled = time.time()
+            service_cpu = tree_cpu(roots) - cpu_before
             stats, commits = hub_get(hub_url, "/_fake/stats"), hub_get(hub_url, "/_fake/commits")
             tracebacks = sum(t.count("Traceback") for t in dep.logs().values())
     finally:
@@ -190,7 +250,11 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
     by_repo = {area: commits.get(repo, []) for area, repo in repos.items()}
     requests = sum(n for route, n in stats.items() if not route.startswith("429"))
     n = max(len(accepted), 1)
+    scoring = scoring_cpu(demo, tmp, files)
     return {
+        "cpu_per_upload_s": round(service_cpu / n, 3),
+        "scoring_cpu_s": round(scoring, 3),
+        "cpu_ratio": round(service_cpu / n / scoring, 2) if scoring else None,
         "uploads": len(subs),
         "accepted": len(accepted),
         "http_statuses": sorted({s["status"] for s in subs}),
@@ -256,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{fig['to_published_p50_s']} s p95 {fig['to_published_p95_s']} s "
         f"max {fig['to_published_max_s']} s; "
         f"tracebacks in logs: {fig['tracebacks_in_logs']}"
+    )
+    print(
+        f"CPU per accepted upload (web + workers) {fig['cpu_per_upload_s']} s against the scoring's "
+        f"{fig['scoring_cpu_s']} s: {fig['cpu_ratio']}×"
     )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
