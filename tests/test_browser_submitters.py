@@ -408,3 +408,46 @@ def test_links_keep_the_language_and_the_track(live_space, chromium) -> None:
         assert not page.errors, page.errors
     finally:
         page.context.close()
+
+
+def _post(live_space, token: str, data: bytes, name: str) -> str:
+    import httpx
+
+    answer = httpx.post(
+        f"{live_space.url}api/v1/submissions",
+        data={"track": "cold", "model_name": name},
+        files={"file": ("p.jsonl", data)},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=60,
+    )
+    assert answer.status_code == 202, answer.text
+    return answer.json()["submission_id"]
+
+
+def test_the_maintainers_tables_keep_their_rows_when_the_language_changes(live_space, chromium) -> None:
+    """A held upload (ivy's exact copy of hank's file) in the Maintainers tab's held list stays listed when
+    the page switches language, under the new language's headers (it was emptied before)."""
+    data = mixed_predictions("cold", 0.55, seed="hank-ivy")
+    _post(live_space, "tok-hank-0123456789", data, "hank-original")
+    held = _post(live_space, "tok-ivy-0123456789", data, "ivy-copy")
+    page = new_page(chromium, "1440")
+    try:
+        page.goto(f"{live_space.url}?track=cold")
+        expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        open_tab(page, "提交")
+        sign_in(page, BOSS, "boss")
+        tab(page, "维护")
+        held_table = page.locator("#m-held")
+        page.locator("#m-held-btn").click()
+        expect(held_table).to_contain_text(held, timeout=TIMEOUT)
+        expect(held_table).to_contain_text("提交者")
+        set_language(page, "en")
+        expect(held_table).to_contain_text("Submitter", timeout=TIMEOUT)
+        expect(held_table).to_contain_text(held)  # still listed
+        assert "提交者" not in held_table.inner_text()
+        shot(page, "sub-maintainers-held-en-1440")
+        # Control: an empty table gets the new language's headers and no rows.
+        expect(page.locator("#m-diff")).to_contain_text("Submission", timeout=TIMEOUT)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

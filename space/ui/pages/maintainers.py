@@ -104,6 +104,13 @@ def empty_held(lang: str) -> pd.DataFrame:
     return pd.DataFrame(columns=[t(k, lang) for k in HELD_COLUMNS])
 
 
+def shows_rows(table: pd.DataFrame | None) -> bool:
+    """Does a table the page sends back hold data? (Gradio may send an empty one as a row of blanks.)"""
+    if table is None or table.empty:
+        return False
+    return bool(table.astype(str).map(lambda v: v.strip() not in ("", "nan", "None")).to_numpy().any())
+
+
 SUMMARY_KEYS = {
     "submissions": "sum_submissions",
     "rescored": "sum_rescored",
@@ -170,8 +177,9 @@ class MaintainersPage:
             self.rescore_btn = gr.Button(both("rescore"), elem_id="m-rescore")
             self.report_btn = gr.Button(both("latest_report"), elem_id="m-report")
         self.out = gr.Markdown(elem_id="m-out")
-        self.diff = ctx.texts(
-            gr.Dataframe(interactive=False, label=both("rescore_diff"), elem_id="m-diff"), value=empty_diff
+        # Data tables: not bound to the toggle's texts (that would empty them); `relabel` redraws them.
+        self.diff = gr.Dataframe(
+            empty_diff("zh"), interactive=False, label=both("rescore_diff"), elem_id="m-diff"
         )
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), elem_id="m-id")
@@ -192,14 +200,12 @@ class MaintainersPage:
         ctx.texts(gr.Markdown(), value="held_intro")
         with gr.Row():
             self.held_btn = gr.Button(both("held_btn"), elem_id="m-held-btn")
-        self.held_table = ctx.texts(
-            gr.Dataframe(
-                interactive=False,
-                label=both("held"),
-                elem_id="m-held",
-                datatype=["str", "str", "str", "str", "number", "markdown"],
-            ),
-            value=empty_held,
+        self.held_table = gr.Dataframe(
+            empty_held("zh"),
+            interactive=False,
+            label=both("held"),
+            elem_id="m-held",
+            datatype=["str", "str", "str", "str", "number", "markdown"],
         )
 
     def wire(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> None:
@@ -216,6 +222,35 @@ class MaintainersPage:
         self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
         cut_inputs = [track, self.release_name, token, lang]
         self.cut_btn.click(self.cut_release, cut_inputs, self.cut_out, api_name="maint_cut_release")
+        lang.change(
+            self.relabel,
+            [track, self.diff, self.held_table, token, lang],
+            [self.out, self.diff, self.held_table],
+            api_name="maint_relabel",
+            api_visibility="private",
+            show_progress="hidden",
+        )
+
+    def relabel(
+        self,
+        track: str,
+        diff: pd.DataFrame | None,
+        held: pd.DataFrame | None,
+        token: str | None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> dict:
+        """The tables in the page's new language: what they showed is read again in it (a maintainer's
+        report and held list), an empty one gets this language's headers."""
+        out: dict = {self.out: gr.skip(), self.diff: empty_diff(lang), self.held_table: empty_held(lang)}
+        try:
+            if shows_rows(diff):
+                out.update(self.maint_report(track, token, lang, profile))
+            if shows_rows(held):
+                out[self.held_table] = self.held(track, token, lang, profile)
+        except gr.Error:  # signed out since: the tables empty, no error for a language switch
+            pass
+        return out
 
     def rescore(
         self,
