@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import TOKENS, open_tab, shot
+from tests.conftest_ui import ROOT, TOKENS, open_tab, shot
 from tests.factories import mixed_predictions
 
 pytestmark = pytest.mark.browser
@@ -451,3 +451,38 @@ def test_the_maintainers_tables_keep_their_rows_when_the_language_changes(live_s
         assert not page.errors, page.errors
     finally:
         page.context.close()
+
+
+def test_a_bad_file_is_explained_in_the_pages_language(live_space, chromium, tmp_path) -> None:
+    """The validation report of a broken VARM file (issue 28.9: scorer messages included): on a Chinese
+    page no English sentence is left in the problems or the advice; the English page (the control) shows the
+    scorer's own words."""
+    from tests.test_scorer_text import english_left
+
+    baseline = ROOT / "data" / "demo" / "varm" / "baselines" / "lexicon.test.jsonl"
+    good = [json.loads(x) for x in baseline.read_text().splitlines()]
+    output = good[0]["output"]
+    rows = [json.dumps(r, ensure_ascii=False) for r in good]
+    rows[2] = json.dumps({"id": good[2]["id"]})  # missing output
+    rows[3] = '{"id": "x", "output": '  # not JSON
+    rows[4] = json.dumps({"id": good[4]["id"], "output": output.replace("[", "【").replace("]", "】")})
+    path = tmp_path / "broken.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    for lang in ("zh", "en"):
+        page = new_page(chromium, "1440")
+        try:
+            page.goto(f"{live_space.url}?track=varm&lang={lang}")
+            caption = "行" if lang == "zh" else "Rows"
+            expect(page.locator("#board-caption")).to_contain_text(caption, timeout=TIMEOUT)
+            open_tab(page, "提交" if lang == "zh" else "Submit")
+            page.locator("#upload input[type=file]").set_input_files(str(path))
+            expect(page.locator("#submit-message")).to_contain_text("✗", timeout=TIMEOUT)
+            expect(page.locator("#report")).to_contain_text("output", timeout=TIMEOUT)
+            said = page.locator("#report").inner_text() + "\n" + page.locator("#submit-message").inner_text()
+            if lang == "zh":  # the row ids are data
+                assert english_left(re.sub(r"varm-demo-test-\d+", "", said)) == [], said
+                shot(page, "sub-report-zh-1440")
+            else:
+                assert "not valid JSON" in said and english_left(said), said
+        finally:
+            page.context.close()

@@ -6,6 +6,7 @@ import pandas as pd
 
 from .i18n import t
 from .safe import md
+from .scorer_text import say
 
 REPORT_COLUMNS = ("h_line", "h_field", "h_message")  # i18n keys
 
@@ -21,7 +22,11 @@ def report_frame(report: dict | None, lang: str = "zh") -> pd.DataFrame:
     for p in sorted(problems, key=lambda p: -1 if p.get("line") is None else p["line"]):
         line = p.get("line")
         rows.append(
-            [t("file", lang) if line is None else str(line), p.get("field") or "", p.get("message") or ""]
+            [
+                t("file", lang) if line is None else str(line),
+                p.get("field") or "",
+                say(p.get("message") or "", lang),
+            ]
         )
     return pd.DataFrame(rows, columns=[t(key, lang) for key in REPORT_COLUMNS])
 
@@ -47,5 +52,5 @@ def report_markdown(report: dict | None, lang: str) -> str:
             where += " " + t("and_more", lang, n=len(fmt) - FORMAT_SHOWN)
         parts.append(f"**!** {t('will_count_wrong', lang, n=len(fmt), where=where)}")
     for advice in report.get("advice") or []:
-        parts.append(f"{t('advice', lang)}: {md(advice, 600)}")
+        parts.append(f"{t('advice', lang)}: {md(say(advice, lang), 600)}")
     return "\n\n".join(parts)

@@ -12,6 +12,7 @@ from space.board_query import METRICS, PRIMARY
 
 from .i18n import t
 from .safe import code, md, md_link
+from .scorer_text import say
 from .tables import ColumnType, metric_header, na_cell, pct, rank_label, when
 
 TERMINAL = ("published", "rejected", "failed", "held")  # held waits for a maintainer, not a worker
@@ -96,7 +97,7 @@ def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataF
             ci_text = f"[{c[0]:.2f}, {c[1]:.2f}]" if isinstance(c, list) and len(c) == 2 else ""
             shown = f"{flat[k]:.2f} {spec.unit}"
         if k in undefined:
-            shown, ci_text = na_cell(str(undefined[k])), ""
+            shown, ci_text = na_cell(say(str(undefined[k]), lang)), ""
         # The board's names in the page's language; an acronym keeps its name, with the Chinese one beside it.
         name = spec.name(lang)
         if lang == "zh" and name == spec.en != spec.zh:  # an acronym: its Chinese name beside it
@@ -158,8 +159,8 @@ def breakdowns_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
 def _note(cell: dict, lang: str = "en") -> str:
     """Why values of this cell are n/a: the withheld reason, then each undefined metric's reason."""
     undefined = cell.get("undefined") or {}
-    named = [f"{metric_header('cold', k, lang)}: {r}" for k, r in sorted(undefined.items())]
-    return " · ".join(note for note in [cell.get("withheld") or "", *named] if note)
+    named = [f"{metric_header('cold', k, lang)}: {say(str(r), lang)}" for k, r in sorted(undefined.items())]
+    return " · ".join(note for note in [say(cell.get("withheld") or "", lang), *named] if note)
 
 
 WITHHELD_COLUMN = "h_note"  # an i18n key: the note column's header in the page's language
@@ -186,7 +187,7 @@ def format_table(result: dict | None, record: dict, lang: str = "zh") -> pd.Data
             [
                 t("line_n", lang, n=p.get("line")) if p.get("line") is not None else t("file", lang),
                 p.get("field") or "",
-                p.get("message") or "",
+                say(p.get("message") or "", lang),
             ]
         )
     return pd.DataFrame(out, columns=columns(("h_where", "h_issue", "h_count_message"), lang))
@@ -236,7 +237,7 @@ def versions_table(record: dict, lang: str = "zh") -> pd.DataFrame:
 
 def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     out = [
-        [status_name(str(h.get("status")), lang), when(h.get("at")), h.get("note") or ""]
+        [status_name(str(h.get("status")), lang), when(h.get("at")), say(h.get("note") or "", lang)]
         for h in record.get("history") or []
     ]
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))

@@ -34,6 +34,7 @@ from space.board_query import (
 
 from .i18n import t
 from .safe import md, md_link
+from .scorer_text import say
 
 ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe datatypes this UI uses
 
@@ -143,10 +144,10 @@ def metric_digits(m: MetricSpec) -> int:
 UNDEFINED = "undefined."  # row column prefix (worker.leaderboard): the scorer's reason, text
 
 
-def undefined_reason(row: dict | pd.Series, key: str) -> str:
-    """The scorer's reason why metric `key` of this row is not a measurement (0/0), or ""."""
+def undefined_reason(row: dict | pd.Series, key: str, lang: str = "en") -> str:
+    """The scorer's reason why metric `key` of this row is not a measurement (0/0), in `lang`; or ""."""
     reason = row.get(f"{UNDEFINED}{key}")
-    return reason if isinstance(reason, str) else ""
+    return say(reason, lang) if isinstance(reason, str) else ""
 
 
 def na_cell(reason: str) -> str:
@@ -290,7 +291,7 @@ def display_frame(
             continue
         cells, kind, texts = metric_cells(
             [metric_value(m, r) for r in records],
-            [undefined_reason(r, m.key) for r in records],
+            [undefined_reason(r, m.key, lang) for r in records],
             metric_digits(m),
         )
         add(m.header(lang), kind, cells, texts)  # empty (explanations): collapses
@@ -342,7 +343,7 @@ def metric_table(rows: Iterable[dict], track: str, lang: str = "zh") -> tuple[pd
         if is_explanation(m.key) and all(v is None for v in values):
             continue  # no selected system has explanations: no column
         cells, kind, texts = metric_cells(
-            values, [undefined_reason(r, m.key) for r in rows], metric_digits(m)
+            values, [undefined_reason(r, m.key, lang) for r in rows], metric_digits(m)
         )
         data[m.header(lang)] = cells
         types.append(kind)
