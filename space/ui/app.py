@@ -394,6 +394,11 @@ def build_app(
             analysis.analysis, [track, analysis.systems, lang], analysis.outputs, api_name=False
         ).then(compare.relabel, [compare.shown, lang], compare.outputs, api_name=False).then(
             explorer.relabel, [track, explorer.upload, lang], explorer.outputs, api_name=False
+        ).then(
+            maintainers.relabel,
+            maintainers.relabel_inputs(track, submit.token, lang),
+            maintainers.relabel_outputs,
+            api_name=False,
         )
         about.wire(track, lang)
         maintainers.wire(track, submit.token, lang)

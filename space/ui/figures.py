@@ -22,7 +22,8 @@ from plotly.subplots import make_subplots
 from scoring.metrics_spec import VARM_FIELDS, MetricSpec
 from scoring.tracks import metric_spec
 
-from .i18n import t
+from .i18n import subset_name, t
+from .scorer_text import say
 from .tables import better_side, undefined_reason
 
 NA = "n/a"
@@ -120,12 +121,12 @@ def _titled(name: str, arrow: str) -> str:
     return f"{name} (%) {arrow}".rstrip()
 
 
-def _metric(rows: Sequence[dict], key: str) -> tuple[list[float | None], list[str]]:
+def _metric(rows: Sequence[dict], key: str, lang: str = "en") -> tuple[list[float | None], list[str]]:
     """One metric of each row in percent (None where undefined or missing) and its hover text: the value,
     or "n/a" with the scorer's reason why it is not a measurement."""
     values, shown = [], []
     for r in rows:
-        reason = undefined_reason(r, key)
+        reason = undefined_reason(r, key, lang)
         v = None if reason else _pct(r.get(key))
         values.append(v)
         shown.append(f"{NA} ({html.escape(reason)})" if reason else NA if v is None else f"{v:.1f}%")
@@ -287,8 +288,8 @@ def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
             hoverinfo="skip",
         )
     )
-    x_values, x_shown = _metric(rows, xs.key)
-    y_values, y_shown = _metric(rows, ys.key)
+    x_values, x_shown = _metric(rows, xs.key, lang)
+    y_values, y_shown = _metric(rows, ys.key, lang)
     points = zip(short_labels(rows), system_labels(rows), x_values, y_values, x_shown, y_shown, strict=True)
     for i, (short, full, x, y, x_text, y_text) in enumerate(points):
         gap = NA if x is None or y is None else f"{x - y:.1f}"
@@ -339,7 +340,7 @@ def her_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     specs = [metric_spec("varm", key) for key in ("her_c", "her_l")]
     for spec in specs:
         name = f"{spec.en} ({t('fig_' + spec.key, lang)})"
-        values, shown = _metric(rows, spec.key)
+        values, shown = _metric(rows, spec.key, lang)
         fig.add_trace(
             go.Bar(
                 name=name,
@@ -392,7 +393,10 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None], lang: str 
         fig.add_trace(
             go.Heatmap(
                 z=z,
-                x=[html.escape(s).replace("_", "<br>") for s in subsets],
+                x=[  # narrow enough for a phone: a line a word
+                    html.escape(subset_name(s, lang)).replace(" ", "<br>").replace("/", "/<br>")
+                    for s in subsets
+                ],
                 y=list(range(len(rows))),
                 customdata=[[f] * len(subsets) for f in full],
                 coloraxis="coloraxis2" if key == "jrem_gap" else "coloraxis",
@@ -416,7 +420,7 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None], lang: str 
     fig.update_xaxes(title_text=subset_word, row=3)
     fig.update_xaxes(tickfont={"size": 11}, side="bottom")
     fig.update_yaxes(_system_axis(short_labels(rows)), title_text=t("fig_system", lang))
-    _note_withheld(fig, reasons)  # empty cells: n/a, with the reason
+    _note_withheld(fig, reasons, lang)  # empty cells: n/a, with the reason
     return _finish(fig, title, height=260 + 3 * 22 * len(rows))
 
 
@@ -479,7 +483,7 @@ def metric_bars(
     fig = go.Figure()
     for spec in specs:
         header = html.escape(spec.header(lang))
-        x, shown = _metric(rows, spec.key)
+        x, shown = _metric(rows, spec.key, lang)
         hi = [None if v is None else _pct(r.get(f"ci.{spec.key}.high")) for v, r in zip(x, rows, strict=True)]
         lo = [None if v is None else _pct(r.get(f"ci.{spec.key}.low")) for v, r in zip(x, rows, strict=True)]
         fig.add_trace(
@@ -546,7 +550,7 @@ def breakdown_bars(
         y, shown = [], []
         for v in values:
             cell = part.get(v) or {}
-            undefined = str((cell.get("undefined") or {}).get(metric) or "")
+            undefined = say(str((cell.get("undefined") or {}).get(metric) or ""), lang)
             value = None if undefined else _pct(cell.get(metric))
             y.append(value)
             shown.append(
@@ -565,15 +569,15 @@ def breakdown_bars(
             )
         )
     fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=_axis(spec, lang))
-    _note_withheld(fig, reasons)
+    _note_withheld(fig, reasons, lang)
     return _finish(fig, title, height=540, systems_legend=True)
 
 
-def _note_withheld(fig: go.Figure, reasons: set[str]) -> None:
+def _note_withheld(fig: go.Figure, reasons: set[str], lang: str) -> None:
     """Say why some cells are empty (the scorer withheld them; see docs/SECURITY.md) in the title's subtitle:
     the title's margin grows to fit it, where a note placed below the axes would land on tick labels."""
     if reasons:
-        lines = [line for r in sorted(reasons) for line in textwrap.wrap(r, 48)]
+        lines = [line for r in sorted(reasons) for line in textwrap.wrap(say(r, lang), 48)]
         fig.update_layout(title_subtitle_text="<br>".join(html.escape(line) for line in lines))
 
 

@@ -368,6 +368,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "fig_cue": ("线索子集：有害与无害 JREM 及差距", "Cue subsets: harmful vs non-harmful JREM and gap"),
     "fig_no_subsets": ("暂无子集结果", "No subset results"),
     "fig_subset": ("子集", "Subset"),
+    "subset_demographic_identity": ("人口身份", "Demographic identity"),
+    "subset_social_status_role": ("社会地位/角色", "Social status/role"),
+    "subset_body_health_disability": ("身体/健康/残障", "Body/health/disability"),
+    "subset_general_abuse": ("一般辱骂", "General abuse"),
     "fig_format": ("格式问题（每类问题的输出条数）", "Format issues (outputs per issue)"),
     "fig_no_format": ("暂无格式统计", "No format report"),
     "fig_no_format_issues": ("没有格式问题：所有输出均可解析", "No format issues: every output parses"),
@@ -581,6 +585,12 @@ TEXT: dict[str, tuple[str, str]] = {
     "no_public_files": ("该赛道尚无公开文件。", "No public files for this track yet."),
     "lang": ("语言", "Language"),
 }
+
+
+def subset_name(name: str, lang: str = "zh") -> str:
+    """A VARM cue subset's display name in `lang` (the four cues the protocol names); another name as it
+    is (a release may name its subsets otherwise)."""
+    return t(f"subset_{name}", lang) if f"subset_{name}" in TEXT else name
 
 
 def t(key: str, lang: str = "zh", **kwargs: object) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 from scoring.tracks import TRACK_TITLES, metric_spec
 from space.board_query import METRICS, PRIMARY
 
-from .i18n import t
+from .i18n import subset_name, t
 from .safe import code, md, md_link
 from .scorer_text import say
 from .tables import ColumnType, metric_header, na_cell, pct, rank_label, when
@@ -136,7 +136,8 @@ def subsets_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     subsets = (result or {}).get("subsets") or {}
     out = []
     for name, s in sorted(subsets.items()):
-        out.append([name, s.get("rows"), *(_shown(s, k) for k in keys), s.get("withheld") or ""])
+        withheld = say(str(s.get("withheld") or ""), lang)
+        out.append([subset_name(name, lang), s.get("rows"), *(_shown(s, k) for k in keys), withheld])
     return pd.DataFrame(out, columns=cols)
 
 

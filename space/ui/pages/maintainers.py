@@ -222,14 +222,13 @@ class MaintainersPage:
         self.held_btn.click(self.held, [track, token, lang], self.held_table, api_name="maint_held")
         cut_inputs = [track, self.release_name, token, lang]
         self.cut_btn.click(self.cut_release, cut_inputs, self.cut_out, api_name="maint_cut_release")
-        lang.change(
-            self.relabel,
-            [track, self.diff, self.held_table, token, lang],
-            [self.out, self.diff, self.held_table],
-            api_name="maint_relabel",
-            api_visibility="private",
-            show_progress="hidden",
-        )
+
+    def relabel_inputs(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> list:
+        return [track, self.diff, self.held_table, token, lang]
+
+    @property
+    def relabel_outputs(self) -> list:
+        return [self.out, self.diff, self.held_table]
 
     def relabel(
         self,
