@@ -197,10 +197,12 @@ def test_ui_shows_withheld_cells_as_na_with_the_reason() -> None:
     assert SMALL_CELL.split(" (")[0] in groups.layout.title.text.replace("<br>", " ")  # said under the title
 
     varm = _restricted("varm", lambda refs: np.arange(300))  # a small test: general_abuse has 29 non-harmful
-    subsets = subsets_table(varm, "en").set_index("Subset")
-    assert subsets.loc["general_abuse", "JREM non-harmful ↑"] == "n/a"
-    assert "fewer than 30 rows" in subsets.loc["general_abuse", note]
-    assert isinstance(subsets.loc["general_abuse", "JREM harmful ↑"], float)
+    subsets = subsets_table(varm, "en").set_index("Subset")  # by display name
+    assert subsets.loc["General abuse", "JREM non-harmful ↑"] == "n/a"
+    assert "fewer than 30 rows" in subsets.loc["General abuse", note]
+    assert isinstance(subsets.loc["General abuse", "JREM harmful ↑"], float)
+    chinese = subsets_table(varm, "zh").set_index("子集")
+    assert "少于 30 条" in chinese.loc["一般辱骂", t(WITHHELD_COLUMN, "zh")]  # said in the page language
     heat = figures.cue_heatmap(rows, [varm], "en")
     column = sorted(varm["subsets"]).index("general_abuse")
     assert heat.data[1].text[0][column] == "n/a" and heat.data[0].text[0][column] != "n/a"

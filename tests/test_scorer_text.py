@@ -21,7 +21,7 @@ DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 ALLOWED = re.compile(
     r"'[^']*'|\"[^\"]*\"|`[^`]*`|\[[^\]]*\]|\b(?:id|text|output|label|spans|char_scores|prob\w*|sha256\w*|"
     r"JSON|UTF-8|UTF-16|GBK|GB18030|NUL|null|true|false|n/a|TP|FP|FN|Ladder|start|end|NaN|Infinity|"
-    r"ASCII|uD800|uDFFF|uXXXX|masked-inputs|python|scoring|removed_\d+|kept_\d+|cli|e\.g)\b"
+    r"ASCII|JREM|uD800|uDFFF|uXXXX|masked-inputs|python|scoring|removed_\d+|kept_\d+|cli|e\.g)\b"
 )
 
 
@@ -132,7 +132,9 @@ def toxitrace_messages(track: str) -> list[str]:
 
 
 def na_reasons() -> list[str]:
-    out = [SMALL_CELL, LABEL_PURE, DERIVED_CELL]
+    # scoring/varm_metrics.py's subset cells: "<groups> JREM <reason>"
+    names = ("harmful", "non-harmful", "harmful and non-harmful")
+    out = [SMALL_CELL, LABEL_PURE, DERIVED_CELL, *(f"{n} JREM {SMALL_CELL}" for n in names)]
     for track in ("cold", "cntp"):
         refs = get_track(track).load_references(DEMO / track / "test.jsonl")
         majority = (DEMO / track / "baselines" / "majority.test.jsonl").read_bytes()

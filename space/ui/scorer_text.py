@@ -50,6 +50,9 @@ PARTS = {
     "Infinity is not allowed in JSON": "JSON 中不允许 Infinity",
     "-Infinity is not allowed in JSON": "JSON 中不允许 -Infinity",
     "0 by the protocol's zero-division rule": "按协议的除零规则记为 0",
+    "harmful": "有害",
+    "non-harmful": "无害",
+    "harmful and non-harmful": "有害与无害",
     "received": "接收",
     "queued": "排队",
     "scoring": "在评分",
@@ -282,6 +285,10 @@ RULES: tuple[tuple[str, str], ...] = (
     (
         r"n/a: fewer than (?P<n>\d+) rows \(small groups reveal individual hidden labels\)",
         "n/a：少于 {n} 条（小组会暴露单条隐藏标签）",
+    ),
+    (
+        r"(?P<t_names>harmful|non-harmful|harmful and non-harmful) JREM (?P<t_rest>n/a: .+)",
+        "{t_names}条目的 JREM {t_rest}",
     ),
     (
         r"n/a: every row of this group has the same gold label \(only accuracy is published\)",
