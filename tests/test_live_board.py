@@ -336,6 +336,22 @@ def test_a_cold_reader_of_a_long_board_reads_the_export_and_the_files_changed_si
     assert len([p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]) == len(table["ranks"])
 
 
+def test_a_torn_export_costs_a_cold_reader_reads_not_the_board(tmp_path, small_segments) -> None:
+    from worker.store import local
+
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 20)  # 23 rows: 12 segments, seeded from the export when cold
+    expected = live_board.read(store, TRACK)[0]
+    export = store.read("results", layout.leaderboard_json(TRACK))
+    oid = hashlib.sha1(export).hexdigest()
+    (tmp_path / "store" / "results" / "objects" / oid[:2] / f"{oid}.z").write_bytes(b"torn")
+    local.forget_decoded()
+    counting = CountingStore(store)
+    board, _ = live_board.read(counting, TRACK, None, {})
+    assert board == expected  # from its own files: every segment read
+    assert len([p for p in counting.read_paths if p.startswith(layout.board_segments_dir(TRACK))]) == 12
+
+
 def test_the_changelog_is_sealed_into_parts_and_scrubbed_in_all(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(history, "CHANGELOG_HEAD_BYTES", 400)  # two or three lines a part
     store = LocalStore(tmp_path)

@@ -39,6 +39,7 @@ import orjson
 from worker.leaderboard import to_parquet
 from worker.records import parse_iso
 from worker.store import Store, codec, layout
+from worker.store.base import UnreadableObject
 from worker.submissions import read_json
 
 RESULTS = "results"
@@ -326,12 +327,13 @@ def _seed_from_export(store: Store, track: str, table: dict, revision: str, cach
     the stamps the rank table lists, so a file that differs from the export's is read as before."""
     if len(table.get("segments") or []) + len(table.get("ranks") or []) <= SEED_FROM_EXPORT_FILES:
         return
-    exported = read_json(store, RESULTS, layout.leaderboard_json(track), revision)
-    if not exported or not exported.get("rows"):
-        return
+    # The export only saves reads: one that is torn, not JSON or of an older format is skipped, and the
+    # board is read from its own files as before (which are checked against their stamps).
     try:
-        encode(exported, {}, known=cache)  # fills `cache` as `read` would have: segments and rank parts
-    except (KeyError, TypeError, ValueError):  # an export older than the live board's format: read as before
+        exported = read_json(store, RESULTS, layout.leaderboard_json(track), revision)
+        if exported and exported.get("rows"):
+            encode(exported, {}, known=cache)  # fills `cache` as `read` would have: segments and rank parts
+    except (UnreadableObject, KeyError, TypeError, ValueError):
         return
 
 
