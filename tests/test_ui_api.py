@@ -528,3 +528,34 @@ def test_maintainers_tab_lists_releases_and_rejects_held_near_copies(ui_client, 
     assert find_record(ui_app.store, held["submission_id"])["error"] == "rejected after review: label probe"
     listed = table(ui_client.predict("toxicn", BOSS, api_name="/maint_held"))
     assert held["submission_id"] not in [r[0] for r in listed["data"]]
+
+
+def test_the_maintainers_language_redraw_reads_nothing_for_a_non_maintainer(ui_app: UIApp) -> None:
+    """The language chain sends the Maintainers tables back to be redrawn; tables a caller claims to show
+    (a crafted event) get the held list only with a maintainer's token (the control: the maintainer's
+    redraw lists the held upload, in English)."""
+    import pandas as pd
+
+    from space.ui.app import build_app
+    from space.ui.i18n import t
+    from space.ui.pages.maintainers import HELD_COLUMNS
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.service import Service
+
+    service = Service(ui_app.config, ui_app.store, RecordingEnqueuer())
+    rows = [
+        json.loads(x) for x in (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_text().splitlines()
+    ]
+    rows[11]["label"] = 1 - rows[11]["label"]  # not a baseline's file: a copy of it is another's file
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    service.submit(identity="relabel-origin", track="cold", data=data, metadata={"model_name": "o"})
+    held = service.submit(identity="relabel-copy", track="cold", data=data, metadata={"model_name": "c"})
+    assert held["status"] == "held"
+
+    page = build_app(ui_app.service, auth_mode="token").maintainers
+    claimed = pd.DataFrame([["x"] * len(HELD_COLUMNS)])
+    refused = page.relabel("cold", claimed, claimed, ALICE, "en")
+    assert refused[page.held_table].empty and refused[page.diff].empty
+    assert list(refused[page.held_table].columns) == [t(k, "en") for k in HELD_COLUMNS]
+    shown = page.relabel("cold", None, claimed, BOSS, "en")[page.held_table]
+    assert held["submission_id"] in shown[t("col_submission_id", "en")].tolist()
