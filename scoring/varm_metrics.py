@@ -70,6 +70,8 @@ def normalise_target(text: str) -> str:
 
 def target_f1(predicted: str, gold: str) -> float:
     """Multiset character-overlap F1 of two targets after normalisation (spec §3, official)."""
+    if predicted == gold:  # equal before normalisation: equal after, so F1 is 1 (both empty included)
+        return 1.0
     pred, ref = normalise_target(predicted), normalise_target(gold)
     if not pred and not ref:
         return 1.0
@@ -158,31 +160,51 @@ class RowOutcomes:
 
 
 def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]]) -> RowOutcomes:
-    """Join parsed outputs with gold records (same order) into per-row outcome arrays."""
-    n = len(gold)
-    valid = np.zeros(n, dtype=bool)
-    anchor_valid = np.zeros(n, dtype=bool)
-    correct = np.zeros((n, len(FIELDS)), dtype=bool)
-    t_f1 = np.zeros(n, dtype=np.float64)
-    gold_codes = np.zeros((n, len(DISCRETE_FIELDS)), dtype=np.int8)
-    pred_codes = np.full((n, len(DISCRETE_FIELDS)), SENTINEL, dtype=np.int8)
-    issues = np.zeros((n, len(FORMAT_ISSUES)), dtype=bool)
+    """Join parsed outputs with gold records (same order) into per-row outcome arrays.
+
+    Python lists first and one array each at the end: per-row writes into numpy arrays cost more than the
+    join itself (a re-score runs this for every stored submission)."""
     issue_index = {name: k for k, name in enumerate(FORMAT_ISSUES)}
     codes = [(name, CLASS_CODES[name]) for name in DISCRETE_FIELDS]
+    invalid_codes = [SENTINEL] * len(DISCRETE_FIELDS)
+    wrong = [False] * len(FIELDS)
+    valid, anchor_valid, t_f1, correct, pred_codes, issue_cells = [], [], [], [], [], []
     for i, (out, ref) in enumerate(zip(parsed, gold, strict=True)):
-        gold_codes[i] = [code[ref[name]] for name, code in codes]
-        anchor_valid[i] = out.anchor_schema_valid
-        for issue in out.format_issues:
-            issues[i, issue_index[issue]] = True
-        if not out.schema_valid:
-            continue  # every field of an invalid output counts as wrong
-        valid[i] = True
+        anchor_valid.append(out.anchor_schema_valid)
+        issue_cells.extend((i, issue_index[issue]) for issue in out.format_issues)
+        valid.append(out.schema_valid)
+        if not out.schema_valid:  # every field of an invalid output counts as wrong
+            t_f1.append(0.0)
+            correct.append(wrong)
+            pred_codes.append(invalid_codes)
+            continue
         record = out.record
-        t_f1[i] = target_f1(record["target"], ref["target"])
-        correct[i, 0] = t_f1[i] >= TARGET_MATCH_THRESHOLD
-        pred_codes[i] = [code[record[name]] for name, code in codes]
-        correct[i, 1:] = [record[name] == ref[name] for name in DISCRETE_FIELDS]
-    return RowOutcomes(valid, anchor_valid, correct, t_f1, gold_codes, pred_codes, issues)
+        f1 = target_f1(record["target"], ref["target"])
+        t_f1.append(f1)
+        correct.append(
+            [f1 >= TARGET_MATCH_THRESHOLD, *(record[name] == ref[name] for name in DISCRETE_FIELDS)]
+        )
+        pred_codes.append([code[record[name]] for name, code in codes])
+    n = len(gold)
+    issues = np.zeros((n, len(FORMAT_ISSUES)), dtype=bool)
+    if issue_cells:
+        issues[tuple(np.array(issue_cells).T)] = True
+    return RowOutcomes(
+        valid=np.array(valid, dtype=bool),
+        anchor_valid=np.array(anchor_valid, dtype=bool),
+        correct=np.array(correct, dtype=bool).reshape(n, len(FIELDS)),
+        target_f1=np.array(t_f1, dtype=np.float64),
+        gold=_gold_codes(gold),
+        pred=np.array(pred_codes, dtype=np.int8).reshape(n, len(DISCRETE_FIELDS)),
+        issues=issues,
+    )
+
+
+def _gold_codes(gold: Sequence[dict[str, Any]]) -> np.ndarray:
+    """int8 (n, 5): each gold record's class codes, DISCRETE_FIELDS order."""
+    codes = [(name, CLASS_CODES[name]) for name in DISCRETE_FIELDS]
+    rows = [[code[ref[name]] for name, code in codes] for ref in gold]
+    return np.array(rows, dtype=np.int8).reshape(len(gold), len(DISCRETE_FIELDS))
 
 
 def _columns() -> dict[str, slice | int]:
