@@ -9,8 +9,8 @@
   idle viewer (STORE=hub over tests/fakehub.py, Redis): Hub requests a minute of one viewer polling an
      unchanged board, head re-read every 1 s (the old TTL) vs HEAD_POLL_SECONDS=30 with announced heads
 
-Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--only embedded,redis,rescore,idle]
-       [--viewer-seconds 60]
+Usage: .venv/bin/python bench/bench_pipeline.py [--n 50] [--rescore 1000] [--test-rows K]
+       [--only embedded,redis,rescore,idle] [--viewer-seconds 60]
 Needs Redis at $REDIS_URL (default redis://127.0.0.1:6379/0) for the last two.
 """
 
@@ -81,14 +81,15 @@ def wait(predicate, timeout: float, what: str):
     raise SystemExit(f"timed out waiting for {what}")
 
 
-def mixed_predictions(seed: int) -> bytes:
-    """A distinct, valid predictions file: each row taken from one of the demo baselines at random."""
+def mixed_predictions(seed: int, rows: int | None = None) -> bytes:
+    """A distinct, valid predictions file: each row taken from one of the demo baselines at random (the
+    first `rows` test rows when given, as `make_demo_without_baselines(rows=...)` keeps)."""
     files = [
-        (DEMO / TRACK / "baselines" / f"{n}.test.jsonl").read_bytes().splitlines()
+        (DEMO / TRACK / "baselines" / f"{n}.test.jsonl").read_bytes().splitlines()[:rows]
         for n in ("char-ngram", "lexicon", "majority")
     ]
     rng = random.Random(seed)
-    return b"\n".join(rng.choice(rows) for rows in zip(*files, strict=True)) + b"\n"
+    return b"\n".join(rng.choice(lines) for lines in zip(*files, strict=True)) + b"\n"
 
 
 def board_ids(base: str) -> set[str]:
@@ -226,7 +227,7 @@ def bench_redis(n: int, tmp: Path) -> None:
         cleanup_redis(env)
 
 
-def store_many(data: Path, count: int) -> None:
+def store_many(data: Path, count: int, rows: int | None = None) -> None:
     """Write `count` scored submissions straight into the store, as if an older scorer had scored them.
 
     Ids are random-looking hex like the service's (`secrets.token_hex(8)`) and the record index is written
@@ -244,11 +245,11 @@ def store_many(data: Path, count: int) -> None:
 
     store = open_store(Config(data_dir=data))
     pinned = ReferenceCache(store).get(TRACK)
-    template_result, template_rows, _ = compute(pinned, mixed_predictions(0))
+    template_result, template_rows, _ = compute(pinned, mixed_predictions(0, rows))
     add, records = {}, []
     for i in range(count):
         sid = hashlib.sha256(f"bench {i}".encode()).hexdigest()[:16]
-        preds = mixed_predictions(20_000 + i)
+        preds = mixed_predictions(20_000 + i, rows)
         rec = new_record(
             submission_id=sid,
             track=TRACK,
@@ -275,17 +276,17 @@ def store_many(data: Path, count: int) -> None:
     store.commit("submissions", add, [], f"bench: {count} stored submissions")
 
 
-def bench_rescore(count: int, tmp: Path) -> None:
+def bench_rescore(count: int, tmp: Path, rows: int | None = None) -> None:
     data = tmp / "rescore"
     env = redis_env(data, free_port())
     subprocess.run(
-        [sys.executable, "-m", "worker", "seed", "--demo-dir", str(make_demo_without_baselines(tmp))],
+        [sys.executable, "-m", "worker", "seed", "--demo-dir", str(make_demo_without_baselines(tmp, rows))],
         cwd=ROOT,
         env=env,
         check=True,
         capture_output=True,
     )
-    store_many(data, count)
+    store_many(data, count, rows)
     procs = redis_workers(env, tmp / "rescore-workers.log")
     try:
         time.sleep(3)  # workers up
@@ -304,7 +305,8 @@ def bench_rescore(count: int, tmp: Path) -> None:
         cpu = process_group_cpu(procs[0].pid)
         summary = json.loads(out.stdout)
         print(
-            f"rescore: {count} stored submissions in {wall:.1f}s wall, {cpu:.1f}s CPU in the scoring worker "
+            f"rescore: {count} stored submissions ({rows or 'all'} test rows) in {wall:.1f}s wall, "
+            f"{cpu:.1f}s CPU in the scoring worker "
             f"(rescored={summary['rescored']} skipped={summary['skipped']} errors={summary['errors']} "
             f"rank_changes={summary['rank_changes']}; 2 scoring processes + 1 publish)",
             flush=True,
@@ -360,7 +362,9 @@ def rescore_breakdown(log: Path) -> str:
     )
 
 
-def make_demo_without_baselines(tmp: Path) -> Path:
+def make_demo_without_baselines(tmp: Path, rows: int | None = None) -> Path:
+    """The demo VARM bundle without its baselines; with `rows`, its test set cut to the first `rows` rows
+    (public inputs and cue subsets with it), e.g. 400 for the demo's size before it grew to 2,000."""
     import shutil
 
     out = tmp / "demo"
@@ -370,6 +374,16 @@ def make_demo_without_baselines(tmp: Path) -> Path:
         ignore=shutil.ignore_patterns("baselines", "train.jsonl"),
         dirs_exist_ok=True,
     )
+    if rows is not None:
+        bundle = out / TRACK
+        kept = {json.loads(line)["id"] for line in (bundle / "test.jsonl").read_text().splitlines()[:rows]}
+        for path in [
+            bundle / "test.jsonl",
+            bundle / "public" / "test_inputs.jsonl",
+            *bundle.glob("subsets/*"),
+        ]:
+            lines = [line for line in path.read_text().splitlines() if json.loads(line)["id"] in kept]
+            path.write_text("".join(line + "\n" for line in lines))
     return out
 
 
@@ -452,6 +466,9 @@ def main() -> None:
     )
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--rescore", type=int, default=1000)
+    parser.add_argument(
+        "--test-rows", type=int, help="re-score on the first K demo test rows (400: the demo before it grew)"
+    )
     parser.add_argument("--only", default="embedded,redis,rescore,idle")
     parser.add_argument("--viewer-seconds", type=float, default=60)
     args = parser.parse_args()
@@ -467,7 +484,7 @@ def main() -> None:
         if "redis" in only:
             bench_redis(args.n, Path(tmp))
         if "rescore" in only:
-            bench_rescore(args.rescore, Path(tmp))
+            bench_rescore(args.rescore, Path(tmp), args.test_rows)
         if "idle" in only:
             bench_idle_viewer(Path(tmp), args.viewer_seconds)
 
