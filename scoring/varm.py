@@ -33,7 +33,7 @@ from .varm_metrics import (
     overall_metrics,
     resampled_metrics,
     row_outcomes,
-    subset_metrics,
+    subsets_metrics,
     withheld_subset,
 )
 from .version import SCORER_VERSION
@@ -238,14 +238,10 @@ class VarmTrack:
     def _subsets(
         refs: VarmReferences, outcomes: RowOutcomes, matrix: np.ndarray, disclose: bool
     ) -> dict[str, Any]:
+        raw = subsets_metrics(outcomes, refs.subsets, matrix)
         if not disclose:
-            return {
-                name: subset_metrics(outcomes, rows, matrix) for name, rows in sorted(refs.subsets.items())
-            }
-        cells = {
-            name: disclosed_subset(subset_metrics(outcomes, rows, matrix))
-            for name, rows in refs.subsets.items()
-        }
+            return dict(sorted(raw.items()))
+        cells = {name: disclosed_subset(cell) for name, cell in raw.items()}
         if disjoint(refs.subsets.values()):  # overall minus the others would give a withheld one back
             sizes = {name: len(rows) for name, rows in refs.subsets.items()}
             for name in derived_small(sizes, outcomes.n):

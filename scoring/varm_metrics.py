@@ -38,6 +38,7 @@ __all__ = [
     "disclosed_subset",
     "withheld_subset",
     "subset_metrics",
+    "subsets_metrics",
     "target_f1",
 ]
 
@@ -275,16 +276,30 @@ def metrics_for_rows(
 ) -> dict[str, float]:
     """Point estimates of every metric (or those in `names`) on the rows selected by `mask` (all rows when
     None)."""
-    weights = np.ones(outcomes.n) if mask is None else np.asarray(mask, dtype=np.float64)
+    masks = np.ones((1, outcomes.n), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)[None, :]
+    return metrics_for_masks(outcomes, masks, matrix, names)[0]
+
+
+def metrics_for_masks(
+    outcomes: RowOutcomes,
+    masks: np.ndarray,
+    matrix: np.ndarray | None = None,
+    names: Sequence[str] | None = None,
+) -> list[dict[str, float]]:
+    """`metrics_for_rows` of each row of the boolean `masks` (k, n), from one matrix product: every column
+    but T-F1's sums whole numbers, exact in float64 whichever way the product adds them."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
-    sums = weights[None, :] @ x
-    rows = weights.sum(keepdims=True)
-    values = {key: float(value[0]) for key, value in metric_arrays(sums, rows, names).items()}
-    if "t_f1" in values:
-        # T-F1 sums non-integers: use an exactly rounded sum so that row order never changes the result.
-        selected = outcomes.target_f1 if mask is None else outcomes.target_f1[np.asarray(mask, dtype=bool)]
-        values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
-    return values
+    weights = masks.astype(np.float64)
+    arrays = metric_arrays(weights @ x, weights.sum(axis=1), names)
+    out = []
+    for k, mask in enumerate(masks):
+        values = {key: float(value[k]) for key, value in arrays.items()}
+        if "t_f1" in values:
+            # T-F1 sums non-integers: an exactly rounded sum, so that row order never changes the result.
+            selected = outcomes.target_f1[mask]
+            values["t_f1"] = math.fsum(selected.tolist()) / len(selected) if len(selected) else 0.0
+        out.append(values)
+    return out
 
 
 def nest(flat: dict[str, float]) -> dict[str, Any]:
@@ -313,30 +328,40 @@ def subset_metrics(
     outcomes: RowOutcomes, rows: np.ndarray, matrix: np.ndarray | None = None
 ) -> dict[str, Any]:
     """Every metric on a subset's rows, plus JREM on its gold-有害 and gold-无害 rows and their gap."""
+    return subsets_metrics(outcomes, {"": rows}, matrix)[""]
+
+
+def subsets_metrics(
+    outcomes: RowOutcomes, subsets: Mapping[str, np.ndarray], matrix: np.ndarray | None = None
+) -> dict[str, dict[str, Any]]:
+    """`subset_metrics` of each named subset (row indices), the metrics of all of them from one product."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
-    mask = np.zeros(outcomes.n, dtype=bool)
-    mask[rows] = True
-    harmful = mask & outcomes.harmful
-    non_harmful = mask & ~outcomes.harmful
-    values = metrics_for_rows(outcomes, mask, matrix=x)
+    masks = np.zeros((len(subsets), outcomes.n), dtype=bool)
+    for k, rows in enumerate(subsets.values()):
+        masks[k, rows] = True
     jrem_col = x[:, COLUMNS["jrem"]]
-    n_harmful, n_non_harmful = int(harmful.sum()), int(non_harmful.sum())
-    jrem_h = int(jrem_col[harmful].sum()) / n_harmful if n_harmful else None
-    jrem_n = int(jrem_col[non_harmful].sum()) / n_non_harmful if n_non_harmful else None
-    out = nest(values)
-    counts = outcomes.issues[mask].sum(axis=0)  # spec §3: "every metric above", format-issue counts included
-    out.update(
-        {
-            "format_issues": {name: int(counts[k]) for k, name in enumerate(FORMAT_ISSUES)},
-            "rows": int(mask.sum()),
-            "rows_harmful": n_harmful,
-            "rows_non_harmful": n_non_harmful,
-            "jrem_harmful": jrem_h,
-            "jrem_non_harmful": jrem_n,
-            "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
-        }
-    )
-    return out
+    cells = {}
+    for name, mask, values in zip(subsets, masks, metrics_for_masks(outcomes, masks, x), strict=True):
+        harmful = mask & outcomes.harmful
+        non_harmful = mask & ~outcomes.harmful
+        n_harmful, n_non_harmful = int(harmful.sum()), int(non_harmful.sum())
+        jrem_h = int(jrem_col[harmful].sum()) / n_harmful if n_harmful else None
+        jrem_n = int(jrem_col[non_harmful].sum()) / n_non_harmful if n_non_harmful else None
+        out = nest(values)
+        counts = outcomes.issues[mask].sum(axis=0)  # spec §3: "every metric above", format-issue counts too
+        out.update(
+            {
+                "format_issues": {issue: int(counts[k]) for k, issue in enumerate(FORMAT_ISSUES)},
+                "rows": int(mask.sum()),
+                "rows_harmful": n_harmful,
+                "rows_non_harmful": n_non_harmful,
+                "jrem_harmful": jrem_h,
+                "jrem_non_harmful": jrem_n,
+                "jrem_gap": jrem_h - jrem_n if jrem_h is not None and jrem_n is not None else None,
+            }
+        )
+        cells[name] = out
+    return cells
 
 
 # Counts that do not depend on the gold labels' values per row (sizes, format issues of the outputs).
