@@ -125,6 +125,21 @@ def test_export_due() -> None:
     assert live_board.export_due(last, 1, 100, now + timedelta(minutes=5), 600)  # 10 minutes old
 
 
+def test_export_interval_grows_with_a_large_board_so_export_bytes_an_hour_stay_flat() -> None:
+    now = parse_iso("2026-12-06T12:00:00.000Z")
+    last = {"generated_at": "2026-12-06T11:40:00.000Z", "changed": 0}  # 20 minutes old
+    assert live_board.export_interval(600, 100) == live_board.export_interval(600, 10_000) == 600
+    assert live_board.export_interval(600, 100_000) == 6000  # 10x the rows: a tenth as often
+    assert live_board.export_interval(0, 100_000) == 0  # EXPORT_EVERY_SECONDS=0 still means every publish
+    assert live_board.export_due(last, 1, 10_000, now, 600)  # 20 minutes > 10 at 10,000 rows
+    assert not live_board.export_due(last, 1, 30_000, now, 600)  # 20 minutes < 30 at 30,000 rows
+    assert live_board.export_due(last, 1, 30_000, now + timedelta(minutes=10), 600)
+    assert live_board.export_due(last, 3_000, 30_000, now, 600)  # 10 % changed: at once, whatever the size
+    # Bytes an hour: an export's bytes are ~proportional to its rows; one every interval.
+    per_hour = {rows: rows * 3600 / live_board.export_interval(600, rows) for rows in (10_000, 100_000)}
+    assert per_hour[100_000] == per_hour[10_000]
+
+
 # -- through the publisher ------------------------------------------------------------------------------
 
 
