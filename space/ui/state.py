@@ -51,7 +51,7 @@ def _plain(value: object) -> object:
 
 def load_board_frame(service: Service, track: str) -> tuple[dict, pd.DataFrame]:
     """(meta, rows frame) of a track from `Service.leaderboard`: the live board, the same rows the REST API
-    serves (the complete `leaderboard.parquet` export may lag it by up to EXPORT_EVERY_SECONDS, longer on a board over 10,000 rows)."""
+    serves (the complete `leaderboard.parquet` export may lag it: `worker.live_board.export_interval`)."""
     data = service.leaderboard(track) or {}
     rows = [r for r in data.get("rows") or [] if isinstance(r, dict)]
     rows = with_provisional(rows, service.latest_release(track))  # rows newer than the official numbers
