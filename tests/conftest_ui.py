@@ -93,14 +93,21 @@ def seed_public(store, track: str) -> None:
 
 
 def publish_demo_board(
-    store, track: str, n_models: int, *, xss: bool = False, names: tuple[str, ...] = ()
+    store,
+    track: str,
+    n_models: int,
+    *,
+    xss: bool = False,
+    names: tuple[str, ...] = (),
+    baselines: tuple[str, ...] = BASELINES,
 ) -> list[str]:
     """Put the 3 demo baselines and `n_models` systems of varied skill on `track`'s board, through the
     pipeline's own code: records (`new_record`), the worker's scoring job (real scorer, private row
     outcomes), then `Publisher.publish` (paired-bootstrap tie groups, envelopes, parquet, changelog).
 
-    `store` must hold every area (a maintainer/worker view). Returns the submission ids, baselines first;
-    with `xss`, the first system's model name is factories.XSS_NAME; `names` name the systems in turn.
+    `store` must hold every area (a maintainer/worker view). Returns the submission ids, baselines first
+    (`baselines`: the demo baselines' names, each with a file under data/demo/<track>/baselines/); with
+    `xss`, the first system's model name is factories.XSS_NAME; `names` name the systems in turn.
     """
     from tests.factories import XSS_NAME, mixed_predictions
     from worker.gold.publish import Publisher
@@ -114,15 +121,15 @@ def publish_demo_board(
     rng = random.Random(f"ui-{track}")
     add: dict[str, bytes] = {}
     ids = []
-    for i in range(len(BASELINES) + n_models):
-        is_baseline = i < len(BASELINES)
+    for i in range(len(baselines) + n_models):
+        is_baseline = i < len(baselines)
         if is_baseline:
-            data = (DEMO / track / "baselines" / f"{BASELINES[i]}.test.jsonl").read_bytes()
-            name, org, model_type, setting = f"baseline: {BASELINES[i]}", "demo", "", ""
+            data = (DEMO / track / "baselines" / f"{baselines[i]}.test.jsonl").read_bytes()
+            name, org, model_type, setting = f"baseline: {baselines[i]}", "demo", "", ""
         else:
             data = mixed_predictions(track, round(rng.uniform(0.05, 0.95), 3), seed=i)
-            name = XSS_NAME if xss and i == len(BASELINES) else f"model-{i:05d}"
-            name = names[(i - len(BASELINES)) % len(names)] if names and name != XSS_NAME else name
+            name = XSS_NAME if xss and i == len(baselines) else f"model-{i:05d}"
+            name = names[(i - len(baselines)) % len(names)] if names and name != XSS_NAME else name
             org = ORGS[i % len(ORGS)]
             model_type, setting = ("open", "closed")[i % 2], ("zero-shot", "taxonomy", "fine-tuned")[i % 3]
         sid = hashlib.sha256(f"{track}-{i}".encode()).hexdigest()[:16]

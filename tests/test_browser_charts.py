@@ -29,6 +29,7 @@ from playwright.sync_api import Page, expect
 from space.ui.figures import MAX_SYSTEMS
 from space.ui.tables import metric_header
 from tests.conftest_pipeline import WorkerProcess, worker_env
+from tests.conftest_ui import BASELINES as BASELINE_NAMES
 from tests.conftest_ui import (
     SCREENSHOTS,
     TOKENS,
@@ -128,13 +129,59 @@ def overlaps(boxes: list[dict]) -> list[tuple]:
     return bad
 
 
+# Every legend entry of the charts under a root: its text lines (plotly draws a line a tspan), the box of
+# its text, and the legend's visible area (a legend taller than its room scrolls, and the entries past its
+# edge are clipped).
+LEGENDS = """(root) => [...document.querySelectorAll(root + ' .js-plotly-plot')].flatMap(plot => {
+  const owner = plot.closest('[id]').id;
+  return [...plot.querySelectorAll('.legend')].flatMap(legend => {
+    const area = legend.querySelector('.bg').getBoundingClientRect();
+    const bar = legend.querySelector('.scrollbar');
+    const scrolls = !!bar && bar.getBoundingClientRect().height > 0;
+    return [...legend.querySelectorAll('.traces')].map(entry => {
+      const text = entry.querySelector('.legendtext'), box = text.getBoundingClientRect();
+      const lines = [...text.querySelectorAll('tspan.line')].map(t => t.textContent);
+      const edges = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+      return {plot: owner, lines: lines.length ? lines : [text.textContent], scrolls, text: edges(box),
+              area: edges(area)};
+    });
+  });
+})"""
+# The charts whose legends name the systems (one entry a system).
+SYSTEM_LEGENDS = {"varm": ("plot-1", "plot-2"), "cold": ("plot-2", "plot-3")}
+SHORT_ID = re.compile(r"\([0-9a-f]{6}\)")  # what told two cut names apart before (issue 28.1)
+
+
+def legend_problems(entries: list[dict], system_plots: tuple[str, ...] = ()) -> list[tuple]:
+    """What keeps a reader from a legend: a scrolled legend, an entry clipped at its edge; in a systems
+    legend, an entry of more than two lines, names that read alike or need an id to differ. (Plotly lines
+    entries up in columns by itself; they overlap when a name is wider than its column: `overlaps`.)"""
+    bad: list[tuple] = [("scrolls", e["plot"]) for e in entries if e["scrolls"]]
+    for e in entries:
+        t, a = e["text"], e["area"]
+        if t["left"] < a["left"] - 1 or t["right"] > a["right"] + 1 or t["bottom"] > a["bottom"] + 1:
+            bad.append(("clipped", e["plot"], "".join(e["lines"])))
+    for plot in system_plots:
+        mine = [e for e in entries if e["plot"] == plot]
+        names = ["".join(e["lines"]) for e in mine]
+        bad += [("lines", plot, n) for e, n in zip(mine, names, strict=True) if len(e["lines"]) > 2]
+        bad += [("alike", plot, n) for n in names if names.count(n) > 1]
+        bad += [("id", plot, n) for n in names if SHORT_ID.search(n)]
+    return bad
+
+
 TABS = {"en": ("Leaderboard", "Analysis", "Compare"), "zh": ("排行榜", "分析", "对比")}
+
+
+# Each track's baselines (demo files): COLD's two char-ngram ones share a name's start (issue 28.1).
+BASELINES = {"varm": ("majority", "lexicon", "char-ngram"), "cold": (*BASELINE_NAMES, "char-ngram-random")}
+SHARED_START = ("char-ngram ◆", "char-ngram-random ◆")  # how a chart names them, the baselines' mark after
 
 
 @dataclass
 class Charts:
     url: str
-    ids: dict[str, list[str]]  # track -> submission ids, the 3 baselines first, then the systems of NAMES
+    ids: dict[str, list[str]]  # track -> submission ids, the baselines first, then the systems of NAMES
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +207,10 @@ def ten_systems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Charts]:
             started = pool.submit(worker.start, 60)  # boots while the boards are filled
             try:
                 ids = {
-                    track: publish_demo_board(store, track, MAX_SYSTEMS - 3, xss=True, names=NAMES)
-                    for track in ("varm", "cold")
+                    track: publish_demo_board(
+                        store, track, MAX_SYSTEMS - len(base), xss=True, names=NAMES, baselines=base
+                    )
+                    for track, base in BASELINES.items()
                 }
             finally:
                 started.result()
@@ -253,16 +302,25 @@ def test_no_chart_text_overlaps_with_ten_systems(
         kinds = {b["kind"] for b in boxes}
         assert {"title", "axis-title", "tick", "legend", "modebar", "plot-area"} <= kinds, kinds
         ticks = [b["text"] for b in boxes if b["kind"] == "tick"]
-        assert any(t.endswith("…") for t in ticks), ticks  # long names are cut on the axes...
+        # Long names are cut in the middle on the axes (their start, "…", their end)...
+        assert any("…" in t and not t.endswith("…") for t in ticks), ticks
         assert overlaps(boxes) == []
+        legends = page.evaluate(LEGENDS, "#tab-analysis")
+        (SCREENSHOTS / f"charts-{track}-{lang}-{width}-legends.json").write_text(json.dumps(legends))
+        assert legend_problems(legends, SYSTEM_LEGENDS[track]) == []
+        if track == "cold":  # two baselines that share a name's start read whole and apart
+            for plot in ("plot-1", *SYSTEM_LEGENDS[track]):
+                shown = [b["text"] for b in boxes if b["plot"] == plot and b["kind"] in ("tick", "legend")]
+                assert set(SHARED_START) <= set(shown), (plot, shown)
         # ...and shown whole on hover: a bar of the first system-axis chart names the system in full.
         plot = "#plot-3" if track == "varm" else "#plot-1"
         names = page.locator(f"{plot} .ytick text").all_text_contents()  # systems, top down (by position)
-        cut = next(i for i, name in enumerate(names) if name.endswith("…"))
+        cut = next(i for i, name in enumerate(names) if "…" in name)
         page.locator(f"{plot} .trace.bars").first.locator(".point").nth(cut).hover(force=True)
         hover = page.locator(f"{plot} .hoverlayer")
-        expect(hover).to_contain_text(names[cut].removesuffix("…"), timeout=TIMEOUT)
-        assert "…" not in (hover.text_content() or ""), hover.text_content()
+        start, end = names[cut].split("…")
+        expect(hover).to_contain_text(start, timeout=TIMEOUT)
+        assert end in (hover.text_content() or "") and "…" not in (hover.text_content() or "")
         assert not errors, errors
     finally:
         context.close()
@@ -319,6 +377,31 @@ def test_the_compare_chart_does_not_overlap(ten_systems, chromium, width: str, l
         context.close()
 
 
+def draw(page: Page, box_id: str, fig: go.Figure) -> None:
+    """`fig` drawn by the page's plotly into a new 360 px wide box `box_id` at the end of the page."""
+    page.evaluate(
+        """([id, fig]) => {
+        const box = document.createElement('div'), div = document.createElement('div');
+        box.id = id;
+        div.style.width = '360px';
+        box.appendChild(div);
+        document.body.appendChild(box);
+        return window.Plotly.newPlot(div, fig.data, fig.layout);
+    }""",
+        [box_id, json.loads(fig.to_json())],
+    )
+
+
+def broken_legend() -> go.Figure:
+    """A legend of the mistakes legend_problems looks for: three lines, names alike and told apart by ids,
+    more entries than the legend's room (it scrolls)."""
+    names = ["a<br>three-line<br>name", "same name", "same name", "x (0a1b2c)", "y (3d4e5f)"]
+    names += [f"system {'long ' * (i % 3)}{i}" for i in range(14)]
+    fig = go.Figure([go.Bar(x=[1], y=[i], name=name, orientation="h") for i, name in enumerate(names)])
+    fig.update_layout(height=300, legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
 def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
     """Positive control: the pre-fix layout mistakes, drawn by the same plotly in the same page, are found."""
     page = chromium.new_page(viewport=VIEWPORTS["390"])
@@ -336,17 +419,8 @@ def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
             legend={"x": 0.3, "y": 0.6},
             xaxis={"tickangle": 0},
         )
-        page.evaluate(
-            """(fig) => {
-            const box = document.createElement('div'), div = document.createElement('div');
-            box.id = 'broken-chart';
-            div.style.width = '360px';
-            box.appendChild(div);
-            document.body.appendChild(box);
-            return window.Plotly.newPlot(div, fig.data, fig.layout);
-        }""",
-            json.loads(broken.to_json()),
-        )
+        draw(page, "broken-chart", broken)
+        draw(page, "broken-legend", broken_legend())
         found = overlaps(chart_boxes(page, "#broken-chart"))
         shot(page, "charts-positive-control")
         kinds = {(f[0], f[2]) for f in found}
@@ -354,5 +428,8 @@ def test_the_overlap_check_sees_a_broken_chart(ten_systems, chromium) -> None:
         assert ("on the plot area", "legend") in kinds, found
         assert any(f[0] == "overlap" and "modebar" in f for f in found), found  # the toolbar on the title
         assert overlaps(chart_boxes(page, "#tab-analysis")) == []  # the real charts stay clean
+        legend = {f[0] for f in legend_problems(page.evaluate(LEGENDS, "#broken-legend"), ("broken-legend",))}
+        assert legend == {"scrolls", "clipped", "lines", "alike", "id"}, legend
+        assert legend_problems(page.evaluate(LEGENDS, "#tab-analysis"), SYSTEM_LEGENDS["varm"]) == []
     finally:
         page.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -52,21 +53,64 @@ def test_label_vs_jrem_has_diagonal_and_gap(varm) -> None:
     assert "gap" in points[0].hovertemplate and points[0].mode == "markers"
 
 
-def test_long_names_are_cut_on_axes_and_whole_on_hover() -> None:
+def test_long_names_are_cut_in_the_middle_on_axes_and_whole_on_hover() -> None:
     entries = make_entries("varm", 5)
     long = "超长的中文模型名称：基于大规模预训练的辱骂检测系统第二版"
     entries[3].record["metadata"]["model_name"] = long
-    entries[4].record["metadata"]["model_name"] = long.replace("二", "三")  # the same cut label
+    entries[4].record["metadata"]["model_name"] = long.replace("二", "三")  # the same start
     rows = board_rows(entries, "varm")
     short = figures.short_labels(rows)
-    assert len(set(short)) == len(short)  # two names that cut alike get their short ids
-    cut = [label for label in short if label.startswith("超长")]
-    assert all("…" in label and len(label) < 20 for label in cut), cut
+    assert len(set(short)) == len(short)
+    cut = sorted(label for label in short if label.startswith("超长"))
+    # Two lines: the start with "…", then the end, where the two names differ (no id needed).
+    assert cut == ["超长的中文模型…<br>骂检测系统第三版", "超长的中文模型…<br>骂检测系统第二版"], cut
     her = figures.her_bars(rows)
     assert list(her.layout.yaxis.ticktext) == short and long in [c[0] for c in her.data[0].customdata]
     traces = figures.field_error_bars(rows).data
     assert any(t.name.startswith("超长") and long in t.hovertemplate for t in traces)
     assert sum("◆" in label for label in short) == 3 and not [x for x in short if "baseline" in x]
+
+
+def _labels(*names: str, baseline: bool = False) -> list[str]:
+    rows = [
+        {"model_name": name, "is_baseline": baseline, "submission_id": f"{i:02d}{'ab' * 7}"}
+        for i, name in enumerate(names)
+    ]
+    return figures.short_labels(rows)
+
+
+@pytest.mark.parametrize(
+    ("names", "baseline", "expected"),
+    [
+        # A name that fits two lines wraps whole, after a hyphen or a space where one is near the end.
+        (
+            ("baseline: char-ngram", "baseline: char-ngram-random"),
+            True,
+            ["char-ngram ◆", "char-ngram-<br>random ◆"],
+        ),
+        (("GPT-4o-mini zero-shot",), False, ["GPT-4o-mini<br>zero-shot"]),
+        (
+            ("Qwen2.5-72B-Instruct + taxonomy prompt (v3, self-consistency)",),
+            False,
+            ["Qwen2.5-72B-…<br>consistency)"],
+        ),
+        # Different names with the same start and end: the second line shows where they part.
+        (
+            ("model-A-" + "x" * 30 + "-v1", "model-A-" + "x" * 13 + "y" + "x" * 16 + "-v1"),
+            False,
+            ["model-A-…<br>…xxxxxxxxxxxxxx…", "model-A-…<br>…yxxxxxxxxxxxxx…"],
+        ),
+        # Only the same name needs the submission id.
+        (("same", "same"), False, ["same<br>(00abab)", "same<br>(01abab)"]),
+        (("<b>x</b>",), False, ["&lt;b&gt;x&lt;/b&gt;"]),  # escaped after the cut
+    ],
+)
+def test_system_labels_wrap_then_cut_in_the_middle(names, baseline, expected) -> None:
+    labels = _labels(*names, baseline=baseline)
+    assert labels == expected
+    for label in labels:
+        lines = [html.unescape(line) for line in label.split("<br>")]
+        assert len(lines) <= 2 and all(figures._text_width(x) <= figures.LABEL_CHARS for x in lines), label
 
 
 def test_user_names_are_escaped_in_every_figure(varm) -> None:

@@ -11,6 +11,7 @@ published as 0: a row's `undefined.<metric>`) is drawn as no bar or point, "n/a"
 from __future__ import annotations
 
 import html
+import os
 import re
 import textwrap
 import unicodedata
@@ -28,7 +29,13 @@ from .tables import better_side, undefined_reason
 
 NA = "n/a"
 MAX_SYSTEMS = 10  # the Analysis tab charts at most this many systems (each layout below is sized for it)
-LABEL_CHARS = 16  # columns of a system name on an axis or in a legend ("…" after); hovers show it all
+LABEL_CHARS = 16  # columns of a line of a system name on an axis or in a legend (two lines at most)
+LEGEND_ENTRY_PX = 110  # a legend entry's text column: LABEL_CHARS columns of 12 px text
+LEGEND_LINE_PX = 16  # one line of a legend entry (12 px text)
+LEGEND_PLOT_PX = 380  # a chart with a systems legend, without the legend
+SYSTEM_ROW_PX = (26, 34)  # a system's row on a system axis, for one- and two-line names
+HEATMAP_ROW_PX = (22, 32)  # the same in each panel of the cue heatmap (11 px names)
+_BREAKS = " -_/:：，,"  # a line of a system name may end after one of these
 MODEBAR_PX = 30  # plotly's toolbar sits in this strip above the title (on a phone it is always shown)
 # Only the tools a reader uses; the others are dead weight on a bar chart and widen the toolbar.
 _MODEBAR_REMOVE = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
@@ -52,9 +59,14 @@ def _finish(
     are n/a) becomes smaller lines under it. The title's room is fixed here rather than left to automargin:
     plotly places a multi-line title by its first line, and automargin then cut that line off.
 
-    `systems_legend`: the legend names systems (cut to LABEL_CHARS), so entries of one fixed width line up
-    in columns (two on a phone); other legends keep entries as wide as their text."""
+    `systems_legend`: the legend names systems (two lines of LABEL_CHARS at most), so entries of one fixed
+    width line up in columns; other legends keep entries as wide as their text. `height` is the plot's: the
+    figure grows by the legend's height on a phone, where plotly lays the entries out one a row (it fits them
+    across the plot area, not the figure), so the plot keeps its room and the legend never reaches the half
+    of the figure past which plotly scrolls it (the entries beyond are then hidden)."""
     note = fig.layout.title.subtitle.text
+    if systems_legend:
+        height += LEGEND_LINE_PX * sum(_lines(str(tr.name)) for tr in fig.data if tr.showlegend is not False)
     title = "<br>".join(_wrap(line, TITLE_COLUMNS) for line in title.split("<br>"))
     text = title + (f"<br><sub>{note}</sub>" if note else "")
     lines = text.count("<br>") + 1
@@ -86,7 +98,8 @@ def _finish(
             "yref": "container",
             "font": {"size": 12},
             "entrywidthmode": "pixels",
-            "entrywidth": 110 if systems_legend else 0,
+            "entrywidth": LEGEND_ENTRY_PX if systems_legend else 0,
+            "maxheight": 1,  # the figure's heights leave it room (below): never a scrolled legend
         },
         modebar={"remove": _MODEBAR_REMOVE},
         hoverlabel={"namelength": -1},
@@ -148,31 +161,38 @@ def _width(token: str) -> int:
     return 1 if len(token) > 1 else _columns(token)
 
 
+def _fit(tokens: Sequence[str], n: int, breaks: str) -> tuple[int, int]:
+    """How many of `tokens` fit in `n` columns, and how many up to the last of them that is in `breaks`
+    (0: none is)."""
+    used, fit, brk = 0, 0, 0
+    for i, tok in enumerate(tokens):
+        used += _width(tok)
+        if used > n:
+            break
+        fit = i + 1
+        if tok in breaks:
+            brk = i + 1
+    return fit, brk
+
+
 def _wrap(line: str, n: int) -> str:
     """An escaped text line (no tags) broken with "<br>" into lines of at most `n` columns: at the last space
     in the second half of a line, else between any two characters (Chinese has no spaces)."""
     tokens, out = _TOKEN.findall(line), []
     while sum(map(_width, tokens)) > n:
-        used, fit, space = 0, 0, 0
-        for i, tok in enumerate(tokens):
-            used += _width(tok)
-            if used > n:
-                break
-            fit = i + 1
-            if tok == " ":
-                space = i
-        if space > fit // 2:
-            out.append("".join(tokens[:space]))
-            tokens = tokens[space + 1 :]
+        fit, space = _fit(tokens, n, " ")
+        if space - 1 > fit // 2:
+            out.append("".join(tokens[: space - 1]))
+            tokens = tokens[space:]
         else:
             out.append("".join(tokens[:fit]))
             tokens = tokens[fit:]
     return "<br>".join([*out, "".join(tokens)])
 
 
-def _cut(text: str, n: int = LABEL_CHARS) -> str:
+def _cut(text: str, n: int) -> str:
     """`text` cut to `n` columns with "…" (a Chinese character takes two columns, as on screen)."""
-    if sum(map(_columns, text)) <= n:
+    if _text_width(text) <= n:
         return text
     out, used = "", 1
     for ch in text:
@@ -183,29 +203,81 @@ def _cut(text: str, n: int = LABEL_CHARS) -> str:
     return out + "…"
 
 
-def system_labels(rows: Sequence[dict], n: int = 200) -> list[str]:
-    """Escaped, unique display names cut to `n` columns (whole by default, for hovers; `n=LABEL_CHARS` for
-    axes and legends). A short id is added when two systems share a (cut) name,
-    and "◆" marks a baseline; both survive the cut. Cut before escaping, so no entity is split."""
+def _span(text: str, n: int, *, tail: bool = False, soft: bool = True) -> str:
+    """The longest start (`tail`: end) of `text` within `n` columns. `soft`: one that stops inside a word is
+    moved back to the last break of its latter half (a line ends after " ", "-", "/"..., the end part starts
+    after one), so "char-ngram-random" splits as "char-ngram-" + "random", not "char-ngram-rando" + "m"."""
+    chars = text[::-1] if tail else text
+    fit, brk = _fit(chars, n, _BREAKS)
+    if tail and brk:
+        brk -= 1  # the end part starts after its break, which stays at the end of the line before
+    size = brk if soft and fit < len(chars) and brk > fit // 2 else fit
+    return text[len(text) - size :] if tail else text[:size]
+
+
+def _text_width(text: str) -> int:
+    return sum(map(_columns, text))
+
+
+def _two_lines(name: str, mark: str, n: int = LABEL_CHARS) -> list[str]:
+    """A system name (then its mark) in at most two lines of `n` columns: wrapped whole when it fits; else
+    its start, "…" and its end, which is where names of one family differ ("…-random", "…第三版")."""
+    text = name + mark
+    for soft in (True, False):
+        first = _span(text, n, soft=soft)
+        rest = text[len(first) :].lstrip()
+        if _text_width(rest) <= n:
+            return [first.rstrip(), rest] if rest else [first]
+    head = _span(name, n - 1).rstrip() + "…"
+    return [head, _span(name, n - _text_width(mark), tail=True).lstrip() + mark]
+
+
+def _tell_apart(
+    lines: list[str], name: str, others: Sequence[str], mark: str, n: int = LABEL_CHARS
+) -> list[str]:
+    """Two lines for `name` that differ from those of `others` (names that got the same two lines): the
+    second line shows where the names part ("…" then the text from there). Identical names cannot be told
+    apart by their text: the caller adds the submission id."""
+    start = min(len(os.path.commonprefix([name, other])) for other in others)
+    if start >= len(name):
+        return lines
+    part = _cut(name[start:], n - _text_width(mark) - 1)
+    return [lines[0], "…" + part + mark]
+
+
+def system_labels(rows: Sequence[dict]) -> list[str]:
+    """Escaped, unique system names in full, for hovers (a short id is added when two systems share a
+    name)."""
     names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
-    if n < 60:  # a cut label: "◆" already says baseline, so the prefix would only eat the name's room
-        names = [
-            name.removeprefix("baseline: ") if r.get("is_baseline") else name
-            for name, r in zip(names, rows, strict=True)
-        ]
-    marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
-    cut = [_cut(name, n - len(mark)) for name, mark in zip(names, marks, strict=True)]
-    out = []
-    for name, short, mark, r in zip(names, cut, marks, rows, strict=True):
-        if cut.count(short) > 1:
-            sid = f" ({str(r.get('submission_id', ''))[:6]})"
-            short = _cut(name, n - len(mark) - len(sid)) + sid
-        out.append(html.escape(short + mark))
-    return out
+    return [
+        html.escape(name + (f" ({str(r.get('submission_id', ''))[:6]})" if names.count(name) > 1 else ""))
+        for name, r in zip(names, rows, strict=True)
+    ]
 
 
 def short_labels(rows: Sequence[dict]) -> list[str]:
-    return system_labels(rows, LABEL_CHARS)
+    """Escaped system names for axes and legends: at most two lines of LABEL_CHARS columns ("<br>" between),
+    the middle left out of a longer name; "◆" marks a baseline (and replaces its "baseline: " prefix, which
+    would only eat the room). Two different names never read the same (the part where they differ is
+    shown); two systems of one name get the start of their submission ids. Cut before escaping, so no
+    entity is split."""
+    names = [str(r.get("model_name") or r.get("submission_id") or "?") for r in rows]
+    names = [
+        name.removeprefix("baseline: ") if r.get("is_baseline") else name
+        for name, r in zip(names, rows, strict=True)
+    ]
+    marks = [" ◆" if r.get("is_baseline") else "" for r in rows]
+    lines = [_two_lines(name, mark) for name, mark in zip(names, marks, strict=True)]
+    out = []
+    for i, (name, mark, r) in enumerate(zip(names, marks, rows, strict=True)):
+        alike = [names[j] for j, other in enumerate(lines) if j != i and other == lines[i]]
+        own = _tell_apart(lines[i], name, alike, mark) if alike else lines[i]
+        if name in alike:  # the same name: only the id tells them apart
+            sid = f"({str(r.get('submission_id', ''))[:6]})"
+            kept = _cut(own[1], LABEL_CHARS - len(sid) - 1) + " " if len(own) > 1 else ""
+            own = [own[0], kept + sid]
+        out.append("<br>".join(html.escape(line) for line in own))
+    return out
 
 
 def empty_figure(title: str, message: str | None = None, lang: str = "zh") -> go.Figure:
@@ -228,9 +300,18 @@ def _system_axis(labels: Sequence[str]) -> dict:
     }
 
 
-def _bar_height(n_systems: int, bars_per_system: int = 1) -> int:
-    """Horizontal bars: room for every system's label (one text line each) and bars a finger can hit."""
-    return 170 + n_systems * max(26, 11 * bars_per_system)
+def _lines(label: str) -> int:
+    return label.count("<br>") + 1
+
+
+def _label_lines(labels: Sequence[str]) -> int:
+    return max(map(_lines, labels), default=1)
+
+
+def _bar_height(n_systems: int, bars_per_system: int = 1, label_lines: int = 1) -> int:
+    """Horizontal bars: room for every system's label (`label_lines` text lines each) and bars a finger can
+    hit."""
+    return 170 + n_systems * max(SYSTEM_ROW_PX[min(label_lines, 2) - 1], 11 * bars_per_system)
 
 
 def field_error_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
@@ -263,8 +344,7 @@ def field_error_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
         yaxis_title=t("fig_field", lang),
         xaxis_title=_titled(t("fig_error_rate", lang), arrow),
     )
-    height = _bar_height(len(fields), len(rows)) + 12 * len(rows)  # + the legend: a line a system on a phone
-    return _finish(fig, title, height=height, systems_legend=True)
+    return _finish(fig, title, height=_bar_height(len(fields), len(rows)), systems_legend=True)
 
 
 def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
@@ -311,7 +391,7 @@ def label_vs_jrem(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     # Both axes start a little below 0, so the two "0" tick labels do not meet in the corner.
     fig.update_xaxes(range=[-5, 102])
     fig.update_yaxes(range=[-5, 102])
-    return _finish(fig, title, height=540, systems_legend=True)
+    return _finish(fig, title, height=LEGEND_PLOT_PX, systems_legend=True)
 
 
 _SYMBOLS = (
@@ -335,7 +415,7 @@ def her_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     title = t("fig_her", lang)
     if not rows:
         return empty_figure(title, lang=lang)
-    full = system_labels(rows)
+    full, labels = system_labels(rows), short_labels(rows)
     fig = go.Figure()
     specs = [metric_spec("varm", key) for key in ("her_c", "her_l")]
     for spec in specs:
@@ -354,11 +434,11 @@ def her_bars(rows: Sequence[dict], lang: str = "zh") -> go.Figure:
     arrow = specs[0].arrow if len({s.arrow for s in specs}) == 1 else ""
     fig.update_layout(
         barmode="group",
-        yaxis=_system_axis(short_labels(rows)),
+        yaxis=_system_axis(labels),
         xaxis_title=_titled(t("fig_rate", lang), arrow),
         yaxis_title=t("fig_system", lang),
     )
-    return _finish(fig, title, height=_bar_height(len(rows), 2))
+    return _finish(fig, title, height=_bar_height(len(rows), 2, _label_lines(labels)))
 
 
 def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None], lang: str = "zh") -> go.Figure:
@@ -419,9 +499,12 @@ def cue_heatmap(rows: Sequence[dict], results: Sequence[dict | None], lang: str 
     )
     fig.update_xaxes(title_text=subset_word, row=3)
     fig.update_xaxes(tickfont={"size": 11}, side="bottom")
-    fig.update_yaxes(_system_axis(short_labels(rows)), title_text=t("fig_system", lang))
+    labels = short_labels(rows)
+    # 11 px names, as the cells: a row of a panel holds a two-line name in 32 px
+    fig.update_yaxes(_system_axis(labels), tickfont={"size": 11}, title_text=t("fig_system", lang))
     _note_withheld(fig, reasons, lang)  # empty cells: n/a, with the reason
-    return _finish(fig, title, height=260 + 3 * 22 * len(rows))
+    row_px = HEATMAP_ROW_PX[_label_lines(labels) - 1]
+    return _finish(fig, title, height=260 + 3 * row_px * len(rows))
 
 
 def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None], lang: str = "zh") -> go.Figure:
@@ -432,7 +515,7 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None], lang
     issues = [i for i in known if any(_num(c.get(i)) for c in counts)]
     if not rows or not known:
         return empty_figure(title, t("fig_no_format", lang), lang)
-    full = system_labels(rows)
+    full, labels = system_labels(rows), short_labels(rows)
     positions = list(range(len(rows)))
     fig = go.Figure()
     for issue in issues:
@@ -464,11 +547,11 @@ def format_issue_bars(rows: Sequence[dict], results: Sequence[dict | None], lang
     fig.update_xaxes(rangemode="nonnegative")  # counts
     fig.update_layout(
         barmode="stack",
-        yaxis=_system_axis(short_labels(rows)),
+        yaxis=_system_axis(labels),
         xaxis_title=t("fig_outputs", lang),
         yaxis_title=t("fig_system", lang),
     )
-    return _finish(fig, title, height=_bar_height(len(rows)) + 20 * len(issues))
+    return _finish(fig, title, height=_bar_height(len(rows), 1, _label_lines(labels)) + 20 * len(issues))
 
 
 def metric_bars(
@@ -478,7 +561,7 @@ def metric_bars(
     undefined metric has no bar ("n/a" and the reason on hover)."""
     if not rows:
         return empty_figure(title, lang=lang)
-    full = system_labels(rows)
+    full, labels = system_labels(rows), short_labels(rows)
     specs = [metric_spec(track, key) for key in keys]
     fig = go.Figure()
     for spec in specs:
@@ -500,11 +583,12 @@ def metric_bars(
     arrow = specs[0].arrow if specs and len({s.arrow for s in specs}) == 1 else ""
     fig.update_layout(
         barmode="group",
-        yaxis=_system_axis(short_labels(rows)),
+        yaxis=_system_axis(labels),
         xaxis_title=_titled(t("fig_score", lang), arrow),
         yaxis_title=t("fig_system", lang),
     )
-    return _finish(fig, title, height=_bar_height(len(rows), len(specs)) + 20 * (len(specs) // 3))
+    height = _bar_height(len(rows), len(specs), _label_lines(labels)) + 20 * (len(specs) // 3)
+    return _finish(fig, title, height=height)
 
 
 def _ci_bars(values: Sequence[float | None], lo: Sequence[float | None], hi: Sequence[float | None]) -> dict:
@@ -570,7 +654,7 @@ def breakdown_bars(
         )
     fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=_axis(spec, lang))
     _note_withheld(fig, reasons, lang)
-    return _finish(fig, title, height=540, systems_legend=True)
+    return _finish(fig, title, height=LEGEND_PLOT_PX, systems_legend=True)
 
 
 def _note_withheld(fig: go.Figure, reasons: set[str], lang: str) -> None:
@@ -707,4 +791,4 @@ def comprehensiveness_vs_f1(rows: Sequence[dict], lang: str = "zh", track: str =
     # Tick labels stand off the axes, so the first of x and the first of y do not meet in the corner.
     fig.update_xaxes(ticklabelstandoff=6)
     fig.update_yaxes(ticklabelstandoff=6)
-    return _finish(fig, title, height=540, systems_legend=True)
+    return _finish(fig, title, height=LEGEND_PLOT_PX, systems_legend=True)
