@@ -169,7 +169,12 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]])
     codes = [(name, CLASS_CODES[name]) for name in DISCRETE_FIELDS]
     invalid_codes = [SENTINEL] * len(DISCRETE_FIELDS)
     wrong = [False] * len(FIELDS)
-    valid, anchor_valid, t_f1, correct, pred_codes, issue_cells = [], [], [], [], [], []
+    valid: list[bool] = []
+    anchor_valid: list[bool] = []
+    t_f1: list[float] = []
+    correct: list[list[bool]] = []
+    pred_codes: list[list[int]] = []
+    issue_cells: list[tuple[int, int]] = []  # (row, issue) of each format issue
     for i, (out, ref) in enumerate(zip(parsed, gold, strict=True)):
         anchor_valid.append(out.anchor_schema_valid)
         issue_cells.extend((i, issue_index[issue]) for issue in out.format_issues)
