@@ -31,6 +31,7 @@ board alone: the same board gives byte-identical files.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import zlib
 from datetime import datetime
 
@@ -71,11 +72,31 @@ def _content(row: dict) -> dict:
 
 def _group_starts(rows: list[dict]) -> list[int]:
     """First rank of each tie group; ValueError when the rows' rank fields are not what build_rows sets
-    (then the rank table could not give them back)."""
-    starts: list[int] = []
-    for i, row in enumerate(rows):
-        if i == 0 or row["tie_group"] != rows[i - 1]["tie_group"]:
-            starts.append(i + 1)
+    (then the rank table could not give them back). Checked column by column (list comparisons run in C:
+    a row-by-row check was ~35 ms of a publish at 10,000 rows); a mismatch is then named row by row."""
+    groups = [row["tie_group"] for row in rows]
+    starts = [i + 1 for i in range(len(groups)) if i == 0 or groups[i] != groups[i - 1]]
+    bounds = [*starts, len(rows) + 1]
+    lows: list[int] = []
+    highs: list[int] = []
+    numbers: list[int] = []
+    for number, (start, end) in enumerate(itertools.pairwise(bounds), start=1):
+        lows += [start] * (end - start)
+        highs += [end - 1] * (end - start)
+        numbers += [number] * (end - start)
+    if (
+        groups == numbers
+        and [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
+        and [row["rank_low"] for row in rows] == lows
+        and [row["rank_high"] for row in rows] == highs
+    ):
+        return starts
+    _name_rank_mismatch(rows, starts)
+    return starts
+
+
+def _name_rank_mismatch(rows: list[dict], starts: list[int]) -> None:
+    """ValueError naming the first row whose rank fields differ from what its place gives."""
     bounds = [*starts, len(rows) + 1]
     group = 0
     for i, row in enumerate(rows):
@@ -87,7 +108,6 @@ def _group_starts(rows: list[dict]) -> list[int]:
                 f"board row {i + 1} has rank fields {[row[f] for f in RANK_FIELDS]}, "
                 f"expected {list(expected)} (rank order, consecutive tie groups)"
             )
-    return starts
 
 
 def encode_segment(rows: list[dict]) -> bytes:
