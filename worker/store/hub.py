@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import builtins
 import functools
+import hashlib
 import logging
 import random
+import re
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -92,9 +95,107 @@ def set_http_timeout(seconds: float) -> None:
     _HTTP_TIMEOUT[:] = [seconds]
 
 
+def _normalize_etag(etag: str | None) -> str | None:
+    """An ETag header's value without its quotes and weak marker (as huggingface_hub reads it)."""
+    if not etag:
+        return None
+    return etag.removeprefix("W/").strip('"') or None
+
+
 def _visible(path: str) -> bool:
     """Hide Hub housekeeping files (.gitattributes) that the store's path rules never produce."""
     return not any(seg.startswith(".") for seg in path.split("/"))
+
+
+_COMMIT_SHA = re.compile(r"[0-9a-f]{40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def git_blob_oid(data: bytes) -> str:
+    """The git object id of a file's bytes: what the Hub's ETag (and a tree listing's oid) names for a
+    file kept in git (not LFS)."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def _content_matches(oid: str, data: bytes) -> bool:
+    """Do `data` hash to `oid` (a git blob id, or an LFS file's sha256)? Anything else: no."""
+    if _COMMIT_SHA.fullmatch(oid):
+        return git_blob_oid(data) == oid
+    if _SHA256.fullmatch(oid):
+        return hashlib.sha256(data).hexdigest() == oid
+    return False
+
+
+class ReadCache:
+    """What a HubStore has read, in this process's memory only (never on disk: a worker's copy of the
+    references stays out of any folder the web process could open):
+
+    - `blobs`: file bytes by content id (the Hub's ETag: the git blob id of the bytes, checked against them
+      before they are kept), least recently used first out past `max_bytes`;
+    - `files`: what a commit holds at a path, (repo, commit sha, path) -> content id, or None for no such
+      file. A commit never changes, so an answer for a commit sha is final; a branch name is never a key.
+
+    A read at a commit sha that `files` knows costs no request; any other read is one GET whose headers
+    name the commit and the content id, so a file whose bytes are already here is not downloaded again
+    when it is large. A file is answered only from the content id the Hub (or this process's own commit)
+    gave for that very commit and path, so a changed file is never answered with the old bytes."""
+
+    def __init__(
+        self,
+        max_bytes: int = 64 << 20,
+        max_blob: int = 16 << 20,
+        max_files: int = 50_000,
+        reuse_over: int = 1 << 18,
+    ) -> None:
+        self.max_bytes, self.max_blob, self.max_files = max_bytes, max_blob, max_files
+        self.reuse_over = reuse_over  # a cached file at least this large is not downloaded again
+        self.blobs: OrderedDict[str, bytes] = OrderedDict()
+        self.files: OrderedDict[tuple[str, str, str], str | None] = OrderedDict()
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def lookup(self, repo: str, commit: str, path: str) -> tuple[bool, bytes | None]:
+        """(known, bytes): (True, None) when the commit holds no such file, (False, None) when unknown."""
+        with self.lock:
+            key = (repo, commit, path)
+            if key not in self.files:
+                return False, None
+            oid = self.files[key]
+            self.files.move_to_end(key)
+            if oid is None:
+                return True, None
+            data = self.blobs.get(oid)
+            if data is None:
+                return False, None
+            self.blobs.move_to_end(oid)
+            return True, data
+
+    def blob(self, oid: str | None) -> bytes | None:
+        if not oid:
+            return None
+        with self.lock:
+            data = self.blobs.get(oid)
+            if data is not None:
+                self.blobs.move_to_end(oid)
+            return data
+
+    def learn(self, repo: str, commit: str | None, path: str, oid: str | None, data: bytes | None) -> None:
+        """`commit` holds `data` (content id `oid`) at `path`, or no file there (`oid` None). Bytes that do
+        not hash to `oid` are not kept (nor is the entry: the next read asks the Hub again)."""
+        if oid is not None and data is not None and not _content_matches(oid, data):
+            return
+        with self.lock:
+            if commit is not None and _COMMIT_SHA.fullmatch(commit):
+                self.files[(repo, commit, path)] = oid
+                self.files.move_to_end((repo, commit, path))
+                while len(self.files) > self.max_files:
+                    self.files.popitem(last=False)
+            if oid is None or data is None or len(data) > self.max_blob or oid in self.blobs:
+                return
+            self.blobs[oid] = data
+            self.size += len(data)
+            while self.size > self.max_bytes:
+                self.size -= len(self.blobs.popitem(last=False)[1])
 
 
 class HubStore:
@@ -126,6 +227,7 @@ class HubStore:
         create_repos: bool = True,
         rate_limit_wait: float = 900.0,
         budget: CommitBudget | None = None,
+        read_cache: ReadCache | None = None,
     ) -> None:
         from huggingface_hub import HfApi
 
@@ -149,6 +251,8 @@ class HubStore:
         self.gate = HubGate(base_delay)  # shared by this store's threads: one back-off, not one per call
         # token=False: never fall back to a token cached by `hf auth login`; only the configured one.
         self.api = HfApi(endpoint=endpoint, token=token or False)
+        self.endpoint = endpoint
+        self.cache = read_cache or ReadCache()
         if create_repos:
             self.ensure_repos()
 
@@ -329,22 +433,59 @@ class HubStore:
         return info.sha
 
     def read(self, area: str, path: str, revision: str | None = None) -> bytes | None:
-        from huggingface_hub.errors import RemoteEntryNotFoundError
-
         repo = self._repo(area)
         check_path(path)
         rev = check_revision(revision) if revision is not None else self.revision
+        known, data = self.cache.lookup(repo, rev, path)
+        if known:
+            return data
+        return self._call(f"read {area}/{path}@{rev}", lambda: self._fetch(repo, path, rev))
 
-        def fetch() -> bytes | None:
-            try:
-                local = self.api.hf_hub_download(
-                    repo, path, repo_type="dataset", revision=rev, cache_dir=self.cache_dir
-                )
-            except RemoteEntryNotFoundError:
-                return None
-            return Path(local).read_bytes()
+    def _fetch(self, repo: str, path: str, rev: str) -> bytes | None:
+        """One GET of `path` at `rev` (its headers name the commit and the content id: answered from the
+        read cache when it holds those bytes), or None when `rev` holds no such file. A file the Hub
+        redirects (LFS) or a large one not in the cache is read with hf_hub_download (its disk cache)."""
+        from huggingface_hub import hf_hub_url
+        from huggingface_hub.errors import RemoteEntryNotFoundError
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-        return self._call(f"read {area}/{path}@{rev}", fetch)
+        url = hf_hub_url(repo, path, repo_type="dataset", revision=rev, endpoint=self.endpoint)
+        # identity: the ETag and Content-Length are the file's own, as huggingface_hub asks for them
+        headers = build_hf_headers(token=self.api.token) | {"Accept-Encoding": "identity"}
+        with get_session().stream("GET", url, headers=headers, follow_redirects=False) as response:
+            commit = response.headers.get("X-Repo-Commit") or (rev if _COMMIT_SHA.fullmatch(rev) else None)
+            if response.status_code >= 400:
+                response.read()
+                try:
+                    hf_raise_for_status(response)
+                except RemoteEntryNotFoundError:
+                    self.cache.learn(repo, commit, path, None, None)
+                    return None
+            if response.status_code != 200:  # a redirect (LFS, Xet): huggingface_hub knows the way
+                return self._download(repo, path, commit or rev)
+            oid = _normalize_etag(response.headers.get("X-Linked-Etag") or response.headers.get("ETag"))
+            cached = self.cache.blob(oid)
+            length = int(response.headers.get("Content-Length") or 0)
+            if cached is not None and length >= self.cache.reuse_over:  # large and known: not fetched again
+                self.cache.learn(repo, commit, path, oid, cached)
+                return cached
+            if cached is None and length > self.cache.max_blob:
+                return self._download(repo, path, commit or rev)
+            data = response.read()
+        if oid is not None:
+            self.cache.learn(repo, commit, path, oid, data)
+        return data
+
+    def _download(self, repo: str, path: str, rev: str) -> bytes | None:
+        from huggingface_hub.errors import RemoteEntryNotFoundError
+
+        try:
+            local = self.api.hf_hub_download(
+                repo, path, repo_type="dataset", revision=rev, cache_dir=self.cache_dir
+            )
+        except RemoteEntryNotFoundError:
+            return None
+        return Path(local).read_bytes()
 
     def list(self, area: str, prefix: str = "", revision: str | None = None) -> list[str]:
         repo = self._repo(area)
@@ -414,6 +555,10 @@ class HubStore:
                 )
                 self.budget.landed(repo, slot)
                 self.gate.answered()
+                for p, d in add.items():  # this process's own commit: its files are known
+                    self.cache.learn(repo, info.oid, p, git_blob_oid(bytes(d)), bytes(d))
+                for p in delete:
+                    self.cache.learn(repo, info.oid, p, None, None)
                 return info.oid
             except Exception as exc:
                 if _status(exc) in (412, 429):  # refused before it was applied: the Hub did not count it

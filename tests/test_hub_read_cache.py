@@ -1,0 +1,130 @@
+"""HubStore's read cache (worker/store/hub.py `ReadCache`): a read at a commit costs one GET (no HEAD), a
+commit's known files and missing files cost none, bytes are answered only by the content id the Hub gave
+for that commit and path (a changed file is never served stale), and nothing read lands on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest_hub import HUB_TEST_OPTIONS
+from worker.config import Config
+from worker.store import open_store
+from worker.store.hub import ReadCache, git_blob_oid
+
+
+def _open(config: Config, tmp_path: Path, name: str, **options):
+    return open_store(config, cache_dir=tmp_path / name, **(HUB_TEST_OPTIONS | options))
+
+
+def _reads(stats: dict[str, int]) -> int:
+    return sum(n for route, n in stats.items() if route.endswith("resolve"))
+
+
+def test_a_read_at_a_new_commit_is_one_get_and_no_head(hub_config: Config, tmp_path: Path, fakehub) -> None:
+    writer, reader = _open(hub_config, tmp_path, "w"), _open(hub_config, tmp_path, "r")
+    first = writer.commit("submissions", {"t/a.json": b"a1", "t/b.json": b"b1"}, [], "one")
+    assert reader.read("submissions", "t/a.json", first) == b"a1"
+    second = writer.commit("submissions", {"t/b.json": b"b2"}, [], "two")  # another process's commit
+    fakehub.reset()
+    assert reader.read("submissions", "t/a.json", second) == b"a1"
+    assert reader.read("submissions", "t/b.json", second) == b"b2"
+    assert fakehub.stats() == {"GET resolve": 2}  # before: a HEAD per read, and a GET for b.json
+    fakehub.reset()
+    assert reader.read("submissions", "t/a.json", second) == b"a1"  # known: a commit never changes
+    assert reader.read("submissions", "t/a.json", first) == b"a1"
+    assert fakehub.stats() == {}
+
+
+def test_a_missing_file_at_a_commit_is_asked_once(hub_store, fakehub) -> None:
+    head = hub_store.commit("results", {"x.json": b"1"}, [], "x")
+    fakehub.reset()
+    assert hub_store.read("results", "nope.json", head) is None
+    assert hub_store.read("results", "nope.json", head) is None
+    assert _reads(fakehub.stats()) == 1  # before: a HEAD each time (.no_exist is not consulted)
+
+
+def test_own_commits_are_read_back_without_a_request(hub_store, fakehub) -> None:
+    hub_store.commit("submissions", {"r/gone.json": b"old"}, [], "seed")
+    fakehub.reset()
+    head = hub_store.commit("submissions", {"r/new.json": b"new"}, ["r/gone.json"], "change")
+    stats = fakehub.stats()
+    assert hub_store.read("submissions", "r/new.json", head) == b"new"
+    assert hub_store.read("submissions", "r/gone.json", head) is None
+    assert fakehub.stats() == stats  # nothing asked
+    # A branch name is never a key: main is asked each time (it moves).
+    assert hub_store.read("submissions", "r/new.json") == b"new"
+    assert _reads(fakehub.stats()) == 1
+
+
+def _changed_in_place(store_a, store_b, size: int) -> tuple[str, str, bytes, bytes]:
+    """Two versions of one file of the same size, committed by `store_a` at two commits."""
+    v1, v2 = b"1" * size, b"2" * size
+    one = store_a.commit("results", {"big.bin.json": v1}, [], "v1")
+    two = store_a.commit("results", {"big.bin.json": v2}, [], "v2")
+    return one, two, v1, v2
+
+
+def test_a_changed_file_is_never_answered_with_the_old_bytes(hub_config: Config, tmp_path: Path) -> None:
+    """Reused bytes (a large file whose body is not downloaded again) are found by the content id the Hub
+    names for that commit; positive control: a cache that ignored the id serves the old bytes."""
+    writer = _open(hub_config, tmp_path, "w")
+    one, two, v1, v2 = _changed_in_place(writer, writer, 4096)
+    reader = _open(hub_config, tmp_path, "r", read_cache=ReadCache(reuse_over=1024))
+    assert reader.read("results", "big.bin.json", one) == v1
+    assert reader.read("results", "big.bin.json", two) == v2
+    assert reader.read("results", "big.bin.json") == v2
+    assert reader.read("results", "big.bin.json", one) == v1
+
+    class IgnoresTheId(ReadCache):
+        def blob(self, oid):  # any bytes it holds, whatever the content id
+            with self.lock:
+                return next(iter(self.blobs.values()), None)
+
+    broken = _open(hub_config, tmp_path, "b", read_cache=IgnoresTheId(reuse_over=1024))
+    assert broken.read("results", "big.bin.json", one) == v1
+    assert broken.read("results", "big.bin.json", two) == v1  # stale: the check above would catch it
+
+
+def test_bytes_that_do_not_match_their_id_are_not_kept() -> None:
+    cache, sha = ReadCache(), "a" * 40
+    cache.learn("r", sha, "p", git_blob_oid(b"right"), b"torn")
+    assert cache.lookup("r", sha, "p") == (False, None)
+    cache.learn("r", sha, "p", git_blob_oid(b"right"), b"right")
+    assert cache.lookup("r", sha, "p") == (True, b"right")
+    cache.learn("r", "main", "q", None, None)  # a branch is never a key
+    assert cache.lookup("r", "main", "q") == (False, None)
+
+
+def test_the_cache_is_bounded() -> None:
+    cache = ReadCache(max_bytes=100, max_blob=60, max_files=3)
+    for k in range(5):
+        data = bytes([65 + k]) * 40
+        cache.learn("r", f"{k:040x}", "p", git_blob_oid(data), data)
+    assert cache.size <= 100 and len(cache.blobs) == 2 and len(cache.files) == 3
+    big = b"x" * 61
+    cache.learn("r", "f" * 40, "big", git_blob_oid(big), big)
+    assert git_blob_oid(big) not in cache.blobs  # past max_blob: the entry only
+
+
+def test_large_files_past_the_memory_cap_still_read_right(hub_config: Config, tmp_path: Path) -> None:
+    writer = _open(hub_config, tmp_path, "w")
+    one, two, v1, v2 = _changed_in_place(writer, writer, 5000)
+    reader = _open(hub_config, tmp_path, "r", read_cache=ReadCache(max_blob=1000))
+    assert reader.read("results", "big.bin.json", one) == v1
+    assert reader.read("results", "big.bin.json", two) == v2
+
+
+def test_reads_leave_nothing_on_disk(hub_config: Config, tmp_path: Path) -> None:
+    """A worker's reads of the hidden references stay in its memory: no copy in its Hub cache folder (the
+    web process may never open that folder, and now there is nothing in it to open)."""
+    gold = b'{"id": "x", "label": "secret-gold"}\n'
+    writer = _open(hub_config, tmp_path, "w")
+    head = writer.commit("references", {"varm/test.jsonl": gold}, [], "gold")
+    worker = _open(hub_config, tmp_path, "worker-cache")
+    assert worker.read("references", "varm/test.jsonl", head) == gold
+    assert worker.read("references", "varm/test.jsonl") == gold
+    folder = tmp_path / "worker-cache"
+    found = (
+        [p for p in folder.rglob("*") if p.is_file() and gold in p.read_bytes()] if folder.exists() else []
+    )
+    assert found == []  # before: hf_hub_download kept a blob of it there
