@@ -1,19 +1,24 @@
 """Issue 28 in headless Debian chromium at 1440×900 and 390×844, in both languages, measured on element boxes:
 model names that share a prefix stay whole and distinct (point 1), Rank and Model stay in view after the
-board scrolls sideways (2), numbers keep their decimal (15), a `?lang=en` link paints no Chinese before the
-page turns English and the toggle writes the language into the address bar (8). Each measurement has a
-positive control that makes it fail. Screenshots: test-output/screenshots/layout-*. Marked `browser`.
+board scrolls sideways (2), Compare and My submissions show every value on a phone without a sideways
+scroll, each under its column's name, and keep their first column in view when they scroll at 1440 (3),
+numbers keep their decimal (15), a `?lang=en` link paints no Chinese before the page turns English and the
+toggle writes the language into the address bar (8). Each measurement has a positive control that makes it
+fail. Screenshots: test-output/screenshots/layout-*. Marked `browser`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import shot
+from tests.conftest_ui import open_tab, shot
+from tests.factories import mixed_predictions
 
 pytestmark = pytest.mark.browser
 
@@ -168,3 +173,149 @@ def test_an_english_link_paints_no_chinese(live_space, view) -> None:
         page.wait_for_url(re.compile(r"lang=en"), timeout=TIMEOUT)
     else:  # positive control: the probe sees Chinese where the page is Chinese
         assert chinese, frames[-1][:200]
+
+
+JILL = "tok-jill-0123456789"  # submits only here (tests/conftest_ui.py TOKENS)
+# Long enough that a table sized to it is wider than 1440 px's page (before the first column wrapped).
+JILL_MODEL = "jill's ensemble: char-ngram-random + lexicon + a fine-tuned reranker (v2, seed 7)"
+TABS = {"en": ("Compare", "Submit"), "zh": ("对比", "提交")}
+# Each value cell of a table: its box, whether any of it is cut (content wider than a box that hides it),
+# the column name drawn before it (CSS ::before, "none" where none is) and its column's header.
+# Positive control: the phone-cards tables drawn as Gradio draws a table (a row of fixed-width cells).
+GRADIO_TABLES = (
+    "html body .phone-cards .virtual-row { display: flex !important; } "
+    "html body .phone-cards .virtual-body { width: max-content !important; } "
+    "html body .phone-cards .virtual-row .body-cell { width: 120px !important; flex: 0 0 120px !important; }"
+)
+CELLS = """(table) => [...document.querySelectorAll(table + ' .virtual-row [role=gridcell]')].map(cell => {
+  const box = cell.getBoundingClientRect();
+  const head = document.querySelector(`${table} thead th[data-heading="${cell.dataset.col}"]`);
+  const cut = [cell, ...cell.querySelectorAll('*')].some(el =>
+      el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible');
+  return {table, col: Number(cell.dataset.col), text: cell.innerText.trim(), left: box.left,
+          right: box.right, cut, label: getComputedStyle(cell, '::before').content,
+          header: head ? head.getAttribute('title') : null};
+})"""
+
+
+@pytest.fixture(scope="module")
+def jills_submission(live_space) -> str:
+    """A private COLD submission of jill's with a long model name, scored (private: off every board another
+    test reads)."""
+    answer = httpx.post(
+        f"{live_space.url}api/v1/submissions",
+        data={"track": "cold", "model_name": JILL_MODEL, "private": "true"},
+        files={"file": ("p.jsonl", mixed_predictions("cold", 0.8, seed="jill-layout"))},
+        headers=(auth := {"Authorization": f"Bearer {JILL}"}),
+        timeout=60,
+    )
+    assert answer.status_code == 202, answer.text
+    sid = answer.json()["submission_id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status = httpx.get(f"{live_space.url}api/v1/submissions/{sid}", headers=auth, timeout=10)
+        if status.json()["status"] == "scored":
+            return sid
+        time.sleep(0.5)
+    raise AssertionError(f"{sid} was not scored")
+
+
+def open_compare(page: Page, url: str, lang: str) -> None:
+    """Compare the two systems the tab picks (the top two of COLD) and wait for both tables."""
+    open_board(page, url, "cold", lang, "lexicon")
+    open_tab(page, TABS[lang][0])
+    expect(page.locator("#cmp-a input")).not_to_have_value("", timeout=TIMEOUT)
+    page.locator("#cmp-run").click()
+    for table in ("#cmp-table", "#cmp-deltas"):
+        expect(page.locator(f"{table} [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
+
+
+def open_my_submissions(page: Page, url: str, lang: str) -> None:
+    open_board(page, url, "cold", lang, "lexicon")
+    open_tab(page, TABS[lang][1])
+    page.locator("#token input, #token textarea").first.fill(JILL)
+    page.locator("#sign-in").click()
+    expect(page.locator("#who")).to_contain_text("jill", timeout=TIMEOUT)
+    page.locator("#my-subs-refresh").click()
+    expect(page.locator("#my-subs [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
+
+
+def cells(page: Page, tables: tuple[str, ...]) -> list[dict]:
+    time.sleep(0.5)  # the cards' column names follow the table's drawing by a frame
+    return [c for table in tables for c in page.evaluate(CELLS, table)]
+
+
+def phone_problems(found: list[dict], width: int, lang: str) -> list[tuple]:
+    """What a phone reader misses: a cell past the screen's edges (or behind a sideways scroll), a cut
+    value, a value without its column's name (the page's language: the headers are)."""
+    bad: list[tuple] = []
+    for c in found:
+        if c["left"] < -1 or c["right"] > width + 1 or c["cut"]:
+            bad.append(("out of view", c["table"], c["text"][:30], round(c["left"]), round(c["right"])))
+        if c["col"] > 0 and c["label"] != json.dumps(c["header"], ensure_ascii=False):
+            bad.append(("no column name", c["table"], c["text"][:30], c["label"], c["header"]))
+    labels = " ".join(c["label"] for c in found)
+    if bool(CJK.search(labels)) != (lang == "zh"):
+        bad.append(("language", labels[:80]))
+    return bad
+
+
+def first_column_pinned(page: Page, table: str) -> bool:
+    """After the table scrolls fully right, its first column's cells are still at the table's left edge."""
+    viewport = page.locator(f"{table} .virtual-table-viewport").first
+    box = viewport.bounding_box()
+    assert box is not None
+    scrolled = viewport.evaluate("el => { el.scrollLeft = el.scrollWidth; return el.scrollLeft; }")
+    assert scrolled > 0, f"{table} does not scroll"  # else nothing is measured
+    time.sleep(0.3)
+    firsts = page.locator(f"{table} .virtual-row [role=gridcell][data-col='0']")
+    lefts = [b["x"] for b in (firsts.nth(i).bounding_box() for i in range(firsts.count())) if b]
+    return bool(lefts) and all(abs(x - box["x"]) <= 2 for x in lefts)
+
+
+def desktop_problems(page: Page, tables: tuple[str, ...]) -> list[tuple]:
+    """At 1440: a table wider than its box (a sideways scroll hides its last columns), and, in the same table
+    squeezed until it scrolls, a first column that scrolls away with the values."""
+    bad = [
+        ("scrolls", table)
+        for table in tables
+        if page.locator(f"{table} .virtual-table-viewport").first.evaluate(
+            "el => el.scrollWidth > el.clientWidth + 1"
+        )
+    ]
+    for table in tables:
+        page.add_style_tag(content=f"{table} {{ width: 300px !important; max-width: 300px !important; }}")
+        time.sleep(0.3)
+        if not first_column_pinned(page, table):
+            bad.append(("first column not pinned", table))
+    return bad
+
+
+@pytest.mark.parametrize("what", ["compare", "my-submissions"])
+def test_phone_tables_show_every_value_without_a_sideways_scroll(
+    live_space, jills_submission, view, what: str
+) -> None:
+    """Compare (paired bootstrap, per-field deltas) and My submissions: on a phone every value cell is on
+    the screen under its column's name; at 1440 the tables fit, and their first column stays when they
+    scroll."""
+    page, size, lang = view
+    if what == "compare":
+        open_compare(page, live_space.url, lang)
+        tables: tuple[str, ...] = ("#cmp-table", "#cmp-deltas")
+    else:
+        open_my_submissions(page, live_space.url, lang)
+        expect(page.locator("#my-subs")).to_contain_text("jill's ensemble", timeout=TIMEOUT)
+        tables = ("#my-subs",)
+    page.locator(tables[0]).scroll_into_view_if_needed()
+    shot(page, f"layout-{what}-{size}-{lang}")
+    found = cells(page, tables)
+    assert len(found) >= 7, found  # a row of Compare's or of My submissions' seven columns at least
+    if size == "phone":
+        assert phone_problems(found, page.viewport_size["width"], lang) == []
+        # Positive control: the table as Gradio draws it (no cards) puts values past the screen's edge.
+        page.add_style_tag(content=GRADIO_TABLES)
+        time.sleep(0.5)
+        assert any(p[0] == "out of view" for p in phone_problems(cells(page, tables), 390, lang))
+    else:
+        assert desktop_problems(page, tables) == []
+    assert not page.errors, page.errors

@@ -67,6 +67,31 @@ REVEAL = """() => {
     }
   })();
 }"""
+# Gradio's Dataframe gives a body cell no name of its column: on a phone the cards of a phone-cards table (CSS
+# below) show it from the cell's data-label, copied here from the header Gradio renders (in the page's
+# language) whenever a table or its header is drawn again.
+CELL_LABELS = """
+if (!window.cellLabels) {
+  window.cellLabels = () => {
+    for (const table of document.querySelectorAll(".phone-cards")) {
+      const heads = [...table.querySelectorAll("thead th")].map((th) => th.getAttribute("title") || "");
+      for (const cell of table.querySelectorAll(".virtual-row [data-col]")) {
+        const name = heads[Number(cell.dataset.col)] || "";
+        if (cell.dataset.label !== name) cell.dataset.label = name;
+      }
+    }
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; window.cellLabels(); });
+  }).observe(document.body, {
+    childList: true, subtree: true, characterData: true, attributeFilter: ["title"],
+  });
+  window.cellLabels();
+}
+"""
 # The toggle writes the language into the address bar, so a copied link opens in it.
 LANG_IN_ADDRESS = """(lang) => {
   const url = new URL(window.location.href);
@@ -104,6 +129,13 @@ CSS = (
   left: 0; width: 64px !important; min-width: 64px !important; max-width: 64px !important; }
 #board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
   left: 64px; box-shadow: 1px 0 0 var(--border-color-primary); }
+/* A phone-cards table (tables.PHONE_CARDS) on a wider screen: its first column (what a row is: a metric, a
+   model) wraps within 240 px and stays put when the table scrolls sideways. */
+.phone-cards th:first-child, .phone-cards td:first-child, .phone-cards .body-cell:first-child {
+  max-width: 240px !important; position: sticky !important; left: 0; z-index: 3;
+  background: var(--block-background-fill); box-shadow: 1px 0 0 var(--border-color-primary); }
+.phone-cards .body-cell:first-child .cell-wrap, .phone-cards .body-cell:first-child .cell-wrap * {
+  white-space: normal !important; overflow-wrap: anywhere; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
@@ -127,6 +159,22 @@ CSS = (
   #board th:nth-child(4), #board td:nth-child(4), #board .body-cell:nth-child(4) {
     width: 112px !important; min-width: 112px !important; max-width: 112px !important; }
   #board .cell-menu-button { display: none; }
+  /* Tables marked phone-cards (tables.PHONE_CARDS) turn into cards: a row's first cell is its title, every
+     other cell its column's name (CELL_LABELS) over its value, three to a line; nothing scrolls sideways. */
+  .phone-cards .virtual-table-viewport { max-height: none !important; overflow-x: hidden !important; }
+  .phone-cards .header-table { display: none; }
+  .phone-cards .virtual-body { width: 100% !important; }
+  .phone-cards .virtual-row { display: grid !important; grid-template-columns: repeat(3, minmax(0, 1fr));
+    align-items: start; border-bottom: 1px solid var(--border-color-primary); }
+  .phone-cards .virtual-row .body-cell { width: auto !important; min-width: 0 !important;
+    flex: none !important; border: none !important; display: block !important; height: auto !important; }
+  .phone-cards .virtual-row .body-cell:first-child { grid-column: 1 / -1; font-weight: 600;
+    position: static !important; max-width: none !important; box-shadow: none; }
+  .phone-cards .virtual-row .body-cell:not(:first-child)::before { content: attr(data-label); display: block;
+    padding: 4px 4px 0; font-size: 11px; color: var(--body-text-color-subdued); }
+  .phone-cards .body-cell .cell-wrap { display: block !important; height: auto !important; }
+  .phone-cards .body-cell .cell-wrap, .phone-cards .body-cell .cell-wrap * { white-space: normal !important;
+    overflow-wrap: anywhere; overflow: visible !important; text-overflow: clip !important; }
 }
 """
     + UPLOAD_CSS
@@ -277,7 +325,7 @@ def build_app(
         threading.Thread(target=ctx.warm, name="ui-warm", daemon=True).start()
     ttl = service.config.ui_file_ttl_seconds
     with gr.Blocks(title="VARM-Bench & ToxiTrace leaderboard", delete_cache=delete_cache(ttl)) as demo:
-        gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=None)
+        gr.HTML(f"<style>{CSS}</style>", container=False, padding=False, js_on_load=CELL_LABELS)
         with gr.Row():
             ctx.texts(gr.Markdown(elem_id="site-title"), value=lambda lang: f"# {t('title', lang)}")
             lang = gr.Radio(

@@ -37,6 +37,9 @@ from .safe import md, md_link
 from .scorer_text import say
 
 ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe datatypes this UI uses
+# elem_classes of a table that a phone shows as cards, a row each, values under their column names
+# (app.py's CSS and CELL_LABELS): it has too many columns for a phone's width, and no column to pin.
+PHONE_CARDS = ["phone-cards"]
 
 
 def ci_header(spec: MetricSpec, lang: str = "en") -> str:

@@ -14,6 +14,7 @@ from ..context import Context, refused
 from ..i18n import both, t
 from ..tables import (
     METRICS,
+    PHONE_CARDS,
     ColumnType,
     better_side,
     metric_header,
@@ -64,9 +65,13 @@ class ComparePage:
             self.b = gr.Dropdown([], allow_custom_value=True, label=both("system_b"), elem_id="cmp-b")
             self.run_btn = gr.Button(both("compare_btn"), variant="primary", scale=0, elem_id="cmp-run")
         self.title = gr.Markdown(elem_id="cmp-title")
-        self.table = gr.Dataframe(interactive=False, label=both("paired_bootstrap"), elem_id="cmp-table")
+        self.table = gr.Dataframe(
+            interactive=False, label=both("paired_bootstrap"), elem_id="cmp-table", elem_classes=PHONE_CARDS
+        )
         self.plot = gr.Plot(elem_id="cmp-plot", show_label=False)
-        self.deltas = gr.Dataframe(interactive=False, label=both("field_deltas"), elem_id="cmp-deltas")
+        self.deltas = gr.Dataframe(
+            interactive=False, label=both("field_deltas"), elem_id="cmp-deltas", elem_classes=PHONE_CARDS
+        )
         # The last comparison shown (track, ids, the Service's answer), so the language toggle can render it
         # again without asking the workers for another paired bootstrap.
         self.shown = gr.State(None)

@@ -20,7 +20,7 @@ from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame, report_markdown
 from ..safe import code, is_http_url, md
-from ..tables import metric_header, page_link, pct, setting_choices, type_choices
+from ..tables import PHONE_CARDS, metric_header, page_link, pct, setting_choices, type_choices
 from ..upload import drop_zone
 
 MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
@@ -125,7 +125,9 @@ class SubmitPage:
         self.status_timer = gr.Timer(status_seconds, active=False)
         with gr.Accordion(both("my_submissions"), open=True, elem_id="my-subs-box"):
             self.mine_btn = gr.Button(both("refresh_mine"), size="sm", elem_id="my-subs-refresh")
-            self.mine = gr.Dataframe(interactive=False, wrap=True, datatype="markdown", elem_id="my-subs")
+            self.mine = gr.Dataframe(
+                interactive=False, wrap=True, datatype="markdown", elem_id="my-subs", elem_classes=PHONE_CARDS
+            )
             with gr.Row():
                 self.mine_private = gr.Dropdown([], label=both("private_pick"), elem_id="my-private")
                 self.make_public_btn = gr.Button(both("make_public"), scale=0, elem_id="make-public")
