@@ -30,6 +30,7 @@ board alone: the same board gives byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import zlib
@@ -158,8 +159,10 @@ def encode(
     track, rows = board["track"], board["rows"]
     starts = _group_starts(rows)
     row_contents = contents(rows) if row_contents is None else row_contents
-    slots = sorted(range(len(rows)), key=lambda i: _slot_key(rows[i]))
-    place = {row_index: slot for slot, row_index in enumerate(slots)}
+    slots = sorted(range(len(rows)), key=[_slot_key(row) for row in rows].__getitem__)
+    place = [0] * len(rows)  # the segment slot of each row, in rank order
+    for slot, row_index in enumerate(slots):
+        place[row_index] = slot
     before = (table or {}).get("segments") or []
     known = {} if known is None else known
     files, stamps = {}, []
@@ -176,7 +179,7 @@ def encode(
         known[path] = (stamps[-1], content)
     ranks = []
     before_parts = set((table or {}).get("ranks") or [])
-    for part in rank_parts(rows, [place[i] for i in range(len(rows))], starts):
+    for part in rank_parts(rows, place, starts):
         data = codec.compact(part)
         ranks.append(stamp(data))
         path = layout.board_rank_part(track, ranks[-1])
@@ -196,12 +199,15 @@ def encode(
 def _part_ends(rows: list[dict]) -> list[int]:
     """Where the rank order is cut (the end of each part): after each row whose id's CRC-32 is a multiple
     of RANK_PART_ROWS, and after the last row."""
-    ends = [
-        i + 1 for i, row in enumerate(rows) if zlib.crc32(row["submission_id"].encode()) % RANK_PART_ROWS == 0
-    ]
+    ends = [i + 1 for i, row in enumerate(rows) if _ends_part(row["submission_id"])]
     if rows and (not ends or ends[-1] != len(rows)):
         ends.append(len(rows))
     return ends
+
+
+@functools.lru_cache(maxsize=1 << 18)  # a publish asks for every row's id: computed once per id
+def _ends_part(submission_id: str) -> bool:
+    return zlib.crc32(submission_id.encode()) % RANK_PART_ROWS == 0
 
 
 def rank_parts(rows: list[dict], order: list[int], starts: list[int]) -> list[dict]:

@@ -102,9 +102,10 @@ def board(cache: Cache, track: str, entries: list[Entry], slow: Below) -> dict:
     ordered = [e for _, e in items]
     built, rows, contents = {}, [], {}
     for (hit, e), fields in zip(items, rank_fields(_tie_groups(cache, track, ordered, slow)), strict=True):
-        row = hit.row if hit.fields == fields else with_ranks(hit.content, fields)
-        built[e.key] = Built(hit.record, hit.content, hit.sort_key, fields, row)
-        rows.append(row)
+        if hit.fields != fields:  # a new row, or one whose rank moved: the same content, new rank fields
+            hit = Built(hit.record, hit.content, hit.sort_key, fields, with_ranks(hit.content, fields))
+        built[e.key] = hit
+        rows.append(hit.row)
         contents[e.key[0]] = hit.content
     cache.built[track] = built
     result = {
