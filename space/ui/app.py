@@ -69,9 +69,12 @@ REVEAL = """() => {
 }"""
 # Gradio's Dataframe gives a body cell no name of its column: on a phone the cards of a phone-cards table (CSS
 # below) show it from the cell's data-label, copied here from the header Gradio renders (in the page's
-# language) whenever a table or its header is drawn again.
+# language) whenever a table or its header is drawn again. Only on a phone-wide screen (nowhere else are the
+# names shown), and watching node insertions and `title` changes only: text changes (characterData) happen
+# all over the page at every redraw, and watching them slowed a loaded browser's language toggle.
 CELL_LABELS = """
 if (!window.cellLabels) {
+  const phone = window.matchMedia("(max-width: 640px)");
   window.cellLabels = () => {
     for (const table of document.querySelectorAll(".phone-cards")) {
       const heads = [...table.querySelectorAll("thead th")].map((th) => th.getAttribute("title") || "");
@@ -83,12 +86,11 @@ if (!window.cellLabels) {
   };
   let queued = false;
   new MutationObserver(() => {
-    if (queued) return;
+    if (queued || !phone.matches) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; window.cellLabels(); });
-  }).observe(document.body, {
-    childList: true, subtree: true, characterData: true, attributeFilter: ["title"],
-  });
+  }).observe(document.body, { childList: true, subtree: true, attributeFilter: ["title"] });
+  phone.addEventListener("change", () => window.cellLabels());
   window.cellLabels();
 }
 """
