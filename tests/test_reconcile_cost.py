@@ -98,3 +98,42 @@ def test_an_idle_pass_on_the_hub_costs_two_requests(tmp_path, demo_dir, hub_conf
     reconcile(store, RecordingEnqueuer(), stuck_after=0)
     requests = {route: count for route, count in fakehub.stats().items() if count}
     assert sum(requests.values()) <= 2, requests
+
+
+class Paced:
+    """A store whose submissions budget says paced (as HubStore's under a burst) while `tight` is set."""
+
+    def __init__(self, store) -> None:
+        self._store, self.tight = store, True
+
+    def budget_tight(self, area: str) -> bool:
+        return self.tight
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
+def test_a_paced_pass_asks_once_per_results_head_for_a_publish_that_cannot_mark(tmp_path, demo_dir):
+    """A scored record the board does not show (e.g. one the Ladder did not release, whose mark a paced
+    publish could not commit) made every pass ask for a publish that rebuilt the same board; while paced it
+    is asked for once per results head. Positive controls: a moved results head and the end of the pacing
+    each ask again."""
+    store, some_id = _store_with(tmp_path, demo_dir, 3)
+
+    def scored(store, head):
+        return [transition(load_record(store, "cold", some_id), "scored", "as if its mark was skipped")]
+
+    update_records(store, scored, "scored, not shown")
+    paced = Paced(store)
+    asked = [
+        reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] for _ in range(3)
+    ]
+    assert asked == [["cold"], [], []]
+    store.commit("results", {"cold/moved.txt": b"a publish that changed the board"}, [], "moved")
+    assert reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] == ["cold"]
+    assert reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] == []
+    paced.tight = False  # the burst is over: the publish can commit its marks now
+    asked = [
+        reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] for _ in range(2)
+    ]
+    assert asked == [["cold"], ["cold"]]  # unpaced, as before: every pass while the record is not shown

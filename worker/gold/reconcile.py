@@ -109,6 +109,7 @@ class _Seen:
     shards: dict = field(default_factory=dict)  # read_index's shard cache: only changed shards are read
     board: tuple[set, set] = (set(), set())  # (shown, on_board) of the live board
     published: frozenset[str] = frozenset()
+    paced_publish_at: str = ""  # the results head at which a publish was last asked for while paced
 
 
 _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {track: _Seen}
@@ -219,8 +220,14 @@ def _reconcile_track(  # noqa: C901, PLR0913
                 summary["errors"].append(f"{track}/{sid}: {type(exc).__name__}")
     board, published = _board(store, track, seen, results_head)
     if republish or _board_disagrees(board, published, summaries, now, stuck_after):
-        enqueue.publish(track)
-        summary["publish"].append(track)
+        # While the budget is paced a publish cannot commit the marks it would add (publish/marks.py): one
+        # asked for at this results head that left it where it was rebuilt the same board, so it is not
+        # asked for again until the head moves or the pacing ends (a scored record the Ladder did not
+        # release, never shown, made every pass ask: ~4 publishes a minute per track, each changing nothing).
+        if not (paced and seen.paced_publish_at == results_head):
+            enqueue.publish(track)
+            summary["publish"].append(track)
+        seen.paced_publish_at = results_head if paced else ""
     return waiting
 
 
