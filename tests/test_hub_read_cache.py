@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest_hub import HUB_TEST_OPTIONS
 from worker.config import Config
-from worker.store import open_store
+from worker.store import open_store, read_many
 from worker.store.hub import ReadCache, git_blob_oid
 
 
@@ -128,3 +128,50 @@ def test_reads_leave_nothing_on_disk(hub_config: Config, tmp_path: Path) -> None
         [p for p in folder.rglob("*") if p.is_file() and gold in p.read_bytes()] if folder.exists() else []
     )
     assert found == []  # before: hf_hub_download kept a blob of it there
+
+
+def test_many_reads_at_a_new_commit_cost_one_request_and_the_changed_files(
+    hub_config: Config, tmp_path: Path, fakehub
+) -> None:
+    """`read_many` (a quota check reads every record its submitter sent today): the paths the cache cannot
+    answer are named in one paths-info request and only the changed files are fetched; the answers equal
+    one `read` each. Positive control: reading them one by one costs a GET each."""
+    writer, reader = _open(hub_config, tmp_path, "w"), _open(hub_config, tmp_path, "r")
+    files = {f"t/{k}/submission.json": f'{{"k": {k}}}'.encode() for k in range(12)}
+    first = writer.commit("submissions", files, [], "twelve")
+    assert read_many(reader, "submissions", files, first) == files
+    second = writer.commit("submissions", {"t/3/submission.json": b"changed", "t/x.json": b"x"}, [], "two")
+    wanted = [*files, "t/missing.json", "t"]  # a missing file and a folder read as None
+    expected = {p: writer.read("submissions", p, second) for p in wanted}
+    assert expected["t/3/submission.json"] == b"changed" and expected["t"] is None
+
+    fakehub.reset()
+    assert read_many(reader, "submissions", wanted, second) == expected
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 1}  # the changed file only
+    fakehub.reset()
+    assert read_many(reader, "submissions", wanted, second) == expected  # now known at this commit
+    assert fakehub.stats() == {}
+
+    third = writer.commit("submissions", {"t/5/submission.json": b"five"}, [], "three")
+    control = _open(hub_config, tmp_path, "c", read_cache=ReadCache())
+    assert read_many(control, "submissions", files, first) == files
+    fakehub.reset()
+    one_by_one = {p: control.read("submissions", p, third) for p in files}
+    assert _reads(fakehub.stats()) == len(files)
+    fakehub.reset()
+    assert read_many(reader, "submissions", files, third) == one_by_one
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 1}
+
+
+def test_many_reads_inside_a_group_commit_see_its_earlier_builds(hub_store) -> None:
+    from worker.store.group import _Pending
+
+    head = hub_store.commit("submissions", {"a.json": b"a", "b.json": b"b", "c.json": b"c"}, [], "abc")
+    pending = _Pending(hub_store, "submissions")
+    pending.add["a.json"] = b"a2"
+    pending.delete.add("b.json")
+    assert read_many(pending, "submissions", ["a.json", "b.json", "c.json"], head) == {
+        "a.json": b"a2",
+        "b.json": None,
+        "c.json": b"c",
+    }

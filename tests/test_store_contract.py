@@ -22,6 +22,7 @@ from worker.store import (
     StoreError,
     commit_with_retry,
     open_store,
+    read_many,
 )
 
 # Fallback for running this file before tests/conftest.py registers the plugin (pytest dedups it).
@@ -48,6 +49,17 @@ def test_round_trip(store: Store) -> None:
     assert store.read("results", "varm/abc.json", revision=rev) == b'{"jrem": 0.5}\n'
     assert store.read("results", "varm/missing.json") is None
     assert store.history("results", limit=1)[0]["revision"] == rev
+
+
+def test_read_many_answers_as_read_does(store: Store, open_test_store) -> None:
+    first = store.commit("submissions", {"a/1.json": b"1", "a/2.json": b"2", "b.json": b"b"}, [], "seed")
+    second = store.commit("submissions", {"a/2.json": b"two"}, ["b.json"], "change")
+    other = open_test_store()  # another process: nothing of these commits known to it
+    paths = ["a/1.json", "a/2.json", "b.json", "a", "none.json", "a/1.json"]
+    for revision in (first, second, None):
+        expected = {path: store.read("submissions", path, revision) for path in paths}
+        assert read_many(other, "submissions", paths, revision) == expected
+    assert read_many(other, "submissions", [], second) == {}
 
 
 def test_list_is_sorted_and_filtered(store: Store) -> None:

@@ -54,6 +54,7 @@ from worker.submissions import (
     dumps,
     list_records,
     load_record,
+    load_records,
     read_json,
     record_files,
 )
@@ -271,11 +272,11 @@ class Intake(ServiceBase):
         """Times of accepted uploads that use the scored quota (failed ones give the slot back; a held
         near-copy keeps it even when rejected, or probing would cost nothing)."""
         now = datetime.now(UTC)
+        recent = [e for e in index["accepted"] if now - quotas.parse_iso(e["at"]) < quotas.WINDOW]
+        records = load_records(store or self.store, track, [e["submission_id"] for e in recent], revision)
         times = []
-        for entry in index["accepted"]:
-            if now - quotas.parse_iso(entry["at"]) >= quotas.WINDOW:
-                continue
-            record = load_record(store or self.store, track, entry["submission_id"], revision)
+        for entry in recent:
+            record = records[entry["submission_id"]]
             if record is None or record.get("retired"):
                 continue
             if record["status"] not in FINAL_BAD or record.get("near_copy"):

@@ -21,6 +21,7 @@ from worker.store.base import (
     check_path,
     commit_change,
     commit_with_retry,
+    read_many,
 )
 from worker.store.local import LocalStore
 
@@ -40,6 +41,7 @@ __all__ = [
     "commit_with_retry",
     "open_store",
     "open_web_store",
+    "read_many",
 ]
 
 

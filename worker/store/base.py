@@ -106,6 +106,18 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
+def read_many(
+    store: Store, area: str, paths: Iterable[str], revision: str | None = None
+) -> dict[str, bytes | None]:
+    """`store.read` of each path, as {path: bytes or None}: in one go where the store's own class can batch
+    them (HubStore: one paths-info request instead of a GET per file), else one read at a time. The method
+    is looked up on the class, so a wrapper store that only forwards attributes reads through itself."""
+    batched = getattr(type(store), "read_many", None)
+    if batched is not None:
+        return batched(store, area, paths, revision)
+    return {path: store.read(area, path, revision) for path in dict.fromkeys(paths)}
+
+
 def check_revision(revision: str) -> str:
     if not isinstance(revision, str) or not _REVISION.fullmatch(revision) or ".." in revision:
         raise StoreError(f"invalid revision {revision!r}")

@@ -15,9 +15,10 @@ its own caller.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from worker.store.base import BuildOps, Store, commit_with_retry
+from worker.store.base import BuildOps, Store, commit_with_retry, read_many
 
 
 @dataclass(eq=False)
@@ -44,6 +45,14 @@ class _Pending:
         if area == self._area and path in self.delete:
             return None
         return self._store.read(area, path, revision)
+
+    def read_many(
+        self, area: str, paths: Iterable[str], revision: str | None = None
+    ) -> dict[str, bytes | None]:
+        paths = list(dict.fromkeys(paths))
+        mine = {p for p in paths if area == self._area and (p in self.add or p in self.delete)}
+        theirs = read_many(self._store, area, [p for p in paths if p not in mine], revision)
+        return theirs | {path: self.read(area, path, revision) for path in mine}
 
     def __getattr__(self, name: str):
         return getattr(self._store, name)
