@@ -72,6 +72,20 @@ def load_records(
     return records
 
 
+def load_keyed(
+    store: Store, keys: Iterable[tuple[str, str]], revision: str | None = None
+) -> dict[tuple[str, str], dict | None]:
+    """`load_records` of (track, id) keys over any tracks."""
+    keys = list(keys)
+    out: dict[tuple[str, str], dict | None] = {}
+    for track in dict.fromkeys(track for track, _ in keys):
+        ids = [sid for t, sid in keys if t == track]
+        out.update(
+            ((track, sid), record) for sid, record in load_records(store, track, ids, revision).items()
+        )
+    return out
+
+
 def find_record(store: Store, submission_id: str) -> dict | None:
     """The record with this id on any track (None for unknown or malformed ids)."""
     if not is_submission_id(submission_id):
@@ -185,10 +199,17 @@ def read_index(
     if table is None:
         return None
     known = {} if known is None else known
+    changed = {
+        key: layout.index_shard_path(track, key)
+        for key, sha in table["shards"].items()
+        if key not in known or known[key][0] != sha
+    }
+    raws = read_many(store, AREA, changed.values(), revision)
+    for key, path in changed.items():
+        raw = raws[path]
+        known[key] = (table["shards"][key], json.loads(raw) if raw is not None else {})
     out: dict[str, dict] = {}
-    for key, sha in table["shards"].items():
-        if key not in known or known[key][0] != sha:
-            known[key] = (sha, read_json(store, AREA, layout.index_shard_path(track, key), revision) or {})
+    for key in table["shards"]:
         out.update(known[key][1])
     for key in set(known) - set(table["shards"]):
         del known[key]

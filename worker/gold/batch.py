@@ -33,7 +33,7 @@ from worker.records import FAILED, PENDING, PUBLISHED, QUEUED, RECEIVED, REJECTE
 from worker.records import transition as move
 from worker.store import Store, commit_change
 from worker.store.claims import Claims
-from worker.submissions import AREA, load_record, read_index, record_files
+from worker.submissions import AREA, load_keyed, load_record, read_index, record_files
 
 log = logging.getLogger(__name__)
 BATCH_MAX = 32  # records per commit
@@ -190,12 +190,13 @@ def score_batch(  # noqa: C901
     except SoftTimeLimitExceeded:  # the record being scored keeps its lease: it goes alone next time
         log.warning("batch stopped by the soft time limit after %d records", len(done))
     results_head = store.head(marks.RESULTS)
-    shown = {k: v for k, s in shown_before.items() if (v := marks.shown_version(store, s, results_head))}
+    shown = marks.shown_versions(store, shown_before, results_head)
 
     def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict[Key, str]]:
         records, files, outcomes = [], {}, {}
+        loaded = load_keyed(store, done, head)
         for key, scored in done.items():
-            record = load_record(store, *key, head)
+            record = loaded[key]
             if record is None:
                 outcomes[key] = "missing"
                 continue

@@ -34,7 +34,14 @@ from worker.records import (
     transition,
 )
 from worker.store import Store
-from worker.submissions import AREA, list_records, load_record, read_index, update_record, update_records
+from worker.submissions import (
+    AREA,
+    list_records,
+    load_records,
+    read_index,
+    update_record,
+    update_records,
+)
 
 log = logging.getLogger(__name__)
 _lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
@@ -167,24 +174,26 @@ def _reconcile_track(  # noqa: C901, PLR0913
     seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
     submissions_head, results_head = heads
     summaries = _summaries(store, track, seen, submissions_head)
-    records = []
-    waiting = False
-    for brief in summaries:
-        status = brief["status"]
-        age = (now - parse_iso(brief["updated_at"])).total_seconds()
-        if status in (RECEIVED, QUEUED) or (status in PENDING | {SCORED} and age >= stuck_after):
-            record = load_record(store, track, brief["submission_id"])
-            if record is None:
-                continue  # gone, or unreadable: quarantined (logged once); the others go on
-            waiting |= record["status"] in (RECEIVED, QUEUED) and not record.get("attempts")
-            records.append(record)
-    for record in records:
+    suspects = [
+        brief["submission_id"]
+        for brief in summaries
+        if brief["status"] in (RECEIVED, QUEUED)
+        or (
+            brief["status"] in PENDING | {SCORED}
+            and (now - parse_iso(brief["updated_at"])).total_seconds() >= stuck_after
+        )
+    ]
+    # None: gone, or unreadable (quarantined, logged once); the others go on
+    records = [record for record in load_records(store, track, suspects).values() if record is not None]
+    waiting = any(r["status"] in (RECEIVED, QUEUED) and not r.get("attempts") for r in records)
+    stuck = [r for r in records if (now - parse_iso(r["updated_at"])).total_seconds() >= stuck_after]
+    scored = {r["submission_id"]: r for r in stuck if r["status"] == SCORED}
+    shown_now = marks.shown_versions(store, scored, results_head) if paced else {}
+    for record in stuck:
         sid, status = record["submission_id"], record["status"]
         age = (now - parse_iso(record["updated_at"])).total_seconds()
-        if age < stuck_after:
-            continue
         if status == SCORED:
-            version = marks.shown_version(store, record, results_head) if paced else None
+            version = shown_now.get(sid)
             if version is None:
                 republish = True
             else:
