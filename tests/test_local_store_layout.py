@@ -173,3 +173,32 @@ def _replay(ops: list[tuple[str, str | None]], prefixes: list[str]) -> None:
             expected = sorted((p, o) for p, o in model.items() if p.startswith(prefix))
             assert sorted(trie.items(nodes, root, prefix)) == expected
     assert (root == trie.EMPTY_ID) == (not model)  # emptied folders go
+
+
+def test_a_commit_whose_writes_fail_changes_nothing_and_the_next_one_lands(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Objects and nodes are written in parallel (`_write_all`); one failed write fails the commit after the
+    others end, before any root or HEAD names them. Positive control: the same commit then lands."""
+    store = LocalStore(tmp_path)
+    head = store.commit("submissions", {"t/0.json": b"0"}, [], "first")
+    add = {f"t/{i}/r.json": f"{i}".encode() for i in range(40)}
+    real = local._write_atomic
+    for failing in ("objects", "nodes"):
+
+        def flaky(path: Path, data: bytes, failing: str = failing) -> None:
+            if failing in path.parts and path.name.startswith("7"):
+                raise OSError(28, "No space left on device")
+            real(path, data)
+
+        monkeypatch.setattr(local, "_write_atomic", flaky)
+        _forget()
+        with pytest.raises(OSError):
+            store.commit("submissions", add, [], f"fails in {failing}")
+        monkeypatch.setattr(local, "_write_atomic", real)
+        _forget()
+        assert store.head("submissions") == head
+        assert store.list("submissions") == ["t/0.json"]
+    revision = store.commit("submissions", add, [], "lands")
+    _forget()
+    assert {p: store.read("submissions", p, revision) for p in add} == add
