@@ -6,7 +6,9 @@ private row outcomes), then N submission records are committed that reuse those 
 store's content addressing keeps the copies cheap), and one `Publisher.publish` builds the board (real
 paired-bootstrap tie groups). Then, per new submission (a record + its scored version, then a publish):
 
-- publish time with the same Publisher (warm) and with a new Publisher (a worker after a restart: cold);
+- publish time with the same Publisher (warm: since issue 26 it applies only the changes since its last
+  publish, worker/gold/publish/incremental.py) and with a new Publisher (a worker after a restart: cold),
+  wall and this process's CPU (steadier on a shared host);
 - store operations by kind during the publish (reads, lists, heads, commits: on the Hub each is a request)
   and bytes committed (as measured, and "cycled": with the open board segment counted at its mean size
   over a whole cycle of 1..SEGMENT_ROWS rows and the changelog at its mean over a cycle of its head, so
@@ -266,12 +268,13 @@ def one_more(
     counting.reset()
     if hub is not None:
         hub.reset()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = publisher.publish(TRACK, note=f"bench {k}", **({"export": True} if export else {}))
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert out["changed"], out
     return {
         "seconds": seconds,
+        "cpu": cpu,  # this process's CPU: on a shared host, steadier than the wall time
         "ops": dict(counting.calls) if hub is None else hub.stats(),
         "commits": counting.calls.get("commit", 0),
         "committed": counting.committed + record_bytes,
@@ -488,7 +491,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             results[n] = {
                 "build_s": build_s,
                 "warm_s": statistics.median(w["seconds"] for w in warm),
+                "warm_cpu_s": statistics.median(w["cpu"] for w in warm),
                 "cold_s": cold["seconds"],
+                "cold_cpu_s": cold["cpu"],
                 "ops": warm[-1]["ops"],
                 "cold_ops": cold["ops"],
                 "requests": sum(warm[-1]["ops"].values()),
@@ -516,7 +521,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         r = results[n]
         what = "store ops" if hub is None else "Hub requests"
         line = (
-            f"N={n:>6}: publish warm {r['warm_s']:.3f} s, cold {r['cold_s']:.2f} s (initial board "
+            f"N={n:>6}: publish warm {r['warm_s']:.3f} s (CPU {r['warm_cpu_s']:.3f} s), cold "
+            f"{r['cold_s']:.2f} s (CPU {r['cold_cpu_s']:.2f} s) (initial board "
             f"{r['build_s']:.1f} s); {what} {r['requests']} {r['ops']} (cold: {r['cold_requests']}); "
             f"commits {r['commits']}; committed {r['committed'] / 1e6:.3f} MB "
             f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
@@ -553,7 +559,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
     print("log-log slope against N (0 = flat, 1 = linear):")
     keys = (
         "warm_s",
+        "warm_cpu_s",
         "cold_s",
+        "cold_cpu_s",
         "requests",
         "cold_requests",
         "web_cold_requests",

@@ -87,7 +87,16 @@ def results_change(
     shown = board_change(store, head, track, cache, board, at, hidden.value.scrub, due, request)
     if shown is None:
         return {}, [], summary
-    logged = changelog_change(store, head, track, board, request.note, envelopes.value, hidden.value)
+    logged = changelog_change(
+        store,
+        head,
+        track,
+        board["generated_at"],
+        len(board["rows"]),
+        request.note,
+        envelopes.value,
+        hidden.value,
+    )
     extras = Change({p: history.scrub_hidden(p, d, hidden.value.hidden) for p, d in request.extra.items()})
     steps = [envelopes, hidden, shown, logged, extras]
     return (
@@ -182,35 +191,51 @@ def board_change(  # noqa: PLR0913
     live_board.remember(cache.segments, track, files, board, contents)
     delete = live_board.stale_files(track, at.table, files)
     if export:
-        files[layout.leaderboard_json(track)] = codec.pretty(board)
-        files[layout.leaderboard_parquet(track)] = to_parquet(board["rows"])
-        boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
-        shown = boards | {track}
-        statuses = {
-            t: (read_json(store, RESULTS, layout.public_file(t, layout.REFERENCE_SET), head) or {}).get(
-                "test_status", "private"
-            )
-            for t in shown
-        }
-        key = store.read(RESULTS, PUBLIC_KEY_PATH, head)
-        rows = len(board["rows"]) + sum(live_board.row_count(store, t, head) for t in boards - {track})
-        files[layout.DATASET_CARD] = dataset_card(
-            {t: get_track(t).title for t in shown}, statuses, key.decode() if key else None, rows
-        )
+        files.update(export_files(store, head, track, board))
     return Change(files, delete, export)
 
 
-def changelog_change(
-    store: Store, head: str, track: str, board: dict, note: str, added: list[str], hiding: history.Hiding
+def export_files(store: Store, head: str, track: str, board: dict) -> dict[str, bytes]:
+    """The complete exports of `board` (leaderboard.json and .parquet) and the dataset card, on `head`."""
+    files = {
+        layout.leaderboard_json(track): codec.pretty(board),
+        layout.leaderboard_parquet(track): to_parquet(board["rows"]),
+    }
+    boards = {t for t in map(layout.board_track, store.list(RESULTS, "", head)) if t}
+    shown = boards | {track}
+    statuses = {
+        t: (read_json(store, RESULTS, layout.public_file(t, layout.REFERENCE_SET), head) or {}).get(
+            "test_status", "private"
+        )
+        for t in shown
+    }
+    key = store.read(RESULTS, PUBLIC_KEY_PATH, head)
+    rows = len(board["rows"]) + sum(live_board.row_count(store, t, head) for t in boards - {track})
+    files[layout.DATASET_CARD] = dataset_card(
+        {t: get_track(t).title for t in shown}, statuses, key.decode() if key else None, rows
+    )
+    return files
+
+
+def changelog_change(  # noqa: PLR0913
+    store: Store,
+    head: str,
+    track: str,
+    at: str,
+    rows: int,
+    note: str,
+    added: list[str],
+    hiding: history.Hiding,
 ) -> Change:
-    """The changelog's line for this publish (and its files scrubbed of the hidden ones shown at the head)."""
+    """The changelog's line for this publish of a board generated `at` with `rows` rows (and its files
+    scrubbed of the hidden ones shown at the head)."""
     line = {
-        "at": board["generated_at"],
+        "at": at,
         "track": track,
         "scorer_version": SCORER_VERSION,
         "added": added,
         "removed": len(hiding.removed),  # a count: removed entries are hidden ones
-        "rows": len(board["rows"]),
+        "rows": rows,
         "note": note,
     }
     return Change(history.changelog_files(store, head, line, hiding.scrub))

@@ -8,6 +8,7 @@ A public test set (§5), or one without slices, has no Ladder: everything listed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scoring.ladder import Margin
@@ -39,6 +40,14 @@ def apply(store: Store, cache: Cache, track: str, listed: Listing, rescore_stamp
         return Laddered(listed, listed.entries, {})
     private = _private_entries(store, track, listed.hidden, rescore_stamp)
     chained = listed.entries + private
+    steps = replay(chained, margins(store, cache, track))
+    shown = [e for e in listed.entries if steps.get(e.key, RELEASED).released]
+    withheld = [e.record for e in listed.entries if not steps.get(e.key, RELEASED).released]
+    return Laddered(Listing(shown, listed.hidden + withheld), chained, steps)
+
+
+def margins(store: Store, cache: Cache, track: str) -> Callable[[Entry, Entry], Margin]:
+    """`margin(new, best)`: the Ladder's comparison of two entries of one chain (each computed once)."""
     scorer = get_track(track)
 
     def margin(new: Entry, best: Entry) -> Margin:
@@ -52,10 +61,12 @@ def apply(store: Store, cache: Cache, track: str, listed: Listing, rescore_stamp
             )
         return cache.margins[key]
 
-    steps = replay(chained, margin)
-    shown = [e for e in listed.entries if steps.get(e.key, RELEASED).released]
-    withheld = [e.record for e in listed.entries if not steps.get(e.key, RELEASED).released]
-    return Laddered(Listing(shown, listed.hidden + withheld), chained, steps)
+    return margin
+
+
+def is_private(record: dict) -> bool:
+    """A hidden record in its submitter's chain: made private by its submitter, and not rejected or failed."""
+    return record.get("hidden_reason") == PRIVATE_REASON and record["status"] not in FINAL_BAD
 
 
 def laddered(store: Store, cache: Cache, track: str) -> bool:
@@ -74,7 +85,7 @@ def laddered(store: Store, cache: Cache, track: str) -> bool:
 
 def _private_entries(store: Store, track: str, hidden: list[dict], rescore_stamp: str | None) -> list[Entry]:
     """Entries of the submitters' own private submissions (hidden, but in their chains)."""
-    private = [r for r in hidden if r.get("hidden_reason") == PRIVATE_REASON and r["status"] not in FINAL_BAD]
+    private = [r for r in hidden if is_private(r)]
     if not private:
         return []
     published = published_runs(store, track)

@@ -11,37 +11,39 @@ from worker.store import Store, commit_with_retry
 from worker.submissions import AREA, load_record, record_files
 
 
+def needs_mark(entry: Entry, done: frozenset[str] | set[str], steps: dict[tuple[str, int], Step]) -> bool:
+    """Can a published entry's record need a change by `mark_published`: scored and shown, flagged by a
+    run that is `done`, or its Ladder step (`steps`) not the one on the record?"""
+    record = entry.record
+    if record["status"] == SCORED and not record.get("hidden"):
+        return True
+    if done and any(v.get("pending_rescore") in done for v in record["versions"]):
+        return True
+    step = steps.get(entry.key)
+    return step is not None and record.get("ladder") != step.as_record(entry.key[1])
+
+
 def mark_published(  # noqa: C901
     store: Store,
     track: str,
     entries: list[Entry],
     done: frozenset[str] | set[str],
     steps: dict[tuple[str, int], Step] | None = None,
-) -> None:
+) -> list[Entry]:
     """Mark the scored ones of the published `entries` published, clear the flags of the runs `done`, and
-    write each entry's Ladder step (`steps`, worker/gold/ladder.py) on its record."""
+    write each entry's Ladder step (`steps`, worker/gold/ladder.py) on its record. Returns the entries that
+    needed it (`needs_mark`), marked or left for a later commit."""
     steps = steps or {}
-
-    def stale_step(e: Entry) -> bool:
-        step = steps.get(e.key)
-        return step is not None and e.record.get("ladder") != step.as_record(e.key[1])
-
     # Only records that were scored, flagged or given another Ladder step can need a change: re-reading the
     # others (every published submission) made each publish read N records twice.
-    waiting = [
-        e
-        for e in entries
-        if (e.record["status"] == SCORED and not e.record.get("hidden"))
-        or (done and any(v.get("pending_rescore") in done for v in e.record["versions"]))
-        or stale_step(e)
-    ]
+    waiting = [e for e in entries if needs_mark(e, done, steps)]
     if not waiting:
-        return
+        return waiting
     tight = getattr(store, "budget_tight", None)
     if tight is not None and tight(AREA):
         # The Hub's commit budget is being paced (worker/store/budget.py): the board already shows these,
         # so their records wait for a quieter publish (the reconciler republishes scored records).
-        return
+        return waiting
 
     def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str]]:
         changed = []
@@ -78,3 +80,4 @@ def mark_published(  # noqa: C901
         return record_files(store, head, changed), []
 
     commit_with_retry(store, AREA, build, f"mark {track} submissions published", attempts=20)
+    return waiting

@@ -5,6 +5,7 @@ from __future__ import annotations
 from scoring.signatures import public_key_text
 from worker import live_board
 from worker.gold.publish import disclosure, laddered, ranking
+from worker.gold.publish import incremental as incremental_publish
 from worker.gold.publish.cache import Cache
 from worker.gold.publish.change import Request, results_change
 from worker.gold.publish.laddered import Laddered
@@ -22,10 +23,20 @@ RESULTS = "results"
 class Publisher:
     """Builds and commits a track's public files. Keeps immutable per-version files in memory."""
 
-    def __init__(self, store: Store, *, export_every: float = live_board.EXPORT_EVERY_SECONDS) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        export_every: float = live_board.EXPORT_EVERY_SECONDS,
+        incremental: bool = True,
+    ) -> None:
         self.store = store
         self.export_every = export_every  # seconds changes may wait for the complete exports
         self.cache = Cache()
+        # per track, what the last publish committed, for the next one to apply only the changes since
+        # (incremental.py); False: every publish is the full build
+        self.incremental = incremental
+        self.states: dict[str, incremental_publish.State] = {}
         self._key = None
         self._key_published = False
 
@@ -108,9 +119,28 @@ class Publisher:
         """
         extra = {**self._key_file(), **(extra or {})}
         request = Request(extra, note, export or rescore_stamp is not None, self.export_every)
-        built: list[Laddered] = []  # the listing of each build; the last one is the committed one
+        built: list[Laddered | None] = []  # the listing of each build (None: incremental); the last committed
+        state = self.states.pop(track, None) if rescore_stamp is None else None
+        envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
+            nonlocal state
+            if state is not None:
+                out = incremental_publish.build(
+                    store,
+                    self.cache,
+                    track,
+                    state,
+                    head,
+                    request,
+                    lambda sid, v: self.result(track, sid, v),
+                    self.significance(track),
+                    envelope,
+                )
+                if out is not None:
+                    built.append(None)
+                    return out
+                state = None  # partly updated: the full build, and a new state after it
             # Listed from the submissions head read AFTER `head`, on every attempt: the board at `head` was
             # built from records no newer than these, so this board never takes a row off a newer one
             # (a stale listing rebuilt on a conflict's new head did, issue 22 item 8).
@@ -119,16 +149,38 @@ class Publisher:
             )
             built.append(listed)
             board = self.board(track, listed.shown.entries)
-            envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
             return results_change(store, head, track, self.cache, board, listed.shown, envelope, request)
 
         before = self.store.head(RESULTS)
         revision, summary = commit_change(self.store, RESULTS, build, f"publish {track}", attempts=10)
         committed = built[-1]
+        if committed is None:  # the incremental build of `state`
+            assert state is not None
+            incremental_publish.committed(state, self.cache, track, revision)
+            mark_published(self.store, track, list(state.unmarked.values()), state.published, state.steps)
+            self.states[track] = state
+            return {"revision": revision, "changed": revision != before, **summary}
         entries = committed.shown.entries
         self.cache.columns[track] = (revision, {e.key: disclosure.columns(e) for e in entries})
         # Flags of runs that are published (this one, or an earlier one whose publisher died before this
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
-        done = published_runs(self.store, track, revision) | ({rescore_stamp} if rescore_stamp else set())
-        mark_published(self.store, track, committed.chained, done, committed.steps)
+        published = published_runs(self.store, track, revision)
+        done = published | ({rescore_stamp} if rescore_stamp else set())
+        waiting = mark_published(self.store, track, committed.chained, done, committed.steps)
+        if self.incremental and rescore_stamp is None:
+            fresh = incremental_publish.from_publish(
+                self.store,
+                self.cache,
+                track,
+                revision,
+                entries,
+                committed.shown.hidden,
+                committed.chained,
+                committed.steps,
+                laddered.laddered(self.store, self.cache, track),
+                published,
+                waiting,
+            )
+            if fresh is not None:
+                self.states[track] = fresh
         return {"revision": revision, "changed": revision != before, **summary}

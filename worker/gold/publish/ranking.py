@@ -108,17 +108,22 @@ def board(cache: Cache, track: str, entries: list[Entry], slow: Below) -> dict:
         rows.append(hit.row)
         contents[e.key[0]] = hit.content
     cache.built[track] = built
-    result = {
-        "track": track,
-        "title": track_obj.title,
-        "primary_metric": primary,
-        "headline_metrics": list(track_obj.headline_metrics),
-        "scorer_version": SCORER_VERSION,
-        "generated_at": now_iso(),
-        "rows": rows,
-    }
+    result = {**board_meta(track, now_iso()), "rows": rows}
     cache.contents[track] = (result, contents)
     return result
+
+
+def board_meta(track: str, generated_at: str) -> dict:
+    """A board's fields besides its rows (what the rank table keeps as "board")."""
+    track_obj = get_track(track)
+    return {
+        "track": track,
+        "title": track_obj.title,
+        "primary_metric": track_obj.primary_metric,
+        "headline_metrics": list(track_obj.headline_metrics),
+        "scorer_version": SCORER_VERSION,
+        "generated_at": generated_at,
+    }
 
 
 def _tie_groups(cache: Cache, track: str, ordered: list[Entry], slow: Below) -> list[int]:
