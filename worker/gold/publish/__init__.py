@@ -17,6 +17,9 @@ The parts, around one value each:
 - `change`: the results commit, steps returning `Change(add, delete, value)` composed in one function;
 - `marks`: the submissions commit that marks published records;
 - `cache`: a Publisher's memo tables and what invalidates each;
+- `incremental` and `board_model`: what the last publish of a track committed, kept by its Publisher, so
+  that the next publish on that results head applies only the records that changed since (O(changes), not
+  O(rows)) and commits exactly what the full build would; anything else is the full build;
 - `publisher`: the `Publisher` that runs them.
 """
 

@@ -120,7 +120,9 @@ class Publisher:
         extra = {**self._key_file(), **(extra or {})}
         request = Request(extra, note, export or rescore_stamp is not None, self.export_every)
         built: list[Laddered | None] = []  # the listing of each build (None: incremental); the last committed
-        state = self.states.pop(track, None) if rescore_stamp is None else None
+        state = self.states.pop(track, None)  # taken: put back only by a commit that leaves it right
+        if rescore_stamp is not None:
+            state = None
         envelope = lambda e: self.envelope(track, e)  # noqa: E731 - read only for new entries
 
         def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict]:
@@ -177,7 +179,7 @@ class Publisher:
                 committed.shown.hidden,
                 committed.chained,
                 committed.steps,
-                laddered.laddered(self.store, self.cache, track),
+                self.cache.status[track][1],  # did the Ladder apply to that build (laddered.laddered)
                 published,
                 waiting,
             )
