@@ -40,7 +40,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -92,9 +92,24 @@ def _write_all(files: dict[Path, bytes]) -> None:
         for path, data in files.items():
             _write_atomic(path, data)
         return
-    with ThreadPoolExecutor(min(PARALLEL_WRITES, len(files)), thread_name_prefix="store-write") as pool:
-        for future in [pool.submit(_write_atomic, path, data) for path, data in files.items()]:
-            future.result()
+    futures = [_writers().submit(_write_atomic, path, data) for path, data in files.items()]
+    wait(futures)
+    for future in futures:
+        future.result()
+
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
+_pool_lock = threading.Lock()
+
+
+def _writers() -> ThreadPoolExecutor:
+    """This process's writer threads, made once: starting threads for every commit cost more than the
+    fsyncs of a small one. A forked child (a Celery pool process) makes its own."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(PARALLEL_WRITES, thread_name_prefix="store-write"))
+        return _pool[1]
 
 
 TREES_CACHED = 16  # decoded flat manifests (stores written before nodes) kept per process
