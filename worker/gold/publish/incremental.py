@@ -21,7 +21,14 @@ from worker.gold.ladder import Step, chain_of, replay
 from worker.gold.publish import disclosure, history, laddered, ranking
 from worker.gold.publish.board_model import BoardModel
 from worker.gold.publish.cache import Cache, Key
-from worker.gold.publish.change import Change, Request, changelog_change, envelopes_change, export_files
+from worker.gold.publish.change import (
+    Change,
+    Request,
+    changelog_change,
+    envelopes_change,
+    export_files,
+    published_files,
+)
 from worker.gold.publish.listing import _entry, published_runs, version_for
 from worker.gold.publish.marks import needs_mark
 from worker.leaderboard import Entry, sort_key
@@ -243,8 +250,9 @@ def build(  # noqa: C901, PLR0912, PLR0913, PLR0915
     candidates = {**state.unsettled, **looked}
     look = [r for r in candidates.values() if not cache.seen_empty(track, r)]
     inserted.sort(key=lambda e: (e.record["created_at"], e.key[0]))
-    ids = sorted({e.key[0] for e in inserted} | {r["submission_id"] for r in look})
-    existing = {p for sid in ids for p in store.list(RESULTS, layout.published_result_dir(track, sid), head)}
+    # listed as the full build lists them: a folder at a time (a Hub request each), all past FEW_FOLDERS
+    ids = {e.key[0] for e in inserted} | {r["submission_id"] for r in look}
+    existing = published_files(store, head, track, ids)
     hiding = history.hiding(cache, track, look, look, existing, set())
     if hiding.delete or hiding.scrub:
         return None
