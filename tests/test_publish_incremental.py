@@ -259,14 +259,30 @@ def test_the_incremental_publish_commits_what_the_full_build_does(tmp_path, pool
 
 
 def test_a_row_changed_in_place_and_not_rewritten_is_caught(tmp_path, pool, monkeypatch) -> None:
-    """Positive control: a maintainer's flag (verified, baseline) that the incremental board does not show."""
+    """Positive control: a maintainer's flag on a row of the board that the incremental board does not show
+    (the comparison passes on the correct code, and catches the broken one)."""
+    from worker import live_board
 
-    def replace(self, entry, content):
-        self.entries[entry.key[0]] = entry
+    def flag_a_shown_row(sequence: Sequence) -> None:
+        shown = live_board.read(sequence.store, TRACK)[0]["rows"][0]["submission_id"]
+        record = load_record(sequence.store, TRACK, shown)
+        sequence._commit([{**record, "verified": not record.get("verified")}])
 
-    monkeypatch.setattr(board_model.BoardModel, "replace", replace)
-    found = [run(tmp_path / str(seed), pool, seed, 40, monkeypatch)[0] for seed in (1, 2, 3)]
-    assert any(found), "a row changed in place went unnoticed"
+    for broken in (False, True):
+        with monkeypatch.context() as patch:
+            clock = Clock()
+            patch.setattr("worker.records.now_iso", clock)
+            patch.setattr("worker.gold.publish.ranking.now_iso", clock)
+            if broken:
+                patch.setattr(board_model.BoardModel, "replace", lambda self, e, content: None)
+            sequence = Sequence(tmp_path / str(broken), pool[0], pool[1], 7, clock)
+            sequence.submit(12)
+            assert sequence.publish(0) is None
+            sequence.submit()
+            assert sequence.publish(1) is None  # the warm publisher has its state
+            flag_a_shown_row(sequence)
+            found = sequence.publish(2)
+            assert (found is not None) == broken, found
 
 
 # -- the board model alone: many random insertions against a whole encode, fast --------------------------
