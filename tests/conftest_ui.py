@@ -48,12 +48,14 @@ CHROMIUM_ARGS = [
 # dana submits only in tests/test_cli.py, erin and frank only in tests/test_browser_releases.py: their
 # uploads make Ladder steps (a better released best), which must not change what another test's upload to
 # the shared live service gets (a first upload is always released). gina submits only in test_browser_ux.py,
-# hank and ivy only in test_browser_submitters.py, jill only in test_browser_layout.py (privately).
+# hank, ivy and kate only in test_browser_submitters.py (kate on CNTP, which no other browser test reads),
+# jill only in test_browser_layout.py (privately).
 TOKENS = {
     "tok-gina-0123456789": "gina",
     "tok-hank-0123456789": "hank",
     "tok-ivy-0123456789": "ivy",
     "tok-jill-0123456789": "jill",
+    "tok-kate-0123456789": "kate",
     "tok-alice-0123456789": "alice",
     "tok-boss-0123456789": "boss",
     "tok-carol-0123456789": "carol",

@@ -1,10 +1,12 @@
 """Issue 28 in headless Debian chromium at 1440×900 and 390×844, in both languages, measured on element boxes:
 model names that share a prefix stay whole and distinct (point 1), Rank and Model stay in view after the
-board scrolls sideways (2), Compare and My submissions show every value on a phone without a sideways
-scroll, each under its column's name, and keep their first column in view when they scroll at 1440 (3),
+board scrolls sideways (2), Compare, My submissions, the validation report and a submission page's tables
+show every value on a phone without a sideways scroll, each under its column's name, and keep their first
+column in view when they scroll at 1440 (3, 10), a submission id is never broken across two lines (3),
 numbers keep their decimal (15), a `?lang=en` link paints no Chinese before the page turns English and the
-toggle writes the language into the address bar (8). Each measurement has a positive control that makes it
-fail. Screenshots: test-output/screenshots/layout-*. Marked `browser`.
+toggle writes the language into the address bar (8), a table waiting for a file, a comparison or a
+submission is not drawn (no "0 1 2" / "1 2 3" placeholder headers, 11 and 15). Each measurement has a
+positive control that makes it fail. Screenshots: test-output/screenshots/layout-*. Marked `browser`.
 """
 
 from __future__ import annotations
@@ -160,6 +162,8 @@ def test_an_english_link_paints_no_chinese(live_space, view) -> None:
     )
     page.goto(f"{live_space.url}?lang={lang}")
     expect(page.locator("#board")).to_contain_text("lexicon", timeout=TIMEOUT)
+    # Shown once English (a loaded machine may take longer than the board's text to get there).
+    expect(page.locator("#board")).to_be_visible(timeout=TIMEOUT)
     time.sleep(1)
     frames = page.evaluate("window.__frames")
     assert frames, "the app was never visible"
@@ -185,7 +189,7 @@ TABS = {"en": ("Compare", "Submit"), "zh": ("对比", "提交")}
 GRADIO_TABLES = (
     "html body .phone-cards .virtual-row { display: flex !important; } "
     "html body .phone-cards .virtual-body { width: max-content !important; } "
-    "html body .phone-cards .virtual-row .body-cell { width: 120px !important; flex: 0 0 120px !important; }"
+    "html body .phone-cards .virtual-row .body-cell { width: 200px !important; flex: 0 0 200px !important; }"
 )
 CELLS = """(table) => [...document.querySelectorAll(table + ' .virtual-row [role=gridcell]')].map(cell => {
   const box = cell.getBoundingClientRect();
@@ -240,6 +244,44 @@ def open_my_submissions(page: Page, url: str, lang: str) -> None:
     expect(page.locator("#my-subs [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
 
 
+def open_report(page: Page, url: str, lang: str, folder) -> None:
+    """The Submit tab's validation report of a broken file: a file-level problem (every test row without a
+    prediction, a long message) and two lines that are not JSON."""
+    open_board(page, url, "cold", lang, "lexicon")
+    open_tab(page, TABS[lang][1])
+    broken = folder / "broken.jsonl"
+    broken.write_text('{"id": "x", "output": \n{not json\n')
+    page.locator("#upload input[type=file]").set_input_files(str(broken))
+    expect(page.locator("#report [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
+
+
+# The submission page's tables (a table without rows is not drawn: HIDE_EMPTY).
+PAGE_TABLES = ("#page-metrics", "#page-subsets", "#page-format", "#page-output-format", "#page-versions")
+
+
+# The first words of an explanation metric's name (point 4: a ToxiTrace page lists what its board row shows).
+EXPLANATION = {"en": "Expl. comprehensiveness", "zh": "解释全面性"}
+ROWS = """(table) => [...document.querySelectorAll(table + ' .virtual-row')].map(row =>
+  [...row.querySelectorAll('[role=gridcell]')].map(cell => cell.innerText.trim()))"""
+
+
+def open_submission_page(page: Page, url: str, lang: str) -> tuple[str, ...]:
+    """The submission page of COLD's char-ngram baseline (it explains its predictions: ToxiTrace's
+    explanation metrics are listed with their values); the tables it draws (those with rows)."""
+    rows = httpx.get(f"{url}api/v1/leaderboard?track=cold", timeout=10).json()["rows"]
+    sid = next(r["submission_id"] for r in rows if r["model_name"] == "baseline: char-ngram")
+    page.goto(f"{url}?submission={sid}&track=cold&lang={lang}")
+    for table in ("#page-metrics", "#page-history"):
+        expect(page.locator(f"{table} [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
+    expect(page.locator("#page-metrics")).to_be_visible(timeout=TIMEOUT)  # a ?lang=en page shows once English
+    time.sleep(1)
+    drawn = tuple(t for t in (*PAGE_TABLES, "#page-history") if page.locator(f"{t} .virtual-row").count())
+    assert len(drawn) >= 4, drawn
+    explained = [r for r in page.evaluate(ROWS, "#page-metrics") if r[0].startswith(EXPLANATION[lang])]
+    assert explained and re.fullmatch(r"\d+\.\d %?", explained[0][1]), explained
+    return drawn
+
+
 def cells(page: Page, tables: tuple[str, ...]) -> list[dict]:
     time.sleep(0.5)  # the cards' column names follow the table's drawing by a frame
     return [c for table in tables for c in page.evaluate(CELLS, table)]
@@ -291,17 +333,22 @@ def desktop_problems(page: Page, tables: tuple[str, ...]) -> list[tuple]:
     return bad
 
 
-@pytest.mark.parametrize("what", ["compare", "my-submissions"])
+@pytest.mark.parametrize("what", ["compare", "my-submissions", "report", "submission-page"])
 def test_phone_tables_show_every_value_without_a_sideways_scroll(
-    live_space, jills_submission, view, what: str
+    live_space, jills_submission, view, what: str, tmp_path
 ) -> None:
-    """Compare (paired bootstrap, per-field deltas) and My submissions: on a phone every value cell is on
-    the screen under its column's name; at 1440 the tables fit, and their first column stays when they
-    scroll."""
+    """Compare (paired bootstrap, per-field deltas), My submissions, the validation report (its long
+    file-level message included) and a submission page's tables: on a phone every value cell is on the screen
+    under its column's name; at 1440 the tables fit, and their first column stays when they scroll."""
     page, size, lang = view
     if what == "compare":
         open_compare(page, live_space.url, lang)
         tables: tuple[str, ...] = ("#cmp-table", "#cmp-deltas")
+    elif what == "report":
+        open_report(page, live_space.url, lang, tmp_path)
+        tables = ("#report",)
+    elif what == "submission-page":
+        tables = open_submission_page(page, live_space.url, lang)
     else:
         open_my_submissions(page, live_space.url, lang)
         expect(page.locator("#my-subs")).to_contain_text("jill's ensemble", timeout=TIMEOUT)
@@ -318,4 +365,86 @@ def test_phone_tables_show_every_value_without_a_sideways_scroll(
         assert any(p[0] == "out of view" for p in phone_problems(cells(page, tables), 390, lang))
     else:
         assert desktop_problems(page, tables) == []
+    assert not page.errors, page.errors
+
+
+# Every table drawn on the page (a box on screen): its block's id, its headers and how many rows it has.
+DRAWN_TABLES = """() => [...document.querySelectorAll('.table-wrap')].filter(t => t.getClientRects().length)
+  .map(t => ({id: t.closest('.block') ? t.closest('.block').id : '',
+              rows: t.querySelectorAll('.virtual-row').length,
+              heads: [...t.querySelectorAll('thead th')].map(th => (th.title || '').trim())}))"""
+# The tabs whose tables wait for something (a file, a comparison, a submission, a release), by language.
+WAITING_TABS = {
+    "en": ("Submit", "Submission", "Dev explorer", "Compare", "Releases"),
+    "zh": ("提交", "提交详情", "开发集浏览", "对比", "正式发布"),
+}
+
+
+def empty_table_problems(page: Page, lang: str) -> list[tuple]:
+    """A drawn table without a row (placeholder headers, "0 1 2" or "1 2 3", or headers alone), or with
+    headers in the other language."""
+    bad: list[tuple] = []
+    for table in page.evaluate(DRAWN_TABLES):
+        heads = table["heads"]
+        if not table["rows"]:
+            bad.append(("drawn empty", table["id"], heads[:4]))
+        if heads and all(re.fullmatch(r"\d+", h) for h in heads):
+            bad.append(("placeholder headers", table["id"], heads[:4]))
+        if lang == "en" and CJK.search(" ".join(heads)):
+            bad.append(("language", table["id"], heads[:4]))
+    return bad
+
+
+def test_tables_show_nothing_until_they_have_rows(live_space, view, tmp_path) -> None:
+    """Before anyone validated a file, opened a submission, explored dev predictions, compared two systems or
+    cut a release, those tabs draw no table (Gradio drew them empty under "0 1 2" / "1 2 3" or bare
+    headers); a report with problems is drawn at once, under headers in the page's language."""
+    page, size, lang = view
+    open_board(page, live_space.url, "varm", lang, "lexicon")
+    found = {}
+    for name in WAITING_TABS[lang]:
+        open_tab(page, name)
+        time.sleep(1)  # a tab's components are drawn when it opens
+        found[name] = empty_table_problems(page, lang)
+    shot(page, f"layout-empty-tables-{size}-{lang}")
+    assert {name: bad for name, bad in found.items() if bad} == {}
+    # Positive control: a broken file's report is drawn, rows and headers in the page's language.
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "x", "output": \n{not json\n')
+    open_tab(page, WAITING_TABS[lang][0])
+    page.locator("#upload input[type=file]").set_input_files(str(broken))
+    expect(page.locator("#report [role=gridcell]").first).to_be_attached(timeout=TIMEOUT)
+    time.sleep(0.5)
+    drawn = {t["id"]: t for t in page.evaluate(DRAWN_TABLES)}
+    assert drawn["report"]["rows"] >= 2, drawn
+    assert drawn["report"]["heads"][0] == {"en": "Line", "zh": "行号"}[lang], drawn["report"]
+    assert "report" not in {p[1] for p in empty_table_problems(page, lang)}
+    assert not page.errors, page.errors
+
+
+def test_a_submission_id_stays_on_one_line(live_space, jills_submission, view) -> None:
+    """My submissions links each submission's page by its 16-character id: on a phone's card as at 1440 the
+    id is one line (one box) inside its cell and the screen, never broken in two."""
+    page, size, lang = view
+    open_my_submissions(page, live_space.url, lang)
+    link = page.locator(f"#my-subs .virtual-row a[href*='submission={jills_submission}']")
+    expect(link).to_have_text(jills_submission, timeout=TIMEOUT)
+    link.scroll_into_view_if_needed()
+    time.sleep(0.5)  # the cards' layout follows the table's drawing by a frame
+    shot(page, f"layout-my-submissions-id-{size}-{lang}")
+    measure = """a => { const cell = a.closest('[role=gridcell]').getBoundingClientRect();
+      return {lines: [...a.getClientRects()].map(r => [r.left, r.right]), cell: [cell.left, cell.right]}; }"""
+    width = page.viewport_size["width"]
+    box = link.evaluate(measure)
+    assert len(box["lines"]) == 1, box  # one line
+    (left, right), (cell_left, cell_right) = box["lines"][0], box["cell"]
+    assert cell_left - 1 <= left and right <= cell_right + 1 and right <= width + 1, box
+    if size == "phone":  # positive control: the cards' old rule (any text wraps anywhere) breaks the id
+        page.add_style_tag(
+            content="html body .phone-cards .virtual-row { grid-template-columns: repeat(3, minmax(0, 1fr)) "
+            "!important; } html body .phone-cards .body-cell .cell-wrap a[href*='submission='] "
+            "{ white-space: normal !important; overflow-wrap: anywhere !important; }"
+        )
+        time.sleep(0.5)
+        assert len(link.evaluate(measure)["lines"]) == 2
     assert not page.errors, page.errors

@@ -23,6 +23,7 @@ TABS = (
     ("submission", "Submission", "#page-open"),
     ("explorer", "Dev explorer", "#ex-run"),
     ("compare", "Compare", "#cmp-run"),
+    ("releases", "Releases", "#rel-name"),
     ("about", "About & downloads", "#dl-run"),
 )
 

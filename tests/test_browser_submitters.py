@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 
 import pytest
@@ -239,6 +240,7 @@ PAGES = (  # (name, its tab in English and Chinese)
     ("analysis", "Analysis", "分析"),
     ("compare", "Compare", "对比"),
     ("explorer", "Dev explorer", "开发集浏览"),
+    ("releases", "Releases", "正式发布"),
     ("about", "About & downloads", "说明与下载"),
     ("maint", "Maintainers", "维护"),
 )
@@ -333,6 +335,8 @@ def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
             expect(page.locator("#cmp-plot .js-plotly-plot")).to_be_attached(timeout=TIMEOUT)
         elif name in ("submit", "explorer"):
             upload_prompt(page, "#upload" if name == "submit" else "#ex-upload", lang)
+        elif name == "releases":
+            expect(page.locator("#rel-info")).not_to_be_empty(timeout=TIMEOUT)
         elif name == "maint":
             page.locator("#m-report").click()
             expect(page.locator("#m-out")).not_to_be_empty(timeout=TIMEOUT)
@@ -410,12 +414,12 @@ def test_links_keep_the_language_and_the_track(live_space, chromium) -> None:
         page.context.close()
 
 
-def _post(live_space, token: str, data: bytes, name: str) -> str:
+def _post(live_space, token: str, data: bytes, name: str, track: str = "cold") -> str:
     import httpx
 
     answer = httpx.post(
         f"{live_space.url}api/v1/submissions",
-        data={"track": "cold", "model_name": name},
+        data={"track": track, "model_name": name},
         files={"file": ("p.jsonl", data)},
         headers={"Authorization": f"Bearer {token}"},
         timeout=60,
@@ -486,3 +490,44 @@ def test_a_bad_file_is_explained_in_the_pages_language(live_space, chromium, tmp
                 assert "not valid JSON" in said and english_left(said), said
         finally:
             page.context.close()
+
+
+KATE = "tok-kate-0123456789"  # submits only here, on CNTP (tests/conftest_ui.py TOKENS)
+
+
+def test_an_owner_withdraws_a_public_submission_from_my_submissions(live_space, chromium) -> None:
+    """Issue 28.6: an owner takes a public entry back from My submissions (REST and the CLI could; the page
+    could only make a private one public): it becomes private, My submissions says so, and an anonymous
+    reader no longer finds it. Positive control: before, it is public and anonymous readers see it."""
+    import httpx
+
+    data = mixed_predictions("cntp", 0.7, seed="kate-withdraw")
+    sid = _post(live_space, KATE, data, "kate-takes-it-back", track="cntp")
+    auth = {"Authorization": f"Bearer {KATE}"}
+    record = f"{live_space.url}api/v1/submissions/{sid}"
+    deadline = time.monotonic() + 120
+    while httpx.get(record, headers=auth, timeout=10).json()["status"] != "published":
+        assert time.monotonic() < deadline, f"{sid} was not published"
+        time.sleep(0.5)
+    assert httpx.get(record, headers=auth, timeout=10).json()["private"] is False  # control: public ...
+    assert httpx.get(record, timeout=10).status_code == 200  # ... and anyone finds it
+    page = new_page(chromium, "1440")
+    try:
+        page.goto(f"{live_space.url}?track=cntp&lang=en")
+        expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        open_tab(page, "Submit")
+        sign_in(page, KATE, "kate")
+        page.locator("#my-subs-refresh").click()
+        expect(page.locator("#my-subs")).to_contain_text(sid, timeout=TIMEOUT)
+        page.locator("#my-public input").click()
+        page.get_by_role("option", name=re.compile(sid)).click()
+        expect(page.locator("#my-public input")).to_have_value(re.compile(sid), timeout=TIMEOUT)
+        page.locator("#withdraw").click()
+        expect(page.locator("#withdraw-msg")).to_contain_text("withdrawn", timeout=TIMEOUT)
+        expect(page.locator("#my-subs")).to_contain_text("private", timeout=TIMEOUT)  # the list says so
+        shot(page, "sub-withdrawn-1440")
+        assert httpx.get(record, headers=auth, timeout=10).json()["private"] is True
+        assert httpx.get(record, timeout=10).status_code == 404  # off every public page
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

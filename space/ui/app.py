@@ -131,6 +131,10 @@ CSS = (
   left: 0; width: 64px !important; min-width: 64px !important; max-width: 64px !important; }
 #board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
   left: 64px; box-shadow: 1px 0 0 var(--border-color-primary); }
+/* A table that shows nothing until it has a row (tables.HIDE_EMPTY): before anyone validated a file, compared
+   two systems or opened a submission, Gradio would draw it empty under placeholder headers ("1 2 3"). Gradio
+   marks a table without rows "no-rows" from its data, so the table comes back with its first row. */
+.hide-empty:has(.table-container.no-rows) { display: none !important; }
 /* A phone-cards table (tables.PHONE_CARDS) on a wider screen: its first column (what a row is: a metric, a
    model) wraps within 240 px and stays put when the table scrolls sideways. */
 .phone-cards th:first-child, .phone-cards td:first-child, .phone-cards .body-cell:first-child {
@@ -138,6 +142,13 @@ CSS = (
   background: var(--block-background-fill); box-shadow: 1px 0 0 var(--border-color-primary); }
 .phone-cards .body-cell:first-child .cell-wrap, .phone-cards .body-cell:first-child .cell-wrap * {
   white-space: normal !important; overflow-wrap: anywhere; }
+/* A column of sentences (a validation message, a subset's note) wraps: one long message (every missing id of
+   a file) no longer widens the table past the page, whose end then hid behind a scroll. */
+#report th:last-child, #report td:last-child, #report .body-cell:last-child,
+#ex-report th:last-child, #ex-report td:last-child, #ex-report .body-cell:last-child {
+  max-width: 640px !important; }
+#page-subsets th:last-child, #page-subsets td:last-child, #page-subsets .body-cell:last-child {
+  max-width: 400px !important; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
@@ -166,7 +177,10 @@ CSS = (
   .phone-cards .virtual-table-viewport { max-height: none !important; overflow-x: hidden !important; }
   .phone-cards .header-table { display: none; }
   .phone-cards .virtual-body { width: 100% !important; }
-  .phone-cards .virtual-row { display: grid !important; grid-template-columns: repeat(3, minmax(0, 1fr));
+  /* A column is at least as wide as its widest unbreakable text: a submission id (the link to its page)
+     never breaks (a 16-character id cut in two reads as two ids); everything else wraps anywhere. */
+  .phone-cards .virtual-row { display: grid !important;
+    grid-template-columns: repeat(3, minmax(min-content, 1fr));
     align-items: start; border-bottom: 1px solid var(--border-color-primary); }
   .phone-cards .virtual-row .body-cell { width: auto !important; min-width: 0 !important;
     flex: none !important; border: none !important; display: block !important; height: auto !important; }
@@ -177,6 +191,9 @@ CSS = (
   .phone-cards .body-cell .cell-wrap { display: block !important; height: auto !important; }
   .phone-cards .body-cell .cell-wrap, .phone-cards .body-cell .cell-wrap * { white-space: normal !important;
     overflow-wrap: anywhere; overflow: visible !important; text-overflow: clip !important; }
+  .phone-cards.wide-last .virtual-row .body-cell:last-child { grid-column: span 2; }
+  .phone-cards .body-cell .cell-wrap a[href*="submission="] { white-space: nowrap !important;
+    overflow-wrap: normal !important; }
 }
 """
     + UPLOAD_CSS

@@ -333,6 +333,14 @@ TEXT: dict[str, tuple[str, str]] = {
         "{id} 已公开，将在下次发布时上榜。",
         "{id} is public now: it joins the board at the next publish.",
     ),
+    "public_pick": ("我的公开提交", "My public submissions"),
+    "withdraw": ("撤回（转为私有）", "Withdraw (make private)"),
+    "pick_public": ("请先选择一个公开的提交。", "Pick one of your public submissions first."),
+    "withdrawn": (
+        "{id} 已撤回，转为私有：将在下次发布时离开排行榜（可再公开）。",
+        "{id} is withdrawn and private now: it leaves the board at the next publish (make it public to "
+        "put it back).",
+    ),
     "open": ("打开", "Open"),
     "metrics_pct": ("指标 (%)", "Metrics (%)"),
     "metrics_ci": ("指标（95% CI）", "Metrics (95% CI)"),

@@ -40,6 +40,12 @@ ColumnType = Literal["str", "markdown", "number"]  # the Gradio Dataframe dataty
 # elem_classes of a table that a phone shows as cards, a row each, values under their column names
 # (app.py's CSS and CELL_LABELS): it has too many columns for a phone's width, and no column to pin.
 PHONE_CARDS = ["phone-cards"]
+# With PHONE_CARDS: the last value of a card (a message, a note) takes two of its three columns.
+WIDE_LAST = ["wide-last"]
+# elem_classes of a table that is not drawn while it has no row (app.py's CSS): a report before any
+# validation, a comparison before one was asked for, a submission page before one is opened. Empty, Gradio
+# would draw it under placeholder headers ("1 2 3") or headers alone.
+HIDE_EMPTY = ["hide-empty"]
 
 
 def ci_header(spec: MetricSpec, lang: str = "en") -> str:

@@ -13,6 +13,7 @@ from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..tables import (
+    HIDE_EMPTY,
     METRICS,
     PHONE_CARDS,
     ColumnType,
@@ -66,11 +67,17 @@ class ComparePage:
             self.run_btn = gr.Button(both("compare_btn"), variant="primary", scale=0, elem_id="cmp-run")
         self.title = gr.Markdown(elem_id="cmp-title")
         self.table = gr.Dataframe(
-            interactive=False, label=both("paired_bootstrap"), elem_id="cmp-table", elem_classes=PHONE_CARDS
+            interactive=False,
+            label=both("paired_bootstrap"),
+            elem_id="cmp-table",
+            elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
         )
         self.plot = gr.Plot(elem_id="cmp-plot", show_label=False)
         self.deltas = gr.Dataframe(
-            interactive=False, label=both("field_deltas"), elem_id="cmp-deltas", elem_classes=PHONE_CARDS
+            interactive=False,
+            label=both("field_deltas"),
+            elem_id="cmp-deltas",
+            elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
         )
         # The last comparison shown (track, ids, the Service's answer), so the language toggle can render it
         # again without asking the workers for another paired bootstrap.

@@ -16,6 +16,7 @@ from .. import explorer
 from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame
+from ..tables import HIDE_EMPTY, PHONE_CARDS, WIDE_LAST
 from ..upload import drop_zone
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo"
@@ -70,7 +71,13 @@ class ExplorerPage:
         self.run_btn = gr.Button(both("explore_btn"), variant="primary", elem_id="ex-run")
         self.items = gr.State([])
         self.summary = gr.Markdown(elem_id="ex-summary")
-        self.report = gr.Dataframe(interactive=False, wrap=True, label=both("ex_report"), elem_id="ex-report")
+        self.report = gr.Dataframe(
+            interactive=False,
+            wrap=True,
+            label=both("ex_report"),
+            elem_id="ex-report",
+            elem_classes=[*PHONE_CARDS, *WIDE_LAST, *HIDE_EMPTY],
+        )
         with gr.Row():
             self.field = ctx.texts(
                 gr.Dropdown(field_choices("zh"), value="", label=both("ex_field_wrong"), elem_id="ex-field"),
@@ -103,6 +110,7 @@ class ExplorerPage:
                 scale=3,
                 label=both("ex_items"),
                 elem_id="ex-table",
+                elem_classes=HIDE_EMPTY,
                 column_widths=["7%", "23%", "40%", "18%", "12%"],
             )
             with gr.Column(scale=2):

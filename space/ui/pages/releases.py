@@ -16,7 +16,7 @@ from scoring.tracks import get_track
 from ..context import Context
 from ..i18n import both, t
 from ..safe import md
-from ..tables import metric_header, pct
+from ..tables import HIDE_EMPTY, metric_header, pct
 
 COLUMNS = (
     "col_rank",
@@ -72,7 +72,7 @@ class ReleasesPage:
             self.name = gr.Dropdown(choices=[], label=both("release"), elem_id="rel-name", scale=1)
             self.show_btn = gr.Button(both("show_release"), elem_id="rel-show", scale=0)
         self.info = gr.Markdown(elem_id="rel-info")
-        self.table = gr.Dataframe(interactive=False, elem_id="rel-table", wrap=True)
+        self.table = gr.Dataframe(interactive=False, elem_id="rel-table", wrap=True, elem_classes=HIDE_EMPTY)
         self.citation = gr.Code(label=both("citation"), buttons=["copy"], elem_id="rel-citation")
 
     def wire(self, tab: gr.Tab, track: gr.Radio, lang: gr.Radio) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradio as gr
 
 from worker.records import is_submission_id
@@ -10,7 +12,7 @@ from .. import figures
 from .. import submission as render
 from ..context import Context
 from ..i18n import both, t
-from ..tables import METRICS, TRACKS, UNDEFINED
+from ..tables import HIDE_EMPTY, METRICS, PHONE_CARDS, TRACKS, UNDEFINED, WIDE_LAST
 
 
 def _row_of(result: dict | None, lang: str = "zh") -> dict:
@@ -27,6 +29,20 @@ def _row_of(result: dict | None, lang: str = "zh") -> dict:
     return row
 
 
+def page_table(
+    label: str, elem_id: str, classes: list[str], *, wrap: bool = False, datatype: Any = "str"
+) -> gr.Dataframe:
+    """A read-only table of the page, labelled in both languages (the toggle relabels it)."""
+    return gr.Dataframe(
+        interactive=False,
+        wrap=wrap,
+        datatype=datatype,
+        label=both(label),
+        elem_id=elem_id,
+        elem_classes=classes,
+    )
+
+
 class SubmissionPage:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -35,24 +51,19 @@ class SubmissionPage:
             self.open_btn = gr.Button(both("open"), scale=0, elem_id="page-open")
         self.header = gr.Markdown(elem_id="page-header")
         self.status = gr.Markdown(elem_id="page-status")
-        self.metrics = gr.Dataframe(
-            interactive=False, label=both("metrics_pct"), elem_id="page-metrics", datatype=render.METRIC_TYPES
-        )
+        # Each table is drawn once it has a row (HIDE_EMPTY): nothing before a submission is opened, no empty
+        # output-format table when every output is valid (the line above it says so). On a phone each is cards
+        # (PHONE_CARDS): every value in view under its column's name, a message or note two columns wide.
+        cards, wide = [*PHONE_CARDS, *HIDE_EMPTY], [*PHONE_CARDS, *WIDE_LAST, *HIDE_EMPTY]
+        self.metrics = page_table("metrics_pct", "page-metrics", cards, datatype=render.METRIC_TYPES)
         self.plot = gr.Plot(elem_id="page-plot", show_label=False)
-        self.subsets = gr.Dataframe(interactive=False, label=both("subsets_label"), elem_id="page-subsets")
-        self.format = gr.Dataframe(
-            interactive=False, wrap=True, label=both("format_report"), elem_id="page-format"
-        )
+        self.subsets = page_table("subsets_label", "page-subsets", cards, wrap=True)
+        self.format = page_table("format_report", "page-format", wide, wrap=True)
         self.outputs_text = gr.Markdown(elem_id="page-output-format-summary")
-        self.output_format = gr.Dataframe(
-            interactive=False,
-            wrap=True,
-            label=both("output_format_report"),
-            elem_id="page-output-format",
-        )
+        self.output_format = page_table("output_format_report", "page-output-format", wide, wrap=True)
         self.provenance = gr.Markdown(elem_id="page-provenance")
-        self.versions = gr.Dataframe(interactive=False, label=both("versions"), elem_id="page-versions")
-        self.history = gr.Dataframe(interactive=False, label=both("history"), elem_id="page-history")
+        self.versions = page_table("versions", "page-versions", cards)
+        self.history = page_table("history", "page-history", wide)
         self.bibtex = gr.Code(language=None, label="BibTeX", elem_id="page-bibtex")
 
     @property

@@ -20,7 +20,16 @@ from ..context import Context, refused
 from ..i18n import both, t
 from ..reports import report_frame, report_markdown
 from ..safe import code, is_http_url, md
-from ..tables import PHONE_CARDS, metric_header, page_link, pct, setting_choices, type_choices
+from ..tables import (
+    HIDE_EMPTY,
+    PHONE_CARDS,
+    WIDE_LAST,
+    metric_header,
+    page_link,
+    pct,
+    setting_choices,
+    type_choices,
+)
 from ..upload import drop_zone
 
 MINE_COLUMNS = ("col_model", "track", "status", "h_primary", "h_format_issues", "h_submitted_at", "h_page")
@@ -114,9 +123,16 @@ class SubmitPage:
             self.submit_btn = gr.Button(both("submit_btn"), variant="primary", elem_id="submit")
         ctx.texts(gr.Markdown(elem_id="live-board-rule"), value="live_board_rule")  # disclosure §3
         self.message = gr.Markdown(elem_id="submit-message")
-        # The language toggle empties the report (its headers are in the old language).
+        # Not drawn until a report has a problem to list (HIDE_EMPTY); the language toggle empties it (its
+        # headers are in the old language).
         self.report = ctx.texts(
-            gr.Dataframe(interactive=False, wrap=True, label=both("validation_report"), elem_id="report"),
+            gr.Dataframe(
+                interactive=False,
+                wrap=True,
+                label=both("validation_report"),
+                elem_id="report",
+                elem_classes=[*PHONE_CARDS, *WIDE_LAST, *HIDE_EMPTY],
+            ),
             value=lambda lang: report_frame(None, lang),
         )
         self.sub_id = gr.Textbox(label=both("submission_id"), interactive=False, elem_id="new-id")
@@ -126,12 +142,20 @@ class SubmitPage:
         with gr.Accordion(both("my_submissions"), open=True, elem_id="my-subs-box"):
             self.mine_btn = gr.Button(both("refresh_mine"), size="sm", elem_id="my-subs-refresh")
             self.mine = gr.Dataframe(
-                interactive=False, wrap=True, datatype="markdown", elem_id="my-subs", elem_classes=PHONE_CARDS
+                interactive=False,
+                wrap=True,
+                datatype="markdown",
+                elem_id="my-subs",
+                elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
             )
             with gr.Row():
                 self.mine_private = gr.Dropdown([], label=both("private_pick"), elem_id="my-private")
                 self.make_public_btn = gr.Button(both("make_public"), scale=0, elem_id="make-public")
             self.mine_msg = gr.Markdown(elem_id="make-public-msg")
+            with gr.Row():  # the owner takes a public entry back: private (off the board), public again above
+                self.mine_public = gr.Dropdown([], label=both("public_pick"), elem_id="my-public")
+                self.withdraw_btn = gr.Button(both("withdraw"), scale=0, elem_id="withdraw")
+            self.withdraw_msg = gr.Markdown(elem_id="withdraw-msg")
             with gr.Row():  # disclosure §4: at most 2 finals per track go into a release
                 self.finals = gr.Dropdown(
                     [], multiselect=True, max_choices=2, label=both("finals_pick"), elem_id="my-finals"
@@ -213,13 +237,20 @@ class SubmitPage:
         self.make_public_btn.click(
             self.make_public, [self.mine_private, self.token, lang], self.mine_msg, api_name="make_public"
         ).then(self.my_submissions, mine_in, mine_out, api_name=False)
+        self.withdraw_btn.click(
+            self.withdraw,
+            [self.mine_public, self.token, lang],
+            self.withdraw_msg,
+            api_name="withdraw",
+            api_visibility="private",  # clients use REST's POST /api/v1/submissions/{id}/withdraw
+        ).then(self.my_submissions, mine_in, mine_out, api_name=False)
 
     def mine_inputs(self, lang: gr.Radio) -> list:
         return [self.token, lang, self.mine_private]
 
     @property
     def mine_outputs(self) -> list:
-        return [self.mine, self.mine_private]
+        return [self.mine, self.mine_private, self.mine_public]
 
     # -- callbacks ------------------------------------------------------------------------------------
 
@@ -393,6 +424,7 @@ class SubmitPage:
             return {
                 self.mine: pd.DataFrame(columns=columns),
                 self.mine_private: gr.Dropdown(choices=[], value=None),
+                self.mine_public: gr.Dropdown(choices=[], value=None),
             }
         mine = self.ctx.service.my_submissions(who.name)
         private = [(f"{s.model_name} ({s.submission_id})", s.submission_id) for s in mine if s.private]
@@ -403,8 +435,10 @@ class SubmitPage:
         else:
             still_private = picked in {sid for _, sid in private}
             pick = gr.Dropdown(choices=private, value=picked if still_private else None)
+        # Public ones the owner may withdraw (not one a maintainer hid: it is off the board already).
+        public = [(f"{s.model_name} ({s.submission_id})", s.submission_id) for s in mine if not s.hidden]
         rows = pd.DataFrame([own_row(s, lang) for s in mine], columns=columns)
-        return {self.mine: rows, self.mine_private: pick}
+        return {self.mine: rows, self.mine_private: pick, self.mine_public: gr.Dropdown(choices=public)}
 
     def my_submissions_when_done(
         self,
@@ -419,7 +453,7 @@ class SubmitPage:
         viewer = self.ctx.viewer(token, profile)
         sub = self.ctx.service.submission(sid, viewer) if is_submission_id(sid or "") else None
         if not submission.is_final(sub):
-            return {self.mine: gr.skip(), self.mine_private: gr.skip()}
+            return {self.mine: gr.skip(), self.mine_private: gr.skip(), self.mine_public: gr.skip()}
         return self.my_submissions(token, lang, picked, profile)
 
     def finals_view(
@@ -487,13 +521,29 @@ class SubmitPage:
         self, sid: str | None, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
     ) -> str:
         """The owner puts a private submission on the board (it joins at the next publish)."""
+        return self._own_action("make_public", sid, token, lang, profile)
+
+    def withdraw(
+        self, sid: str | None, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
+    ) -> str:
+        """The owner takes a public submission off the board: private at once, gone at the next publish."""
+        return self._own_action("withdraw", sid, token, lang, profile)
+
+    # action -> (the text asking to pick a submission first, the text saying it is done)
+    OWN_ACTIONS = {"make_public": ("pick_private", "made_public"), "withdraw": ("pick_public", "withdrawn")}
+
+    def _own_action(
+        self, action: str, sid: str | None, token: str | None, lang: str, profile: gr.OAuthProfile | None
+    ) -> str:
+        """`Service.make_public` or `Service.withdraw` of the signed-in owner's submission `sid`."""
+        pick, done = self.OWN_ACTIONS[action]
         who = self.ctx.identity(token, profile)
         if who.name is None:
             raise refused(t(who.message or "not_signed_in", lang))
         if not sid:
-            raise refused(t("pick_private", lang))
+            raise refused(t(pick, lang))
         try:
-            self.ctx.service.make_public(sid, identity=who.name)
+            getattr(self.ctx.service, action)(sid, identity=who.name)
         except ServiceError as exc:
             raise refused(answer_text(exc, lang)) from None
-        return f"**✓** {t('made_public', lang, id=code(sid))}"
+        return f"**✓** {t(done, lang, id=code(sid))}"
