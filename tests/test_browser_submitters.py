@@ -492,6 +492,32 @@ def test_a_bad_file_is_explained_in_the_pages_language(live_space, chromium, tmp
             page.context.close()
 
 
+def test_the_last_uploads_message_follows_the_language_toggle(live_space, chromium, tmp_path) -> None:
+    """Issue 28.9: after a file was checked on a Chinese page, switching to English leaves no Chinese in the
+    Submit tab's message, status and link (the report was emptied already; the message stayed). Control:
+    the message is Chinese before the toggle."""
+    baseline = ROOT / "data" / "demo" / "varm" / "baselines" / "lexicon.test.jsonl"
+    rows = baseline.read_text().splitlines()
+    path = tmp_path / "short.jsonl"
+    path.write_text("\n".join(rows[:-1]) + "\n")  # one row missing: refused, with a message
+    page = new_page(chromium, "1440")
+    try:
+        page.goto(f"{live_space.url}?track=varm&lang=zh")
+        expect(page.locator("#board-caption")).to_contain_text("行", timeout=TIMEOUT)
+        open_tab(page, "提交")
+        page.locator("#upload input[type=file]").set_input_files(str(path))
+        expect(page.locator("#submit-message")).to_contain_text("✗", timeout=TIMEOUT)
+        outcome = ("#submit-message", "#status", "#submission-link")
+        assert CJK.search(page.locator("#submit-message").inner_text())
+        set_language(page, "en")
+        expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
+        expect(page.locator("#submit-message")).not_to_contain_text("✗", timeout=TIMEOUT)
+        left = [page.locator(sel).inner_text() for sel in outcome]
+        assert not any(CJK.search(text) for text in left), left
+    finally:
+        page.context.close()
+
+
 KATE = "tok-kate-0123456789"  # submits only here, on CNTP (tests/conftest_ui.py TOKENS)
 
 

@@ -456,12 +456,15 @@ def build_app(
             submission.outputs,
             api_name=False,
         ).then(submit.sign_in, [submit.token, lang], [submit.who, maint_tab], api_name=False).then(
-            submit.quota_text, [track, submit.token, lang], submit.quota, api_name=False
-        ).then(submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False).then(
-            analysis.analysis, [track, analysis.systems, lang], analysis.outputs, api_name=False
-        ).then(compare.relabel, [compare.shown, lang], compare.outputs, api_name=False).then(
-            explorer.relabel, [track, explorer.upload, lang], explorer.outputs, api_name=False
-        ).then(
+            submit.relabel_outcome,
+            [submit.sub_id, track, submit.token, lang],
+            [submit.message, submit.status, submit.status_timer, submit.link],
+            api_name=False,
+        ).then(submit.quota_text, [track, submit.token, lang], submit.quota, api_name=False).then(
+            submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False
+        ).then(analysis.analysis, [track, analysis.systems, lang], analysis.outputs, api_name=False).then(
+            compare.relabel, [compare.shown, lang], compare.outputs, api_name=False
+        ).then(explorer.relabel, [track, explorer.upload, lang], explorer.outputs, api_name=False).then(
             maintainers.relabel,
             maintainers.relabel_inputs(track, submit.token, lang),
             maintainers.relabel_outputs,

@@ -393,6 +393,24 @@ class SubmitPage:
             self.quota: quota,
         }
 
+    def relabel_outcome(
+        self,
+        sid: str,
+        track: str,
+        token: str | None = None,
+        lang: str = "zh",
+        profile: gr.OAuthProfile | None = None,
+    ) -> dict:
+        """The language toggle: the last upload's message goes (as its report does: both were written in the
+        old language), its status line and page link are written again in `lang`."""
+        if not is_submission_id(sid or ""):
+            return {self.message: "", self.status: "", self.link: ""}
+        return {
+            self.message: "",
+            **self.poll_status(sid, token, lang, profile),
+            self.link: f"[{t('open_submission', lang)} ↗]({page_link(sid, track, lang)})",
+        }
+
     def poll_status(
         self, sid: str, token: str | None = None, lang: str = "zh", profile: gr.OAuthProfile | None = None
     ) -> dict:
