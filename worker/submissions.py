@@ -44,7 +44,11 @@ def _read_record(store: Store, path: str, revision: str | None = None) -> tuple[
 def load_record(store: Store, track: str, submission_id: str, revision: str | None = None) -> dict | None:
     """The record, or None when it does not exist or is unreadable (quarantined: logged once)."""
     path = record_path(track, submission_id)
-    raw, problem = _read_record(store, path, revision)
+    return _decoded(path, *_read_record(store, path, revision))
+
+
+def _decoded(path: str, raw: bytes | None, problem: str | None) -> dict | None:
+    """The record read from `path`, or None (a problem other than "missing" is quarantined: logged once)."""
     if raw is not None and problem is None:
         return json.loads(raw)
     if problem is not None and problem != "missing":
@@ -62,14 +66,7 @@ def load_records(
         raws = read_many(store, AREA, paths.values(), revision)
     except UnreadableObject:  # a torn object: each record on its own, so only that one is quarantined
         return {sid: load_record(store, track, sid, revision) for sid in paths}
-    records: dict[str, dict | None] = {}
-    for sid, path in paths.items():
-        raw = raws.get(path)
-        problem = record_problem(raw)
-        if problem is not None and problem != "missing":
-            _quarantine(path, problem)
-        records[sid] = json.loads(raw) if raw is not None and problem is None else None
-    return records
+    return {sid: _decoded(path, raws[path], record_problem(raws[path])) for sid, path in paths.items()}
 
 
 def load_keyed(
