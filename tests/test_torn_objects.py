@@ -18,7 +18,7 @@ from worker.config import Config
 from worker.gold.reconcile import reconcile
 from worker.service import Service
 from worker.store import layout, local, open_store
-from worker.submissions import list_records, quarantined
+from worker.submissions import list_records, load_records, quarantined
 
 TRACK = "cold"
 
@@ -56,3 +56,28 @@ def test_a_torn_record_is_a_fault_of_that_record_only(tmp_path: Path) -> None:
     sent.sent.clear()
     summary = reconcile(store, sent, stuck_after=0, tracks=(TRACK,))
     assert ("score", TRACK, other) in sent.sent, (summary, sent.sent)
+
+
+def test_a_torn_record_in_a_batched_read_is_quarantined_and_the_others_are_read(tmp_path: Path) -> None:
+    """`load_records` (the quota check, the record index, batches, the reconciler's suspects) reads many
+    records in one go: a torn one among them is None and quarantined, the others are read, and the same
+    submitter's next upload is still taken (its quota check reads that batch)."""
+    config = Config(data_dir=tmp_path / "data", quota_per_day=5)
+    seed(config, small_demo(tmp_path, (TRACK,)))
+    service = Service(config, open_store(config), RecordingEnqueuer())
+    torn, other = (submit(service, baseline(TRACK, "lexicon", i), "u0", TRACK) for i in range(2))
+    ids = [torn, other, "0" * 16]  # and one that does not exist
+    before = load_records(open_store(config), TRACK, ids)
+    assert before[torn] is not None and before[other] is not None  # positive control: both read untorn
+    _tear(config.data_dir, open_store(config).read("submissions", layout.record_path(TRACK, torn)))
+    local.forget_decoded()
+    store = open_store(config)
+
+    after = load_records(store, TRACK, ids)
+    assert after == {torn: None, other: before[other], "0" * 16: None}, after
+    (listed,) = quarantined(store, TRACK)
+    assert listed["path"] == layout.record_path(TRACK, torn) and "unreadable object" in listed["problem"]
+    third = Service(config, store, RecordingEnqueuer()).submit(
+        identity="u0", track=TRACK, data=baseline(TRACK, "lexicon", 3), metadata={"model_name": "m-u0 3"}
+    )
+    assert third["status"] == "queued", third
