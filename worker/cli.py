@@ -5,7 +5,7 @@ submit, status, validate, list, finals, make-public, withdraw: the REST client `
   local token file's token of user `local` ($DATA_DIR/tokens.json, embedded default).
 reconcile [--stuck-after S]     re-send stuck submissions now (needs the store and the broker)
 quarantine                      list unreadable submission records (skipped by the pipeline); exit 1 if any
-rescore --track T [--dry-run]   re-score every submission of a track on the low-priority queue
+rescore --track T [--dry-run] [--force]   re-score every submission of a track on the low-priority queue
 seed [--demo-dir D]             seed references, public files and baselines from data/demo
 install --track T DIR [--replace] [--test-status private|public]  install a real reference set
 held [--track T]                near-copies held for review (maintainers; names the earlier submission)
@@ -101,7 +101,9 @@ def cmd_rescore(args, config: Config) -> int:
     from worker.celery import make_app
 
     app = make_app(config)
-    started = app.send_task("worker.tasks.rescore_track", args=[args.track, args.dry_run, args.actor])
+    started = app.send_task(
+        "worker.tasks.rescore_track", args=[args.track, args.dry_run, args.actor, args.force]
+    )
     plan = started.get(timeout=args.timeout)
     print(f"run {plan['run']}: {plan['chunks']} chunks queued", file=sys.stderr)
     summary = app.AsyncResult(plan["finalize_task_id"]).get(timeout=args.timeout)
@@ -112,13 +114,25 @@ def cmd_rescore(args, config: Config) -> int:
 
 
 def change_lines(changes: list[dict]) -> list[str]:
-    """One readable line per submission whose primary metric or rank moved (or that failed)."""
+    """One readable line per submission whose primary metric or rank moved (or that failed), and in a forced
+    re-score one per submission saying whether it reproduced its stored version."""
     lines = []
     for c in changes:
         name = c["model_name"] or c["submission_id"]
         if c.get("error"):
             lines.append(f"{name}: not re-scored ({c['error']})")
             continue
+        if c.get("check") == "reproduced":
+            lines.append(f"{name}: reproduced (version {c['compared_version']}, byte for byte)")
+            continue
+        if c.get("check") == "differs":
+            attached = (
+                f"new version {c['new_version']}" if c.get("new_version") else "dry run: nothing attached"
+            )
+            lines.append(
+                f"{name}: DIFFERS from stored version {c['compared_version']} ({', '.join(c['differs'])}): "
+                f"not reproducible with the same scorer and references; {attached}"
+            )
         old, new = c["old"], c["new"] if c["new"] is not None else c["old"]
         if old == new and c["old_rank"] == c["new_rank"]:
             continue
@@ -237,6 +251,11 @@ def parser(config: Config) -> argparse.ArgumentParser:
     rs = sub.add_parser("rescore", help="re-score a track with the current scorer")
     rs.add_argument("--track", required=True)
     rs.add_argument("--dry-run", action="store_true")
+    rs.add_argument(
+        "--force",
+        action="store_true",
+        help="recompute results already current too, and report whether each reproduces its stored version",
+    )
     rs.add_argument("--actor", default=cli_actor(), help="who is logged (default: the OS user, via the CLI)")
     rs.add_argument("--timeout", type=float, default=3600)
     rs.set_defaults(run=cmd_rescore)

@@ -29,8 +29,8 @@ class CeleryEnqueuer:
         # The request time lets a publish that starts later cover it (worker.gold.tasks.publish_track).
         self.app.send_task("worker.tasks.publish_track", args=[track, time.time()], **FIRE_AND_FORGET)
 
-    def rescore(self, track: str, dry_run: bool, actor: str) -> str:
-        return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor]).id
+    def rescore(self, track: str, dry_run: bool, actor: str, force: bool = False) -> str:
+        return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor, force]).id
 
     def release(self, track: str, name: str, actor: str) -> str:
         return self.app.send_task("worker.tasks.cut_release", args=[track, name, actor]).id

@@ -3,7 +3,11 @@
 Chunks attach new result *versions* to the existing submissions, flagged `pending_rescore` so that an
 ordinary publish keeps showing the old ones; the final step publishes every new version together with
 the diff report in one results commit. A version whose (scorer version, references hash) already exists
-is not recomputed.
+is not recomputed, unless the re-score is *forced*: then every submission is recomputed and compared byte
+for byte with the files of its stored version of the same key (public result, row outcomes, sealed part).
+One that comes back identical is "reproduced" and nothing is attached; one that does not (a determinism
+bug) "differs": it is attached as a further version as any re-score would (published with the run, or not
+at all in a dry run) and the report names what differed, never the values of the sealed part.
 """
 
 from __future__ import annotations
@@ -17,7 +21,15 @@ from worker.gold.publish import Publisher, competition_ranks, published_runs, ve
 from worker.gold.references import Pinned
 from worker.gold.scoring_job import attach_version, compute, safe_error
 from worker.leaderboard import metric
-from worker.records import FINAL_BAD, find_version, noted, predictions_path, staged_result_path
+from worker.records import (
+    FINAL_BAD,
+    noted,
+    predictions_path,
+    rows_path,
+    sealed_result_path,
+    staged_result_path,
+    version_key,
+)
 from worker.store import Store, codec, commit_change, commit_with_retry, layout
 from worker.submissions import AREA, dumps, list_records, load_record, read_index, read_json, record_files
 
@@ -70,10 +82,58 @@ def _headline(track: str, result: dict | None) -> dict:
     return {m: metric(result, m) for m in get_track(track).headline_metrics} if result else {}
 
 
-def score_chunk(
-    store: Store, pinned: Pinned, track: str, run: str, index: int, ids: list[str], dry_run: bool
+# What a forced re-score compares, by the name the report gives it: the path of each file of a version.
+COMPARED = {"result": staged_result_path, "rows": rows_path, "sealed": sealed_result_path}
+
+
+def current_version(record: dict, pinned: Pinned) -> dict | None:
+    """The record's newest version of the current (scorer version, references hash), if any."""
+    key = (SCORER_VERSION, pinned.sha256)
+    return next((v for v in reversed(record["versions"]) if version_key(v) == key), None)
+
+
+def attach_again(
+    record: dict, pinned: Pinned, result: dict, rows: dict, sealed: dict | None, run: str
+) -> tuple[dict, dict[str, bytes]]:
+    """`attach_version` although a version of the same key exists (a forced re-score whose result differs):
+    a further version, numbered after every existing one, written as any new version is."""
+    masked = {**record, "versions": [{**v, "scorer_version": ""} for v in record["versions"]]}
+    attached = attach_version(masked, pinned, result, rows, sealed=sealed, pending_rescore=run)
+    assert attached is not None  # no version of the masked record has the current key
+    new, files = attached
+    return {**new, "versions": [*record["versions"], new["versions"][-1]]}, files
+
+
+def differences(
+    store: Store, pinned: Pinned, record: dict, stored: dict, computed: tuple[dict, dict, dict | None]
+) -> list[str]:
+    """What of version `stored` the recomputation does not give back byte for byte ("result", "rows",
+    "sealed"; [] when it reproduces it). The new bytes are those `attach_version` would write."""
+    track, sid = record["track"], record["submission_id"]
+    _, files = attach_again(record, pinned, *computed, run="compare")
+    number = max(v["version"] for v in record["versions"]) + 1
+    differ = []
+    for name, path in COMPARED.items():
+        new = files.get(path(track, sid, number))
+        if new is None and name == "sealed":
+            continue  # a public test set seals nothing
+        if new != store.read(AREA, path(track, sid, stored["version"])):
+            differ.append(name)
+    return differ
+
+
+def score_chunk(  # noqa: C901 - one pass: the plain, the skipped, the failed and the forced submission
+    store: Store,
+    pinned: Pinned,
+    track: str,
+    run: str,
+    index: int,
+    ids: list[str],
+    dry_run: bool,
+    force: bool = False,
 ) -> dict:
-    """Score `ids`, attach versions (unless dry_run) and the chunk's summary in one submissions commit."""
+    """Score `ids`, attach versions (unless dry_run) and the chunk's summary in one submissions commit;
+    `force` recomputes the submissions whose current version exists too (see the module's text)."""
     summary: dict[str, dict] = {}
     computed: dict[str, tuple[dict, dict, dict | None]] = {}
     published = published_runs(store, track)
@@ -91,8 +151,8 @@ def score_chunk(
             "old_version": old and old["version"],
             "old": _headline(track, old_result),
         }
-        same = find_version(record, SCORER_VERSION, pinned.sha256)
-        if same is not None:
+        same = current_version(record, pinned)
+        if same is not None and not force:
             result = read_json(store, AREA, staged_result_path(track, sid, same["version"]))
             entry.update(skipped=True, new_version=same["version"], new=_headline(track, result))
         else:
@@ -101,8 +161,20 @@ def score_chunk(
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop a re-score
                 entry.update(skipped=True, new_version=None, new={}, error=safe_error(exc))
             else:
-                computed[sid] = (result, rows, sealed)
                 entry.update(skipped=False, new_version=None, new=_headline(track, result))
+                if same is None:
+                    computed[sid] = (result, rows, sealed)
+                else:  # forced: compare with the stored version; attach only what does not reproduce it
+                    differ = differences(store, pinned, record, same, (result, rows, sealed))
+                    entry.update(
+                        check="differs" if differ else "reproduced",
+                        compared_version=same["version"],
+                        differs=differ,
+                    )
+                    if differ:
+                        computed[sid] = (result, rows, sealed)
+                    else:
+                        entry["new_version"] = same["version"]
         summary[sid] = entry
 
     def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict[str, dict]]:
@@ -111,15 +183,22 @@ def score_chunk(
         changed = []
         for sid, (result, rows, sealed) in computed.items():
             record = load_record(store, track, sid, head)
-            attached = (
-                None
-                if dry_run or record is None
-                else attach_version(record, pinned, result, rows, sealed=sealed, pending_rescore=run)
-            )
+            attached = None
+            if not (dry_run or record is None):
+                if chunk[sid].get("check") == "differs":
+                    attached = attach_again(record, pinned, result, rows, sealed, run)
+                else:
+                    attached = attach_version(
+                        record, pinned, result, rows, sealed=sealed, pending_rescore=run
+                    )
             if attached is not None:
                 new, files = attached
                 number = new["versions"][-1]["version"]
-                new = noted(new, f"re-scored as version {number} (scorer {SCORER_VERSION}, re-score {run})")
+                note = f"re-scored as version {number} (scorer {SCORER_VERSION}, re-score {run})"
+                if chunk[sid].get("check") == "differs":
+                    parts = ", ".join(chunk[sid]["differs"])
+                    note += f"; forced: differs from version {chunk[sid]['compared_version']} ({parts})"
+                new = noted(new, note)
                 chunk[sid]["new_version"] = number
                 add.update(files)
                 changed.append(new)
@@ -135,8 +214,9 @@ def chunks_done(store: Store, track: str, run: str) -> list[dict]:
     return [json.loads(store.read(AREA, p) or b"{}") for p in paths]
 
 
-def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) -> dict:
-    """The diff report: per submission metric deltas and rank changes (visible submissions only)."""
+def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict], force: bool = False) -> dict:
+    """The diff report: per submission metric deltas and rank changes (visible submissions only); a forced
+    run says per submission whether it reproduced its stored version (`check`, `differs`)."""
     entries = {sid: e for chunk in chunks for sid, e in chunk.items() if not e["hidden"]}
     primary = get_track(track).primary_metric
     ids = list(entries)
@@ -167,6 +247,7 @@ def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) 
                 "old_rank": old_rank[sid],
                 "new_rank": new_rank[sid],
             }
+            | ({k: e.get(k) for k in ("check", "compared_version", "differs")} if force else {})
         )
     rows.sort(key=lambda r: r["new_rank"])
     return {
@@ -174,6 +255,7 @@ def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) 
         "run": run,
         "actor": actor,
         "dry_run": dry_run,
+        "force": force,
         "scorer_version": SCORER_VERSION,
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "summary": {
@@ -182,16 +264,31 @@ def report(track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]) 
             "skipped": sum(r["skipped"] for r in rows),
             "errors": sum(r["error"] is not None for r in rows),
             "rank_changes": sum(r["old_rank"] != r["new_rank"] for r in rows),
-        },
+        }
+        | (
+            {
+                "reproduced": sum(r["check"] == "reproduced" for r in rows),
+                "differs": sum(r["check"] == "differs" for r in rows),
+            }
+            if force
+            else {}
+        ),
         "submissions": rows,
     }
 
 
 def finalize(
-    store: Store, publisher: Publisher, track: str, run: str, actor: str, dry_run: bool, chunks: list[dict]
+    store: Store,
+    publisher: Publisher,
+    track: str,
+    run: str,
+    actor: str,
+    dry_run: bool,
+    chunks: list[dict],
+    force: bool = False,
 ) -> dict:
     """Publish the new versions with the report in one commit, or (dry run) keep the report private."""
-    diff = report(track, run, actor, dry_run, chunks)
+    diff = report(track, run, actor, dry_run, chunks, force)
     body = codec.pretty(diff)
     if dry_run:
         commit_with_retry(

@@ -143,15 +143,24 @@ def compare(track: str, a_id: str, b_id: str) -> dict:
 
 
 @app.task(name="worker.tasks.rescore_track")
-def rescore_track(track: str, dry_run: bool, actor: str) -> dict:
-    """Fan out chunk tasks on the rescore queue, then a finalizer that waits for all of them."""
+def rescore_track(track: str, dry_run: bool, actor: str, force: bool = False) -> dict:
+    """Fan out chunk tasks on the rescore queue, then a finalizer that waits for all of them. `force`:
+    recompute the submissions whose current version exists too, and say whether each reproduced it."""
     check_track(track)
     run = stamp()
     chunks = plan(store(), track)
     for index, ids in enumerate(chunks):
-        rescore_chunk.apply_async(args=[track, run, index, ids, dry_run])
-    final = rescore_finalize.apply_async(args=[track, run, actor, dry_run, len(chunks)], countdown=0.5)
-    log.info("rescore %s run %s: %d chunks by %s (dry_run=%s)", track, run, len(chunks), actor, dry_run)
+        rescore_chunk.apply_async(args=[track, run, index, ids, dry_run, force])
+    final = rescore_finalize.apply_async(args=[track, run, actor, dry_run, len(chunks), force], countdown=0.5)
+    log.info(
+        "rescore %s run %s: %d chunks by %s (dry_run=%s, force=%s)",
+        track,
+        run,
+        len(chunks),
+        actor,
+        dry_run,
+        force,
+    )
     return {"run": run, "chunks": len(chunks), "finalize_task_id": final.id}
 
 
@@ -168,22 +177,27 @@ def cut_release(track: str, name: str, actor: str) -> dict:
 
 # A chunk that cannot be committed is retried: the finalizer waits until every chunk has reported.
 @app.task(name="worker.tasks.rescore_chunk", autoretry_for=(StoreError,), retry_backoff=True, max_retries=8)
-def rescore_chunk(track: str, run: str, index: int, ids: list[str], dry_run: bool) -> int:
-    score_chunk(store(), references().get(track), track, run, index, ids, dry_run)
+def rescore_chunk(
+    track: str, run: str, index: int, ids: list[str], dry_run: bool, force: bool = False
+) -> int:
+    score_chunk(store(), references().get(track), track, run, index, ids, dry_run, force)
     return len(ids)
 
 
 @app.task(name="worker.tasks.rescore_finalize", bind=True, max_retries=3600)
-def rescore_finalize(self, track: str, run: str, actor: str, dry_run: bool, expected: int) -> dict:
+def rescore_finalize(
+    self, track: str, run: str, actor: str, dry_run: bool, expected: int, force: bool = False
+) -> dict:
     done = chunks_done(store(), track, run)
     if len(done) < expected:
         raise self.retry(countdown=poll_delay(run, len(done), expected))
-    diff = finalize(store(), publisher(), track, run, actor, dry_run, done)
+    diff = finalize(store(), publisher(), track, run, actor, dry_run, done, force)
     log.info("rescore %s run %s finished: %s", track, run, diff["summary"])
     report = None if dry_run else layout.rescore_report(track, run)
     primary = get_track(track).primary_metric
     changes = [  # what the maintainer's `rescore` prints (a dry run has no published report to read)
         {k: row[k] for k in ("submission_id", "model_name", "old_rank", "new_rank", "skipped", "error")}
+        | {k: row[k] for k in ("check", "compared_version", "differs", "new_version") if k in row}
         | {"metric": primary, "old": row["old"].get(primary), "new": row["new"].get(primary)}
         for row in diff["submissions"]
     ]
