@@ -20,14 +20,25 @@ FAKEHUB_COMMIT_WINDOW seconds (default 3600; smaller to compress time in a bench
 
 Run: python tests/fakehub.py [--port 0] -> prints "FAKEHUB READY http://127.0.0.1:<port>".
 Tags: POST /api/<type>s/<repo>/tag/<revision> {"tag", "message"} (409 when the tag exists), listed by refs
-and usable as a revision. Not emulated: LFS/Xet uploads (every file is "regular"), PRs, branches other than
-main.
+and usable as a revision.
+
+LFS (legacy: huggingface_hub with HF_HUB_DISABLE_XET, as worker/process_env.py sets it): preupload
+answers "lfs" for a path an LFS rule of the repo's .gitattributes matches (`*.bin` from the start, as in
+the Hub's default file) or a file over FAKEHUB_LFS_OVER bytes (default 10 MiB, the Hub's threshold). The
+client then asks `POST /<type>s/<repo>.git/info/lfs/objects/batch`, PUTs the bytes to the href it names,
+POSTs the verify href, and commits an `lfsFile`. The upload href, and the Location a resolve of an LFS file
+redirects to (302 with X-Linked-Etag = the sha256 and X-Linked-Size, as the Hub's CDN redirect), are on
+http://localhost:<port>, another host than the endpoint's 127.0.0.1, so the client treats them as a CDN (no
+Authorization sent); the verify href is the Hub's own, as on the Hub. Tree and paths-info entries of LFS
+files carry the pointer's git oid and an `lfs` object. Stats count "POST lfs-batch", "PUT lfs-upload",
+"POST lfs-verify" and "GET lfs-cdn". Not emulated: Xet, PRs, branches other than main.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import fnmatch
 import hashlib
 import json
 import os
@@ -64,6 +75,24 @@ class Commit:
     message: str
     date: str
     author: str
+    lfs: frozenset[str] = frozenset()  # the paths kept as LFS pointers
+
+
+def lfs_pointer(data: bytes) -> bytes:
+    sha = hashlib.sha256(data).hexdigest()
+    return f"version https://git-lfs.github.com/spec/v1\noid sha256:{sha}\nsize {len(data)}\n".encode()
+
+
+def lfs_rules(files: dict[str, bytes]) -> list[str]:
+    """The patterns .gitattributes sends through LFS (`<pattern> filter=lfs ...`)."""
+    lines = files.get(".gitattributes", b"").decode("utf-8", "replace").splitlines()
+    return [line.split()[0] for line in lines if "filter=lfs" in line.split()[1:]]
+
+
+def goes_lfs(files: dict[str, bytes], path: str, size: int) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    matched = any(fnmatch.fnmatchcase(path if "/" in rule else name, rule) for rule in lfs_rules(files))
+    return matched or size > STATE.lfs_over
 
 
 @dataclass
@@ -97,6 +126,8 @@ class State:
         limit = os.environ.get("FAKEHUB_COMMITS_PER_HOUR")
         self.commit_limit = int(limit) if limit else None
         self.commit_window = float(os.environ.get("FAKEHUB_COMMIT_WINDOW") or 3600)
+        self.lfs_over = int(os.environ.get("FAKEHUB_LFS_OVER") or 10 * 1024 * 1024)
+        self.lfs_objects: dict[str, bytes] = {}  # sha256 -> bytes uploaded (kept across commits and repos)
 
     def check_commit_rate(self, repo_id: str, now: float) -> None:
         """429 with Retry-After when `repo_id` already had `commit_limit` commits in the window (the caller
@@ -120,12 +151,18 @@ class State:
         self.commit_times.setdefault(repo_id, []).append(now)
         self.all_commit_times.setdefault(repo_id, []).append(now)
 
-    def new_commit(
-        self, repo: Repo, files: dict[str, bytes], title: str, message: str, author: str
+    def new_commit(  # noqa: PLR0913
+        self,
+        repo: Repo,
+        files: dict[str, bytes],
+        title: str,
+        message: str,
+        author: str,
+        lfs: frozenset[str] = frozenset(),
     ) -> Commit:
         parent = repo.main or None
         seed = f"{repo.id}\n{parent}\n{time.time_ns()}\n{os.urandom(8).hex()}".encode()
-        commit = Commit(hashlib.sha1(seed).hexdigest(), parent, files, title, message, now_iso(), author)
+        commit = Commit(hashlib.sha1(seed).hexdigest(), parent, files, title, message, now_iso(), author, lfs)
         repo.commits[commit.id] = commit
         repo.main = commit.id
         return commit
@@ -146,11 +183,20 @@ class State:
 STATE = State()
 
 
-def tree_entries(files: dict[str, bytes], base: str, recursive: bool) -> list[dict]:
+def file_entry(commit: Commit, path: str) -> dict:
+    data = commit.files[path]
+    if path not in commit.lfs:
+        return {"type": "file", "path": path, "size": len(data), "oid": git_oid(data)}
+    pointer = lfs_pointer(data)
+    lfs = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": len(pointer)}
+    return {"type": "file", "path": path, "size": len(data), "oid": git_oid(pointer), "lfs": lfs}
+
+
+def tree_entries(commit: Commit, base: str, recursive: bool) -> list[dict]:
     """Tree listing below folder `base` ("" for the root): files and folders, sorted by path."""
     prefix = base + "/" if base else ""
     entries: dict[str, dict] = {}
-    for path, data in files.items():
+    for path in commit.files:
         if not path.startswith(prefix):
             continue
         parts = path[len(prefix) :].split("/")
@@ -164,7 +210,7 @@ def tree_entries(files: dict[str, bytes], base: str, recursive: bool) -> list[di
                 "oid": hashlib.sha1(folder.encode()).hexdigest(),
             }
         if recursive or len(parts) == 1:
-            entries[path] = {"type": "file", "path": path, "size": len(data), "oid": git_oid(data)}
+            entries[path] = file_entry(commit, path)
     return [entries[k] for k in sorted(entries)]
 
 
@@ -196,6 +242,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:
         self.dispatch("DELETE")
+
+    def do_PUT(self) -> None:
+        self.dispatch("PUT")
+
+    def read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        chunks = []
+        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()
+        while self.rfile.readline().strip():  # trailers, up to the empty line
+            pass
+        return b"".join(chunks)
 
     def body(self) -> bytes:
         return self._body
@@ -234,7 +294,7 @@ class Handler(BaseHTTPRequestHandler):
         # One handler instance serves every request of a keep-alive connection: reset per-request state,
         # and always consume the body so the next request starts at the right byte.
         self.__dict__.pop("send", None)
-        self._body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._body = self.read_body()
         split = urlsplit(self.path)
         path, query = split.path, parse_qs(split.query)
         try:
@@ -270,6 +330,10 @@ class Handler(BaseHTTPRequestHandler):
         for name in ("resolve", "preupload", "commit", "tree", "commits", "refs", "paths-info", "revision"):
             if name in parts[2:]:
                 return f"{method} {name}"
+        if path.startswith("/_lfs/"):
+            return {"PUT": "PUT lfs-upload", "POST": "POST lfs-verify"}.get(method, f"{method} lfs-cdn")
+        if path.endswith(".git/info/lfs/objects/batch"):
+            return "POST lfs-batch"
         return f"{method} {path if path.startswith('/api/repos') or path.count('/') <= 2 else 'info'}"
 
     def admin(self, method: str, path: str) -> None:
@@ -297,6 +361,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_api(self, method: str, path: str, query: dict[str, list[str]]) -> None:
         parts = [unquote(p) for p in path.split("/")[1:]]  # segments were quoted with safe=""
+        if path.startswith("/_lfs/"):
+            return self.lfs_storage(method, path)
+        if method == "POST" and path.endswith(".git/info/lfs/objects/batch"):
+            kind = parts[0] if len(parts) == 7 else "models"
+            if len(parts) not in (6, 7) or kind not in REPO_TYPES:
+                raise HubError(404, "not found")
+            return self.lfs_batch(REPO_TYPES[kind], f"{parts[-6]}/{parts[-5].removesuffix('.git')}")
         if method == "GET" and path == "/.well-known/openid-configuration":  # the Space OAuth's provider
             base = self.base_url()
             return self.send(
@@ -429,30 +500,16 @@ class Handler(BaseHTTPRequestHandler):
                 },
             )
         if method == "POST" and action == "preupload":
-            files = self.commit_for(repo, rest[1]).files
-            return self.send(
-                200,
-                {
-                    "files": [
-                        {
-                            "path": f["path"],
-                            "uploadMode": "regular",
-                            "shouldIgnore": False,
-                            "oid": git_oid(files[f["path"]]) if f["path"] in files else None,
-                        }
-                        for f in self.json_body().get("files", [])
-                    ]
-                },
-            )
+            return self.send(200, {"files": self.preupload(self.commit_for(repo, rest[1]))})
         if method == "POST" and action == "commit":
             return self.commit(repo, rest[1] if len(rest) > 1 else "main")
         if method == "GET" and action == "tree":
-            files = self.commit_for(repo, rest[1]).files
-            base = "/".join(rest[2:]).strip("/")
+            commit = self.commit_for(repo, rest[1])
+            files, base = commit.files, "/".join(rest[2:]).strip("/")
             if base and base not in files and not any(p.startswith(base + "/") for p in files):
                 raise HubError(404, f"{base} does not exist", "EntryNotFound")
             recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
-            return self.paginated(tree_entries(files, base, recursive), query)
+            return self.paginated(tree_entries(commit, base, recursive), query)
         if method == "GET" and action == "commits":
             commit, out = self.commit_for(repo, rest[1] if len(rest) > 1 else "main"), []
             with STATE.lock:
@@ -489,11 +546,75 @@ class Handler(BaseHTTPRequestHandler):
                 repo.tags[name] = commit.id
             return self.send(200, {})
         if method == "POST" and action == "paths-info":
-            files = self.commit_for(repo, rest[1]).files
             wanted = parse_qs(self.body().decode()).get("paths", [])
-            entries = tree_entries(files, "", True)
+            entries = tree_entries(self.commit_for(repo, rest[1]), "", True)
             return self.send(200, [e for e in entries if e["path"] in wanted])
         raise HubError(404, f"fakehub: no route for {method} /api/{repo_type}s/{repo_id}/{'/'.join(rest)}")
+
+    def preupload(self, commit: Commit) -> list[dict]:
+        """Each file's upload mode, and the id of the remote file at its path (an LFS file's sha256, as
+        the client compares it with its own: the same means unchanged)."""
+        out = []
+        for wanted in self.json_body().get("files", []):
+            path = wanted["path"]
+            lfs = wanted.get("size", 0) > 0 and goes_lfs(commit.files, path, int(wanted.get("size", 0)))
+            oid = None
+            if path in commit.files:
+                data = commit.files[path]
+                oid = hashlib.sha256(data).hexdigest() if path in commit.lfs else git_oid(data)
+            out.append(
+                {"path": path, "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False, "oid": oid}
+            )
+        return out
+
+    def cdn_url(self, route: str) -> str:
+        """An address on another host than the endpoint (localhost, not 127.0.0.1): the client's "CDN"."""
+        return f"http://localhost:{self.server.server_address[1]}{route}"
+
+    def lfs_batch(self, repo_type: str, repo_id: str) -> None:
+        self.repo_for(repo_type, repo_id, write=True)
+        body = self.json_body()
+        if body.get("operation") != "upload":
+            raise HubError(400, "fakehub: LFS batch supports the upload operation only")
+        objects = []
+        for obj in body.get("objects", []):
+            oid, size = obj["oid"], int(obj["size"])
+            entry = {"oid": oid, "size": size, "authenticated": True}
+            with STATE.lock:
+                known = oid in STATE.lfs_objects
+            if not known:
+                entry["actions"] = {
+                    "upload": {"href": self.cdn_url(f"/_lfs/upload/{oid}")},
+                    "verify": {"href": f"{self.base_url()}/_lfs/verify"},  # the Hub's own, not the CDN's
+                }
+            objects.append(entry)
+        self.send(200, {"transfer": "basic", "objects": objects, "hash_algo": "sha256"})
+
+    def lfs_storage(self, method: str, path: str) -> None:
+        """The "CDN": PUT of an upload (its bytes must hash to the oid), verify, GET of an object."""
+        parts = path.split("/")
+        if method == "PUT" and len(parts) == 4 and parts[2] == "upload":
+            data, oid = self.body(), parts[3]
+            if hashlib.sha256(data).hexdigest() != oid:
+                raise HubError(400, "fakehub: the uploaded bytes do not hash to the object id")
+            with STATE.lock:
+                STATE.lfs_objects[oid] = data
+            return self.send(200, raw=b"")
+        if method == "POST" and path == "/_lfs/verify":
+            body = self.json_body()
+            with STATE.lock:
+                data = STATE.lfs_objects.get(body.get("oid", ""))
+            if data is None or len(data) != body.get("size"):
+                raise HubError(404, "fakehub: no such LFS object")
+            return self.send(200, {})
+        if method in ("GET", "HEAD") and len(parts) == 4 and parts[2] == "objects":
+            with STATE.lock:
+                data = STATE.lfs_objects.get(parts[3])
+            if data is None:
+                raise HubError(404, "fakehub: no such LFS object")
+            headers = {"ETag": f'"{parts[3]}"', "Content-Type": "application/octet-stream"}
+            return self.send(200, headers=headers, raw=data)
+        raise HubError(404, f"fakehub: no LFS route for {method} {path}")
 
     def paginated(self, items: list, query: dict) -> None:
         start = int(query.get("cursor", ["0"])[0])
@@ -519,22 +640,32 @@ class Handler(BaseHTTPRequestHandler):
             if parent and parent != repo.main:
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
             files = dict(repo.commits[repo.main].files)
+            lfs = set(repo.commits[repo.main].lfs)
             for line in lines[1:]:
                 key, value = line["key"], line["value"]
                 if key == "file":
                     files[value["path"]] = base64.b64decode(value["content"])
+                    lfs.discard(value["path"])
+                elif key == "lfsFile":
+                    data = STATE.lfs_objects.get(value["oid"])
+                    if data is None or len(data) != value["size"]:
+                        raise HubError(422, f"LFS object {value['oid']} of {value['path']} was not uploaded")
+                    files[value["path"]] = data
+                    lfs.add(value["path"])
                 elif key == "deletedFile":
                     if value["path"] not in files:
                         raise HubError(404, f"File {value['path']} doesn't exist", "EntryNotFound")
                     del files[value["path"]]
+                    lfs.discard(value["path"])
                 elif key == "deletedFolder":
                     folder = value["path"].rstrip("/") + "/"
                     files = {p: d for p, d in files.items() if not p.startswith(folder)}
+                    lfs &= set(files)
                 else:
-                    raise HubError(400, f"fakehub does not support {key!r} operations (LFS)")
+                    raise HubError(400, f"fakehub does not support {key!r} operations")
             title, description = header.get("summary", ""), header.get("description", "")
             message = f"{title}\n\n{description}" if description else title
-            commit = STATE.new_commit(repo, files, title, message, self.user() or "")
+            commit = STATE.new_commit(repo, files, title, message, self.user() or "", frozenset(lfs))
             STATE.log_commit(repo.id, now)
         self.send(
             200,
@@ -551,6 +682,16 @@ class Handler(BaseHTTPRequestHandler):
         data = commit.files.get(path)
         if data is None:
             raise HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": commit.id})
+        if path in commit.lfs:  # the Hub redirects to its CDN; the file's own id and size ride along
+            sha = hashlib.sha256(data).hexdigest()
+            headers = {
+                "X-Repo-Commit": commit.id,
+                "ETag": f'"{git_oid(lfs_pointer(data))}"',
+                "X-Linked-Etag": f'"{sha}"',
+                "X-Linked-Size": str(len(data)),
+                "Location": self.cdn_url(f"/_lfs/objects/{sha}"),
+            }
+            return self.send(302, headers=headers, raw=b"")
         headers = {
             "X-Repo-Commit": commit.id,
             "ETag": f'"{git_oid(data)}"',

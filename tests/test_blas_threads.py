@@ -1,4 +1,5 @@
-"""The service's processes run numpy with one BLAS thread (worker/threads.py); results do not depend on it."""
+"""The service's processes run numpy with one BLAS thread (worker/process_env.py); results do not
+depend on it."""
 
 from __future__ import annotations
 

@@ -1,3 +1,3 @@
 """Worker side: store, Celery app and tasks, lifecycle (see docs/ARCHITECTURE.md)."""
 
-from . import threads  # noqa: F401 - first, before anything imports numpy
+from . import process_env  # noqa: F401 - first, before anything imports numpy or huggingface_hub

@@ -471,14 +471,15 @@ class HubStore:
                 functools.partial(self.api.get_paths_info, repo, batch, revision=rev, repo_type="dataset"),
             )
             files = [info for info in infos if isinstance(info, RepoFile)]  # a folder is no file
-            oids = {info.path: info.blob_id for info in files if not info.lfs}
-            lfs = {info.path for info in files if info.lfs}
+            # An LFS file's content id is its sha256 (the git blob id names only its pointer), as `_fetch`
+            # keeps it.
+            oids = {info.path: info.lfs.sha256 if info.lfs else info.blob_id for info in files}
             for path in batch:
                 cached = self.cache.blob(oids.get(path))
                 if cached is not None:
                     self.cache.learn(repo, rev, path, oids[path], cached)
                     out[path] = cached
-                elif path in oids or path in lfs:
+                elif path in oids:
                     out[path] = self.read(area, path, revision)
                 else:  # no such file at `rev` (or a folder: not a file either)
                     self.cache.learn(repo, rev, path, None, None)
@@ -488,7 +489,8 @@ class HubStore:
     def _fetch(self, repo: str, path: str, rev: str) -> bytes | None:
         """One GET of `path` at `rev` (its headers name the commit and the content id: answered from the
         read cache when it holds those bytes), or None when `rev` holds no such file. A file the Hub
-        redirects (LFS) or a large one not in the cache is read with hf_hub_download (its disk cache)."""
+        redirects is in LFS (`_from_cdn`); a large one not in the cache is read with hf_hub_download (its
+        disk cache)."""
         from huggingface_hub import hf_hub_url
         from huggingface_hub.errors import RemoteEntryNotFoundError
         from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
@@ -505,8 +507,9 @@ class HubStore:
                 except RemoteEntryNotFoundError:
                     self.cache.learn(repo, commit, path, None, None)
                     return None
-            if response.status_code != 200:  # a redirect (LFS, Xet): huggingface_hub knows the way
-                return self._download(repo, path, commit or rev)
+            if response.status_code != 200:  # LFS: the Hub redirects to its CDN
+                response.read()
+                return self._from_cdn(repo, path, commit, rev, url, response.headers)
             oid = _normalize_etag(response.headers.get("X-Linked-Etag") or response.headers.get("ETag"))
             cached = self.cache.blob(oid)
             length = int(response.headers.get("Content-Length") or 0)
@@ -518,6 +521,32 @@ class HubStore:
             data = response.read()
         if oid is not None:
             self.cache.learn(repo, commit, path, oid, data)
+        return data
+
+    def _from_cdn(  # noqa: PLR0913
+        self, repo: str, path: str, commit: str | None, rev: str, url: str, headers
+    ) -> bytes | None:
+        """A file kept in LFS, from the Hub's redirect: it names the CDN's address, the file's sha256
+        (X-Linked-Etag) and its size. Bytes this process already holds under that sha256 cost nothing
+        more; a file the read cache takes is one GET from the CDN (another host: no Authorization header
+        goes there), kept only when it hashes to the sha256; a larger one, or a redirect that does not
+        say, goes through hf_hub_download (its disk cache)."""
+        from urllib.parse import urljoin
+
+        from huggingface_hub.utils import get_session, hf_raise_for_status
+
+        sha = _normalize_etag(headers.get("X-Linked-Etag"))
+        location, size = headers.get("Location"), int(headers.get("X-Linked-Size") or 0)
+        if not (sha and _SHA256.fullmatch(sha) and location) or size > self.cache.max_blob:
+            return self._download(repo, path, commit or rev)
+        data = self.cache.blob(sha)
+        if data is None:
+            response = get_session().get(urljoin(url, location), follow_redirects=True)
+            hf_raise_for_status(response)
+            data = response.content
+            if hashlib.sha256(data).hexdigest() != sha:  # torn on the way: ask the library's own path
+                return self._download(repo, path, commit or rev)
+        self.cache.learn(repo, commit, path, sha, data)
         return data
 
     def _download(self, repo: str, path: str, rev: str) -> bytes | None:
