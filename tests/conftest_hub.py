@@ -131,6 +131,10 @@ class FakeHubControl:
         """Requests per route since the last reset, e.g. {"POST commit": 3, "HEAD resolve": 2}."""
         return self._call("GET", "/_fake/stats")
 
+    def sent(self) -> dict[str, int]:
+        """Body bytes answered per route since the last reset."""
+        return self._call("GET", "/_fake/sent")
+
     def commits(self) -> dict[str, list[float]]:
         """Unix times of the commits landed since the last reset, by repo id."""
         return self._call("GET", "/_fake/commits")

@@ -10,7 +10,8 @@ Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "d
 "headers"} (headers: sent with an injected status, e.g. Retry-After on a 429)
 makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
 the request is processed first and its answer replaced, like a response lost after the write landed);
-POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts;
+POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts and
+GET /_fake/sent the body bytes answered per route;
 GET /_fake/commits gives the unix times of the commits made since the last reset, by repo id.
 
 The Hub's commit rate limit (a repository takes 128 commits per hour; the 129th gets 429 with its retry
@@ -120,6 +121,7 @@ class State:
         self.repos: dict[tuple[str, str], Repo] = {}
         self.faults: list[dict] = []
         self.stats: Counter[str] = Counter()
+        self.sent: Counter[str] = Counter()  # body bytes answered, by the same routes
         self.page_size = int(os.environ.get("FAKEHUB_PAGE_SIZE", "1000"))
         self.commit_times: dict[str, list[float]] = {}  # repo id -> unix times of commits since reset
         self.all_commit_times: dict[str, list[float]] = {}  # the same, never reset (the rate limit's)
@@ -275,6 +277,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
+            if getattr(self, "_route", None):
+                with STATE.lock:
+                    STATE.sent[self._route] += len(data)
 
     def base_url(self) -> str:
         host, port = self.server.server_address[:2]
@@ -294,13 +299,14 @@ class Handler(BaseHTTPRequestHandler):
         # One handler instance serves every request of a keep-alive connection: reset per-request state,
         # and always consume the body so the next request starts at the right byte.
         self.__dict__.pop("send", None)
+        self._route = None
         self._body = self.read_body()
         split = urlsplit(self.path)
         path, query = split.path, parse_qs(split.query)
         try:
             if path.startswith("/_fake/"):
                 return self.admin(method, path)
-            route = self.route_name(method, path)
+            route = self._route = self.route_name(method, path)
             with STATE.lock:
                 STATE.stats[route] += 1
             fault = STATE.take_fault(method, self.path)
@@ -347,11 +353,15 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 STATE.faults.clear()
                 STATE.stats.clear()
+                STATE.sent.clear()
                 STATE.commit_times.clear()
             return self.send(200, {"ok": True})
         if method == "GET" and path == "/_fake/stats":
             with STATE.lock:
                 return self.send(200, dict(STATE.stats))
+        if method == "GET" and path == "/_fake/sent":
+            with STATE.lock:
+                return self.send(200, dict(STATE.sent))
         if method == "GET" and path == "/_fake/commits":
             with STATE.lock:
                 return self.send(200, {repo: list(times) for repo, times in STATE.commit_times.items()})
@@ -483,22 +493,23 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.repo_for(repo_type, repo_id, write=action in ("commit", "tag"))
         if method == "GET" and action in ("", "revision"):
             commit = self.commit_for(repo, rest[1] if len(rest) > 1 else "main")
-            return self.send(
-                200,
-                {
-                    "id": repo.id,
-                    "_id": repo.id,
-                    "sha": commit.id,
-                    "private": repo.private,
-                    "lastModified": commit.date,
-                    "siblings": [{"rfilename": p} for p in sorted(commit.files)],
-                    "tags": [],
-                    "downloads": 0,
-                    "likes": 0,
-                    "disabled": False,
-                    "gated": False,
-                },
-            )
+            info = {
+                "id": repo.id,
+                "_id": repo.id,
+                "sha": commit.id,
+                "private": repo.private,
+                "lastModified": commit.date,
+                "siblings": [{"rfilename": p} for p in sorted(commit.files)],
+                "tags": [],
+                "downloads": 0,
+                "likes": 0,
+                "disabled": False,
+                "gated": False,
+            }
+            expand = query.get("expand")  # as the Hub: only these properties (and the ids)
+            if expand:
+                info = {k: v for k, v in info.items() if k in ("id", "_id", *expand)}
+            return self.send(200, info)
         if method == "POST" and action == "preupload":
             return self.send(200, {"files": self.preupload(self.commit_for(repo, rest[1]))})
         if method == "POST" and action == "commit":

@@ -175,3 +175,21 @@ def test_many_reads_inside_a_group_commit_see_its_earlier_builds(hub_store) -> N
         "b.json": None,
         "c.json": b"c",
     }
+
+
+def test_the_head_does_not_grow_with_the_files_of_the_repository(hub_config: Config, tmp_path: Path, fakehub):
+    """`head` asks for the commit only (`expand=sha`): the Hub's repository info otherwise lists every file
+    (`siblings`), megabytes of JSON per call at a board of thousands of submissions."""
+    store = _open(hub_config, tmp_path, "s")
+    store.commit("results", {f"r/{i:04d}/result.json": b"{}" for i in range(500)}, [], "500 files")
+    fakehub.reset()
+    head = store.head("results")
+    sent = fakehub.sent()["GET revision"]
+    assert sent < 300, sent
+    info = store.api.repo_info(
+        store._repo("results"), repo_type="dataset", revision="main"
+    )  # positive control: in full
+    assert info.sha == head and len(info.siblings or []) > 500
+    assert fakehub.sent()["GET revision"] - sent > 500 * len('{"rfilename": "r/0000/result.json"}'), (
+        fakehub.sent()
+    )

@@ -387,7 +387,7 @@ class HubStore:
                 if not isinstance(exc.__cause__, HfHubHTTPError) or _status(exc.__cause__) not in (401, 403):
                     raise
             info = self._call(
-                f"info {repo}", functools.partial(self.api.repo_info, repo, repo_type="dataset")
+                f"info {repo}", functools.partial(self.api.dataset_info, repo, expand=["private"])
             )
             if private and not info.private:
                 raise StoreError(f"refusing to use public repo {repo!r} for private area {area!r}")
@@ -426,8 +426,11 @@ class HubStore:
 
     def head(self, area: str) -> str:
         repo = self._repo(area)
+        # Only the commit: without `expand` the answer lists every file of the repository (`siblings`),
+        # megabytes of JSON per call once a board holds thousands of submissions.
         info = self._call(
-            f"head of {area}", lambda: self.api.repo_info(repo, repo_type="dataset", revision=self.revision)
+            f"head of {area}",
+            lambda: self.api.dataset_info(repo, revision=self.revision, expand=["sha"]),
         )
         if info.sha is None:  # the Hub always names a revision's commit; a server that does not is broken
             raise StoreError(f"head of {area}: the server named no commit")
