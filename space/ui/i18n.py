@@ -263,6 +263,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "h_history_note": ("备注", "Note"),
     "badge_private": ("◆ 私有", "◆ private"),
     "badge_hidden": ("已隐藏", "hidden"),
+    "hidden_reason": ("维护者给出的隐藏理由", "The maintainers' reason for hiding it"),
     "badge_hidden_by_maintainer": ("已被维护者隐藏（不在榜上）", "hidden by a maintainer (off the board)"),
     "unnamed": ("（未命名）", "(unnamed)"),
     "submitter": ("提交者", "Submitter"),
@@ -549,6 +550,24 @@ TEXT: dict[str, tuple[str, str]] = {
     "now_hidden": ("现已隐藏（不在排行榜上）", "now hidden (off the board)"),
     "now_visible": ("现在可见", "now visible"),
     "skipped_current": ("跳过（已是最新）", "skipped (already current)"),
+    "force_rescore": (
+        "强制：已是最新的结果也重新计算并核对",
+        "Force: recompute current results too and compare",
+    ),
+    "forced": ("强制", "forced"),
+    "sum_reproduced": ("完全复现 {n} 个", "{n} reproduced"),
+    "sum_differs": ("与存储结果不一致 {n} 个", "{n} differ from the stored result"),
+    "row_reproduced": (
+        "已复现（与第 {v} 版逐字节相同，未新增版本）",
+        "reproduced (byte for byte as version {v}; nothing attached)",
+    ),
+    "row_differs": (
+        "⚠ 与存储的第 {v} 版不一致（{parts}）：同一评分器和参考答案下无法复现",
+        "⚠ differs from stored version {v} ({parts}): not reproducible with the same scorer and references",
+    ),
+    "part_result": ("公开结果", "public result"),
+    "part_rows": ("逐行结果", "row outcomes"),
+    "part_sealed": ("封存的私有部分", "sealed private part"),
     "need_reason": ("请填写理由（写入审计日志）。", "A reason is required (it goes to the audit log)."),
     "quarantined": (
         "**隔离的记录**（{n} 条；流水线会跳过，见 `python -m worker quarantine`）：",

@@ -14,7 +14,7 @@ from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
-from ..tables import metric_header, page_link, pct, when
+from ..tables import HIDE_EMPTY, PHONE_CARDS, metric_header, page_link, pct, when
 
 # (i18n key of the label, action)
 MODERATION = (
@@ -67,14 +67,32 @@ def quarantine_markdown(items: list[dict], lang: str = "zh") -> str:
     return f"\n\n{t('quarantined', lang, n=len(items))}\n" + "\n".join(lines) + more
 
 
+def check_note(sub: dict, lang: str) -> str | None:
+    """What a forced re-score found for one submission: reproduced, or which stored files differ."""
+    version = md(sub.get("compared_version", "?"))
+    if sub.get("check") == "reproduced":
+        return t("row_reproduced", lang, v=version)
+    if sub.get("check") == "differs":
+        parts = "、" if lang != "en" else ", "
+        named = parts.join(md(t(f"part_{p}", lang)) for p in sub.get("differs") or [])
+        return t("row_differs", lang, v=version, parts=named)
+    return None
+
+
 def diff_rows(data: dict, track: str, lang: str = "zh") -> list[list]:
-    """Rows of a re-score report: one per (submission, headline metric), deltas in points."""
+    """Rows of a re-score report: one per (submission, headline metric), deltas in points; in a forced run
+    a first row per submission says whether it reproduced its stored version."""
     rows: list[list] = []
     for sub in data.get("submissions") or []:
         if not isinstance(sub, dict):
             continue
         old, new = sub.get("old") or {}, sub.get("new") or {}
         rank = f"{sub.get('old_rank', '?')} → {sub.get('new_rank', '?')}"
+        checked = None if sub.get("error") else check_note(sub, lang)
+        if checked is not None:
+            rows.append([sub.get("submission_id"), sub.get("model_name"), checked, None, None, None, rank])
+            if sub.get("check") == "reproduced":
+                continue
         if sub.get("skipped") or sub.get("error"):
             note = f"{t('error', lang)}: {sub['error']}" if sub.get("error") else t("skipped_current", lang)
             rows.append([sub.get("submission_id"), sub.get("model_name"), note, None, None, None, rank])
@@ -117,6 +135,8 @@ SUMMARY_KEYS = {
     "skipped": "sum_skipped",
     "errors": "sum_errors",
     "rank_changes": "sum_rank_changes",
+    "reproduced": "sum_reproduced",
+    "differs": "sum_differs",
 }
 
 
@@ -160,6 +180,8 @@ def report_view(report: RescoreReport | None, track: str, lang: str = "zh") -> t
         return f"{t('unreadable_report', lang)} {md(report.path)}", empty
     summary = report.data.get("summary") or {}
     kind = t("dry_run" if report.dry_run else "st_published", lang)
+    if report.data.get("force"):
+        kind += f" · {t('forced', lang)}"
     head = (
         f"**{md(report.run)}** · {kind} · {t('by', lang)} {md(report.data.get('actor') or '—')} · "
         f"{t('col_scorer_version', lang)} {md(report.data.get('scorer_version') or '—')} · "
@@ -174,12 +196,20 @@ class MaintainersPage:
         ctx.texts(gr.Markdown(), value="maint_intro")
         with gr.Row():
             self.dry = gr.Checkbox(value=True, label=both("dry_run"), elem_id="m-dry")
+            self.force = gr.Checkbox(value=False, label=both("force_rescore"), elem_id="m-force")
             self.rescore_btn = gr.Button(both("rescore"), elem_id="m-rescore")
             self.report_btn = gr.Button(both("latest_report"), elem_id="m-report")
         self.out = gr.Markdown(elem_id="m-out")
         # Data tables: not bound to the toggle's texts (that would empty them); `relabel` redraws them.
+        # On a phone each row is a card (PHONE_CARDS): the verdict and the numbers on screen, no sideways
+        # scroll; nothing is drawn before a report has rows (HIDE_EMPTY).
         self.diff = gr.Dataframe(
-            empty_diff("zh"), interactive=False, label=both("rescore_diff"), elem_id="m-diff"
+            empty_diff("zh"),
+            interactive=False,
+            wrap=True,
+            label=both("rescore_diff"),
+            elem_id="m-diff",
+            elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
         )
         with gr.Row():
             self.id = gr.Textbox(label=both("submission_id"), elem_id="m-id")
@@ -205,13 +235,17 @@ class MaintainersPage:
             interactive=False,
             label=both("held"),
             elem_id="m-held",
+            wrap=True,
+            elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
             datatype=["str", "str", "str", "str", "number", "markdown"],
         )
 
     def wire(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> None:
         """`track` is the shell's one track selector."""
         report = [self.out, self.diff]
-        self.rescore_btn.click(self.rescore, [track, self.dry, token, lang], report, api_name="maint_rescore")
+        # `force` last: a caller of the API written before it may leave it out (unchecked).
+        rescore_inputs = [track, self.dry, token, lang, self.force]
+        self.rescore_btn.click(self.rescore, rescore_inputs, report, api_name="maint_rescore")
         self.report_btn.click(self.maint_report, [track, token, lang], report, api_name="maint_report")
         self.apply_btn.click(
             self.moderate,
@@ -257,14 +291,15 @@ class MaintainersPage:
         dry_run: bool,
         token: str | None,
         lang: str = "zh",
+        force: bool = False,
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
         actor = self.ctx.maintainer(token, profile, lang)
-        out = self.ctx.service.rescore(track, dry_run=bool(dry_run), actor=actor)
+        out = self.ctx.service.rescore(track, dry_run=bool(dry_run), actor=actor, force=bool(force))
         # The re-score runs on a worker: its report is not there yet, and the newest one is an earlier
         # run's, so none is shown as if it were this one's ("Latest diff report" shows it when done).
         task = code(out.get("task_id", ""))
-        kind = t("dry_run" if dry_run else "real_run", lang)
+        kind = t("dry_run" if dry_run else "real_run", lang) + (f" · {t('forced', lang)}" if force else "")
         started = f"{t('started', lang)}: {task} · {kind} · {t('report_when_done', lang)}"
         return {self.out: started, self.diff: empty_diff(lang)}
 
