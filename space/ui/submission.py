@@ -244,8 +244,11 @@ def history_table(record: dict, lang: str = "zh") -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns(("status", "h_at", "h_history_note"), lang))
 
 
-def header_markdown(sub: Mapping[str, Any] | None, rank: str = "", lang: str = "zh") -> str:  # noqa: C901
-    """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped."""
+def header_markdown(  # noqa: C901
+    sub: Mapping[str, Any] | None, rank: str = "", lang: str = "zh", hidden_reason: str | None = None
+) -> str:
+    """Title, status, rank (`rank_markdown`) and metadata block; all user text escaped. One a maintainer
+    hid reads hidden in its status, with the maintainer's reason (`hidden_reason`)."""
     rec = record_of(sub)
     if not rec:
         return f"**{t('not_found', lang)}**"
@@ -267,7 +270,12 @@ def header_markdown(sub: Mapping[str, Any] | None, rank: str = "", lang: str = "
         " · ".join(
             (
                 field("track", md(TRACK_TITLES.get(track, track))),
-                field("status", code(status_name(str(rec.get("status")), lang))),
+                field(
+                    "status",
+                    hidden_status(str(rec.get("status")), None, lang)
+                    if hidden_by_maintainer(sub)
+                    else code(status_name(str(rec.get("status")), lang)),
+                ),
                 field("col_submission_id", code(rec.get("submission_id"))),
             )
         ),
@@ -290,6 +298,8 @@ def header_markdown(sub: Mapping[str, Any] | None, rank: str = "", lang: str = "
         lines.append(" · ".join(links))
     if meta.get("description"):
         lines.append(f"> {md(meta['description'], 1000)}")
+    if hidden_by_maintainer(sub) and hidden_reason:
+        lines.append(field("hidden_reason", md(hidden_reason, 1000)))
     if rec.get("error"):
         lines.append(field("error", md(rec["error"], 1000)))
     if (sub or {}).get("released") is False:
@@ -364,10 +374,26 @@ def status_name(status: str, lang: str = "zh") -> str:
     return status if text == key else text
 
 
-def status_line(sub: Mapping[str, Any] | None, lang: str = "zh") -> str:
-    """The live lifecycle indicator: every stage, the current one in bold (plain text, no user input)."""
+def hidden_status(status: str, reason: str | None, lang: str = "zh") -> str:
+    """The status of a submission a maintainer hid, as its owner reads it: hidden (off the board), not
+    "published" or "scored" (an earlier stage keeps its name), and the maintainer's reason."""
+    hidden = t("badge_hidden_by_maintainer", lang)
+    text = hidden if status in ("published", "scored") else f"{status_name(status, lang)} · {hidden}"
+    return text + (f": {md(reason, 200)}" if reason else "")
+
+
+def hidden_by_maintainer(sub: Mapping[str, Any] | None) -> bool:
+    rec = record_of(sub)
+    return bool(rec.get("hidden")) and not (sub or {}).get("private")
+
+
+def status_line(sub: Mapping[str, Any] | None, lang: str = "zh", hidden_reason: str | None = None) -> str:
+    """The live lifecycle indicator: every stage, the current one in bold (plain text, no user input); a
+    submission a maintainer hid says so instead, with the reason (`hidden_reason`)."""
     rec = record_of(sub)
     status = str(rec.get("status", ""))
+    if hidden_by_maintainer(sub) and status in ("published", "scored"):
+        return f"**{hidden_status(status, hidden_reason, lang)}**"
     if status in ("rejected", "failed"):
         return f"**{status_name(status, lang)}** ✗ — {md(rec.get('error') or '', 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it

@@ -96,6 +96,16 @@ class Moderation(ServiceBase):
             return ModerationAnswer(**public_view(record), hidden=True)
         return self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
 
+    def hidden_reason(self, submission_id: str, viewer: str | None) -> str | None:
+        """Why a maintainer hid `submission_id`, for whoever may see it hidden (its submitter and the
+        maintainers); None when it is not hidden by a maintainer (visible, or private) or for anyone else."""
+        if viewer is None or not is_submission_id(submission_id):
+            return None
+        record = find_record(self.store, submission_id)
+        if record is None or not record.get("hidden") or record.get("hidden_reason") == PRIVATE_REASON:
+            return None
+        return record.get("hidden_reason") if self.may_see(record, viewer) else None
+
     def _own_record(self, submission_id: str, identity: str, action: str) -> dict:
         """The caller's own record; UnknownSubmission (malformed, or unknown to them) or NotAllowed (not
         theirs) otherwise."""

@@ -106,11 +106,8 @@ class SubmissionPage:
         (signed in), like "not found" else."""
         sid = (sid or "").strip().lower()
         # Ids are 16 hex characters; anything else is not looked up at all.
-        sub = (
-            self.ctx.service.submission(sid, self.ctx.viewer(token, profile))
-            if is_submission_id(sid)
-            else None
-        )
+        viewer = self.ctx.viewer(token, profile)
+        sub = self.ctx.service.submission(sid, viewer) if is_submission_id(sid) else None
         rec = render.record_of(sub)
         track = str(rec.get("track", "varm"))
         result = render.result_of(sub)
@@ -129,9 +126,11 @@ class SubmissionPage:
         if sub and track in TRACKS and rec.get("status") == "published":
             board = self.ctx.cache.board(track)
             rank = render.rank_markdown(board.row(sid), len(board.df), track, lang)
+        # A maintainer's reason for hiding it, for its owner (and the maintainers): only asked when hidden.
+        why = self.ctx.service.hidden_reason(sid, viewer) if render.hidden_by_maintainer(sub) else None
         return {
-            self.header: render.header_markdown(sub, rank, lang),
-            self.status: render.status_line(sub, lang) if sub else "",
+            self.header: render.header_markdown(sub, rank, lang, why),
+            self.status: render.status_line(sub, lang, why) if sub else "",
             self.metrics: render.metrics_table(result, track, lang),
             self.subsets: render.subsets_table(result, lang)
             if track == "varm"

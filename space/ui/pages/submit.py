@@ -51,9 +51,8 @@ def own_row(sub: OwnSubmission, lang: str) -> list:
     status = submission.status_name(sub.status, lang)
     if sub.private:
         status += f" · {t('badge_private', lang)}"
-    elif sub.hidden:  # a maintainer took it off the board: say so, and why (not "published")
-        why = f": {md(sub.hidden_reason, 200)}" if sub.hidden_reason else ""
-        status += f" · {t('badge_hidden_by_maintainer', lang)}{why}"
+    elif sub.hidden:  # a maintainer took it off the board: it reads so, and why, not "published"
+        status = submission.hidden_status(sub.status, sub.hidden_reason, lang)
     if not sub.released:
         status += f" · {t('badge_not_released', lang)}"
     return [
