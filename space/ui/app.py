@@ -131,6 +131,10 @@ CSS = (
   left: 0; width: 64px !important; min-width: 64px !important; max-width: 64px !important; }
 #board th:nth-child(2), #board td:nth-child(2), #board .body-cell:nth-child(2) {
   left: 64px; box-shadow: 1px 0 0 var(--border-color-primary); }
+/* The board's pager buttons keep their text on one line ("‹ Prev", "下一页 ›"; issue 28.15): Gradio gave
+   them 70 px and broke "‹ Prev" in two; each is as wide as its text. */
+#lb-prev, #lb-next { white-space: nowrap !important; min-width: max-content !important;
+  flex: 0 0 auto !important; }
 /* A table that shows nothing until it has a row (tables.HIDE_EMPTY): before anyone validated a file, compared
    two systems or opened a submission, Gradio would draw it empty under placeholder headers ("1 2 3"). Gradio
    marks a table without rows "no-rows" from its data, so the table comes back with its first row. */
