@@ -7,6 +7,7 @@ disk) is reported per row, attached as a further version and published, and name
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -173,3 +174,55 @@ def test_forced_rescore_over_the_worker_reports_reproduced_and_differing_rows(
     summary, err = run_cli(config, "--force")
     assert (summary["reproduced"], summary["differs"]) == (2, 0), summary
     assert [v["version"] for v in record(store, a)["versions"]] == [1, 2]
+
+
+def test_the_maintainers_tab_says_per_row_what_a_forced_run_found() -> None:
+    """The diff table of a forced report: a reproduced row is one line saying so; a differing one names the
+    stored version and the files (in the page's language), then its metric rows. Positive control: the same
+    report without the forced fields reads as an ordinary re-score (no verdict row)."""
+    from space.ui.pages.maintainers import diff_rows, summary_text
+
+    base = {"model_name": "m", "old_rank": 1, "new_rank": 1, "skipped": False, "error": None}
+    report = {
+        "submissions": [
+            {
+                **base,
+                "submission_id": "a" * 16,
+                "old": {"f1": 0.5},
+                "new": {"f1": 0.5},
+                "check": "reproduced",
+                "compared_version": 1,
+                "differs": [],
+            },
+            {
+                **base,
+                "submission_id": "b" * 16,
+                "old": {"f1": 0.5},
+                "new": {"f1": 0.6},
+                "check": "differs",
+                "compared_version": 2,
+                "differs": ["result", "sealed"],
+            },
+        ]
+    }
+    en, zh = diff_rows(report, "cold", "en"), diff_rows(report, "cold", "zh")
+    assert (
+        en[0][2] == "reproduced (byte for byte as version 1; nothing attached)"
+        and len([r for r in en if r[0] == "a" * 16]) == 1
+    )
+    assert en[1][2].startswith("⚠ differs from stored version 2 (public result, sealed private part)"), en[1]
+    assert [r[0] for r in en[2:]] == ["b" * 16] * (len(en) - 2) and len(en) > 2  # its metric rows follow
+    assert zh[0][2].startswith("已复现") and "公开结果、封存的私有部分" in zh[1][2], zh[:2]
+    assert not any(re.search(r"[A-Za-z]{4,}", str(r[2])) for r in zh[:2])  # no English in the verdicts
+    assert (
+        summary_text({"reproduced": 1, "differs": 1}, "en")
+        == "1 reproduced · 1 differ from the stored result"
+    )
+    plain = {
+        "submissions": [
+            {k: v for k, v in s.items() if k not in ("check", "differs")} for s in report["submissions"]
+        ]
+    }
+    assert not any(
+        "reproduced" in str(r[2]) or "differs" in str(r[2]) for r in diff_rows(plain, "cold", "en")
+    )
