@@ -350,8 +350,8 @@ def cold_web_start(data_dir: Path, hub: FakeHub | None, k: int) -> dict:
     board = Service(config, counting, RecordingEnqueuer()).leaderboard(TRACK)
     seconds = time.perf_counter() - t0
     assert board and board["rows"], "the board is empty"
-    reads = sum(hub.stats().values()) if hub is not None else sum(counting.calls.values())
-    return {"web_cold_s": seconds, "web_cold_requests": reads}
+    routes = hub.stats() if hub is not None else dict(counting.calls)
+    return {"web_cold_s": seconds, "web_cold_requests": sum(routes.values()), "web_cold_routes": routes}
 
 
 def idle_reconcile(store, hub: FakeHub | None) -> int:
@@ -528,7 +528,8 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             f"({r['cycled'] / 1e6:.3f} MB with open segment and changelog at cycle means; that "
             f"amortised incl. exports "
             f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB); cold web start "
-            f"{r['web_cold_requests']} {'requests' if hub else 'store ops'} in {r['web_cold_s']:.2f} s; "
+            f"{r['web_cold_requests']} {'requests' if hub else 'store ops'} {r['web_cold_routes']} in "
+            f"{r['web_cold_s']:.2f} s; "
             f"idle reconcile pass {r['reconcile_requests']}"
         )
         if hub is None:

@@ -79,3 +79,19 @@ def test_an_lfs_file_replaced_by_a_regular_one_and_deleted(
         hashlib.sha256(reader.read("results", "r/a.bin", first) or b"").digest()
         == hashlib.sha256(FINGERPRINT).digest()
     )
+
+
+def test_an_lfs_file_past_the_read_cache_is_read_from_the_cdn_into_memory_only(
+    hub_config: Config, tmp_path: Path, fakehub
+) -> None:
+    """Past the read cache's 16 MB (a board's export at ~5,000 rows): the redirect and the CDN, each time,
+    and nothing on disk (huggingface_hub's download would ask the Hub again and keep a copy in its cache)."""
+    huge = BIG * 160_000  # 17.9 MB
+    writer = _open(hub_config, tmp_path, "writer")
+    head = writer.commit("results", {"varm/leaderboard.json": huge}, [], "an export")
+    reader = _open(hub_config, tmp_path, "reader")
+    fakehub.reset()
+    assert reader.read("results", "varm/leaderboard.json", head) == huge
+    assert reader.read("results", "varm/leaderboard.json", head) == huge
+    assert fakehub.stats() == {"GET resolve": 2, "GET lfs-cdn": 2}, fakehub.stats()
+    assert not [p for p in (tmp_path / "reader").rglob("*") if p.is_file()]

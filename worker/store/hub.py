@@ -529,18 +529,19 @@ class HubStore:
     def _from_cdn(  # noqa: PLR0913
         self, repo: str, path: str, commit: str | None, rev: str, url: str, headers
     ) -> bytes | None:
-        """A file kept in LFS, from the Hub's redirect: it names the CDN's address, the file's sha256
-        (X-Linked-Etag) and its size. Bytes this process already holds under that sha256 cost nothing
-        more; a file the read cache takes is one GET from the CDN (another host: no Authorization header
-        goes there), kept only when it hashes to the sha256; a larger one, or a redirect that does not
-        say, goes through hf_hub_download (its disk cache)."""
+        """A file kept in LFS, from the Hub's redirect: it names the CDN's address and the file's sha256
+        (X-Linked-Etag). Bytes this process already holds under that sha256 cost nothing more; else one
+        GET from the CDN (another host: no Authorization header goes there), used only when it hashes to
+        the sha256 (and kept when the read cache takes its size). Also past 16 MB: hf_hub_download would
+        ask the Hub again (a HEAD) and write the file to its disk cache. A redirect that does not say goes
+        through hf_hub_download."""
         from urllib.parse import urljoin
 
         from huggingface_hub.utils import get_session, hf_raise_for_status
 
         sha = _normalize_etag(headers.get("X-Linked-Etag"))
-        location, size = headers.get("Location"), int(headers.get("X-Linked-Size") or 0)
-        if not (sha and _SHA256.fullmatch(sha) and location) or size > self.cache.max_blob:
+        location = headers.get("Location")
+        if not (sha and _SHA256.fullmatch(sha) and location):
             return self._download(repo, path, commit or rev)
         data = self.cache.blob(sha)
         if data is None:
