@@ -510,6 +510,8 @@ def create_router(service: Service, auth: Auth, max_file_bytes: int = MAX_FILE_B
     @router.post(
         "/submissions/{submission_id}/make-public",
         summary="Put your private submission on the board (its submitter only)",
+        description="Answers the submission's public fields; `changed` is false when it already was public "
+        "(nothing was done).",
     )
     def make_public(
         submission_id: str,

@@ -456,3 +456,41 @@ def test_an_owner_withdraws_a_published_entry_and_puts_it_back(pipeline):
     assert back.status_code == 200
     publisher.publish("cold")
     assert on_board()
+
+
+def test_make_public_twice_says_the_second_time_it_already_was(pipeline, monkeypatch, capsys):
+    """Issue 28.15a: `make-public` on an entry that is already public claimed a change. The service, the
+    REST answer and the CLI say whether anything changed: the second call reads "already public"."""
+    from fastapi.testclient import TestClient
+
+    from space.auth import Auth
+    from space.server import create_app
+    from varm_client import cli
+
+    store, service, publisher, upload = pipeline
+    app = create_app(service.config, service=service, auth=Auth(service.config, "open"), with_ui=False)
+    client = TestClient(app)
+    alice = {"X-User": "alice"}
+    first = upload("alice", (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes(), "lexicon")
+    second = upload("alice", (DEMO / "cold" / "baselines" / "majority.test.jsonl").read_bytes(), "majority")
+    for sid in (first, second):
+        assert client.post(f"/api/v1/submissions/{sid}/withdraw", headers=alice).json()["changed"] is True
+
+    # The service and the REST answer: made public once, then nothing to do.
+    path = f"/api/v1/submissions/{first}/make-public"
+    answers = [client.post(path, headers=alice) for _ in range(2)]
+    assert [a.status_code for a in answers] == [200, 200]
+    assert [a.json()["changed"] for a in answers] == [True, False]
+    assert [a.json()["hidden"] for a in answers] == [False, False]
+    assert service.make_public(first, identity="alice")["changed"] is False
+    assert client.post(f"/api/v1/submissions/{first}/withdraw", headers=alice).json()["changed"] is True
+    assert client.post(f"/api/v1/submissions/{first}/withdraw", headers=alice).json()["changed"] is False
+
+    # The CLI (`varm make-public ID`) against the same app: the second run prints "already public".
+    monkeypatch.setattr(cli, "_client", lambda args, timeout=30: TestClient(app, headers=alice))
+    printed = []
+    for _ in range(2):
+        assert cli.main(["make-public", second]) == 0
+        printed.append(capsys.readouterr().out.strip())
+    assert printed == [f"{second}: {cli.MADE_PUBLIC}", f"{second}: {cli.ALREADY_PUBLIC}"], printed
+    assert "already public" in printed[1] and "joins the board" not in printed[1]

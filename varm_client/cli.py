@@ -19,6 +19,7 @@ import httpx
 FINAL = {"published", "rejected", "failed", "held"}  # held: waits for a maintainer, not for a worker
 DEFAULT_API = "http://127.0.0.1:7860"
 MADE_PUBLIC = "public; it joins the board at the next publish"
+ALREADY_PUBLIC = "already public; nothing changed"
 WITHDRAWN = "withdrawn: off every public page at the next publish (make-public puts it back)"
 
 
@@ -246,7 +247,13 @@ def cmd_finals(args) -> int:
 def cmd_make_public(args) -> int:
     with _client(args) as client:
         response = _request(client, "POST", f"/api/v1/submissions/{args.submission_id}/make-public")
-    return _done(response, args.json, line=lambda body: f"{args.submission_id}: {MADE_PUBLIC}")
+    return _done(response, args.json, line=lambda body: f"{args.submission_id}: {made_public_line(body)}")
+
+
+def made_public_line(body: dict) -> str:
+    """What make-public did: made it public, or nothing (`changed` false: it already was; an older server
+    that does not say is taken at its word)."""
+    return ALREADY_PUBLIC if body.get("changed") is False else MADE_PUBLIC
 
 
 def cmd_withdraw(args) -> int:

@@ -30,6 +30,7 @@ class ModerationAnswer(PublicRecord, total=False):
     error: str | None
     hidden: bool
     hidden_reason: str | None
+    changed: bool  # make-public / withdraw: False when it already was so (nothing was done)
 
 
 class HeldView(PublicRecord):

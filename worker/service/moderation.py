@@ -75,26 +75,29 @@ class Moderation(ServiceBase):
 
     def make_public(self, submission_id: str, *, identity: str) -> ModerationAnswer:
         """The submitter turns their private submission public: it joins the board at the next publish.
-        Only a submission hidden as private can be; one a maintainer hid stays hidden."""
+        Only a submission hidden as private can be; one a maintainer hid stays hidden. `changed` says
+        whether anything was done (False: it already was public)."""
         record = self._own_record(submission_id, identity, "make a submission public")
         if not record.get("hidden"):
-            return ModerationAnswer(**public_view(record), hidden=False)
+            return ModerationAnswer(**public_view(record), hidden=False, changed=False)
         if record.get("hidden_reason") != PRIVATE_REASON:
             raise NotAllowed(
                 "this submission was hidden by a maintainer; it cannot be made public",
                 key="hidden_by_maintainer",
             )
-        return self.moderate(
+        answer = self.moderate(
             submission_id, actor=identity, hidden=False, reason="made public by its submitter"
         )
+        return ModerationAnswer(**answer, changed=True)
 
     def withdraw(self, submission_id: str, *, identity: str) -> ModerationAnswer:
         """The submitter takes their submission off the board: it becomes private (off every public page
         at the next publish; `make_public` puts it back). Its results stay, like any private one's."""
         record = self._own_record(submission_id, identity, "withdraw a submission")
         if record.get("hidden"):  # already off the board (private, or hidden by a maintainer)
-            return ModerationAnswer(**public_view(record), hidden=True)
-        return self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
+            return ModerationAnswer(**public_view(record), hidden=True, changed=False)
+        answer = self.moderate(submission_id, actor=identity, hidden=True, reason=PRIVATE_REASON)
+        return ModerationAnswer(**answer, changed=True)
 
     def hidden_reason(self, submission_id: str, viewer: str | None) -> str | None:
         """Why a maintainer hid `submission_id`, for whoever may see it hidden (its submitter and the
