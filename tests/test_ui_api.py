@@ -422,14 +422,44 @@ def test_compare(ui_client, ui_app) -> None:
 
 
 def test_language_and_downloads(ui_client, ui_app) -> None:
-    tagline, about, *_ = ui_client.predict("en", api_name="/language")
+    tagline, about, *_ = ui_client.predict("en", "varm", api_name="/language")
     assert "label score" in tagline and "JREM" in about
-    tagline, about, *_ = ui_client.predict("zh", api_name="/language")
+    tagline, about, *_ = ui_client.predict("zh", "varm", api_name="/language")
     assert "标签" in tagline
+    tagline, *_ = ui_client.predict("en", "cold", api_name="/language")  # issue 28.15b: COLD's own
+    assert tagline.startswith("COLD") and "JREM" not in tagline
     update = ui_client.predict("varm", api_name="/downloads")
     files = {Path(p).name: Path(p).read_bytes() for p in update["value"]}
     assert sorted(files) == ["varm-dev.jsonl", "varm-test_inputs.jsonl"]
     assert files["varm-test_inputs.jsonl"] == ui_app.service.public_file("varm", "test_inputs.jsonl")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_tagline_is_the_tracks_own(ui_app, lang: str) -> None:
+    """Issue 28.15b: VARM's tagline (JREM needs the whole record right) stood under every track. Each
+    track has its own, in the page's language, wherever the tagline is set: a track switch
+    (`tagline_for`), the language toggle (`language`) and the relabel that follows a link's language."""
+    from space.ui.app import build_app
+    from space.ui.i18n import TEXT
+
+    app = build_app(ui_app.service, auth_mode="open", warm=False)
+    varm = TEXT["tagline"][0 if lang == "zh" else 1]
+    shown = {}
+    for track in ("varm", "cold", "toxicn", "cntp"):
+        said = {
+            app.tagline_for(track, lang),
+            app.language(lang, track)[app.tagline],
+            app.relabel(lang, track)[app.tagline],
+        }
+        assert len(said) == 1, said  # one tagline per track, whichever event set it
+        shown[track] = said.pop()
+    assert shown["varm"] == varm
+    for track, title in (("cold", "COLD"), ("toxicn", "ToxiCN"), ("cntp", "CNTP")):
+        assert shown[track].startswith(title) and "JREM" not in shown[track], shown[track]
+        assert ("有毒" in shown[track]) == (lang == "zh")  # in the page's language
+    assert len(set(shown.values())) == 4, shown
+    # The bound texts still follow the language in the same step.
+    assert app.about.about in app.relabel(lang, "cold")
 
 
 def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:

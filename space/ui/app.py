@@ -310,12 +310,21 @@ class App:
             **self.board.render_board(linked, q, types, settings, baselines, "rank", [], 1, lang),
         }
 
+    def tagline_for(self, track: str, lang: str = "zh") -> str:
+        """The line under the title: the track's own (VARM's speaks of JREM; issue 28.15b)."""
+        return i18n.tagline(track, lang)
+
+    def relabel(self, lang: str, track: str = "varm") -> dict:
+        """Every bound text in `lang`, and the tagline of `track` in it (one step: the page is shown only
+        after it, html.lang-pending)."""
+        return {**self.ctx.texts.updates(lang), self.tagline: i18n.tagline(track, lang)}
+
     def view_choices(self, track: str, sort: str, columns: list[str] | None, lang: str) -> dict:
         return self.board.view_choices(track, sort, columns, lang)
 
-    def language(self, lang: str) -> dict:
+    def language(self, lang: str, track: str = "varm") -> dict:
         return {
-            self.tagline: i18n.t("tagline", lang),
+            self.tagline: i18n.tagline(track, lang),
             self.about.about: i18n.about(lang),
             self.explorer.help: i18n.t("explorer_help", lang),
             self.compare.help: i18n.t("compare_help", lang),
@@ -359,7 +368,8 @@ def build_app(
                 min_width=200,
                 elem_id="lang",
             )
-        tagline = ctx.texts(gr.Markdown(), value="tagline")
+        # The track's tagline (not a bound text: it follows the track too; `App.relabel`, `tagline_for`).
+        tagline = gr.Markdown(i18n.tagline("varm", "zh"), elem_id="tagline")
         # The one track selector: every tab (board, analysis, submit, explorer, downloads, maintainers)
         # follows it, and a link to a submission sets it.
         track = gr.Radio(
@@ -430,9 +440,17 @@ def build_app(
             )
         explorer.wire(track, lang)
         compare.wire(track, lang)
+        track.change(
+            app.tagline_for,
+            [track, lang],
+            tagline,
+            api_name="tagline",
+            api_visibility="private",
+            show_progress="hidden",
+        )
         lang.input(
             app.language,
-            lang,
+            [lang, track],
             [tagline, about.about, explorer.help, compare.help],
             api_name="language",
             js=LANG_IN_ADDRESS,
@@ -441,9 +459,9 @@ def build_app(
         # from data in the page's language.
         texts = ctx.texts
         lang.change(
-            texts.updates,
-            lang,
-            texts.components,
+            app.relabel,
+            [lang, track],
+            [*texts.components, tagline],
             api_name="relabel",
             api_visibility="private",
             show_progress="hidden",

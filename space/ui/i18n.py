@@ -21,6 +21,22 @@ TEXT: dict[str, tuple[str, str]] = {
         "A high label score can hide wrong targets, stances and categories: "
         "JREM needs the whole record right.",
     ),
+    # The tagline of the other tracks (issue 28.15b: "tagline" speaks of VARM's JREM only).
+    "tagline_cold": (
+        "COLD：中文文本是否冒犯（1 = 有毒），按 F1 排名；给出逐字分数（解释）时另行计分。",
+        "COLD: is a Chinese text offensive (1 = toxic)? Ranked by F1; per-character scores (explanations), "
+        "when given, are scored too.",
+    ),
+    "tagline_toxicn": (
+        "ToxiCN：中文文本是否有毒（1 = 有毒），按 F1 排名；给出逐字分数（解释）时另行计分。",
+        "ToxiCN: is a Chinese text toxic (1 = toxic)? Ranked by F1; per-character scores (explanations), "
+        "when given, are scored too.",
+    ),
+    "tagline_cntp": (
+        "CNTP：中文文本是否有毒（1 = 有毒），按 F1 排名；还要标出有毒片段，按重叠 F1 计分。",
+        "CNTP: is a Chinese text toxic (1 = toxic)? Ranked by F1; the toxic spans it marks are scored by "
+        "overlap F1.",
+    ),
     "tab_board": ("排行榜", "Leaderboard"),
     "tab_analysis": ("分析", "Analysis"),
     "tab_submit": ("提交", "Submit"),
@@ -618,6 +634,12 @@ def subset_name(name: str, lang: str = "zh") -> str:
     """A VARM cue subset's display name in `lang` (the four cues the protocol names); another name as it
     is (a release may name its subsets otherwise)."""
     return t(f"subset_{name}", lang) if f"subset_{name}" in TEXT else name
+
+
+def tagline(track: str, lang: str = "zh") -> str:
+    """The line under the title for `track`: VARM's (JREM) for VARM, each ToxiTrace track its own."""
+    key = f"tagline_{track}"
+    return t(key if key in TEXT else "tagline", lang)
 
 
 def t(key: str, lang: str = "zh", **kwargs: object) -> str:
