@@ -56,6 +56,13 @@ PARTS = {
     "received": "接收",
     "queued": "排队",
     "scoring": "在评分",
+    # What a forced re-score found different (worker/gold/rescore.py `differences`).
+    "result": "结果",
+    "rows": "逐行结果",
+    "sealed": "密封结果",
+    # The reasons the service itself gives a visibility change (worker/service/moderation.py, worker/own.py).
+    "made public by its submitter": "提交者将其公开",
+    "private: visible to its submitter only, until they make it public": "私有：仅提交者可见，直到其公开",
 }
 
 LISTED = r"(?P<t_listed>(?: \(the first \d+ are listed\))?)"
@@ -310,6 +317,8 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"too many attempts", "尝试次数过多"),
     (r"invalid at scoring time", "评分时发现文件无效"),
     (r"on the leaderboard as version (?P<v>\d+)", "以第 {v} 版上榜"),
+    (r"scored as version (?P<v>\d+)", "已评分（第 {v} 版）"),
+    (r"scored as version (?P<v>\d+) \(batch\)", "已评分（第 {v} 版，批量评分）"),
     (
         r"scored as version (?P<v>\d+); not released \(the Ladder\)",
         "已评分（第 {v} 版）；未发布（Ladder 规则）",
@@ -325,7 +334,45 @@ RULES: tuple[tuple[str, str], ...] = (
     ),
     (r"; the worker scoring it stopped", "；评分它的进程已停止"),
     (r"reconciler", "巡检程序"),
+    (
+        r"(?P<t_note>re-scored as version .+?); forced: differs from version (?P<v>\d+) \((?P<t_parts>[a-z, ]+)\)",
+        "{t_note}；强制重新计算：与第 {v} 版不同（{t_parts}）",
+    ),
+    (r"(?P<t_a>result|rows|sealed), (?P<t_b>.+)", "{t_a}、{t_b}"),
+    (
+        r"moderated by (?P<actor>[^:]+): (?P<t_reason>made public by its submitter|private: .+)",
+        "由 {actor} 审核：{t_reason}",
+    ),
     (r"moderated by (?P<actor>[^:]+): (?P<reason>.*)", "由 {actor} 审核：{reason}"),
+    # worker/gold/install.py: a demo-set result hidden when a real reference set replaced the demo one
+    (
+        r"retired: scored on the synthetic demo reference set, which a real set replaced",
+        "已下架：它是在合成的演示参考集上评分的，该参考集已被真实参考集取代",
+    ),
+    # worker/service/moderation.py: a maintainer's review of a held submission (the reason is theirs)
+    (r"released by (?P<actor>[^:]+): (?P<reason>.*)", "由 {actor} 放行：{reason}"),
+    (r"released by (?P<actor>[^:]+)", "由 {actor} 放行"),
+    (r"rejected by (?P<actor>.+?) after review: (?P<reason>.*)", "由 {actor} 审核后拒绝：{reason}"),
+    (r"rejected after review: (?P<reason>.*)", "审核后拒绝：{reason}"),
+    # worker/gold/: why scoring failed (a record's error)
+    (r"the predictions file could not be scored", "预测文件无法评分"),
+    (r"scoring took longer than (?P<s>[\d.]+) seconds", "评分用时超过 {s} 秒"),
+    (
+        r"internal error while scoring \((?P<exc>\w+)\); the maintainers can see the log",
+        "评分时发生内部错误（{exc}）；维护者可以查看日志",
+    ),
+    (r"scoring crashed or timed out (?P<n>\d+) times; giving up", "评分崩溃或超时 {n} 次；已放弃"),
+    (
+        r"scoring did not finish after (?P<n>\d+) attempts \(the worker crashed or timed out\)",
+        "尝试 {n} 次后评分仍未完成（评分进程崩溃或超时）",
+    ),
+    # worker/gold/references.py GOLD_MATCH_REASON, alone (the error) or after the scoring note (history)
+    (
+        r"held for review: its labels agree with the published test labels almost everywhere\. This track's test "
+        r"labels are public, so such a file is checked by a maintainer before it is published",
+        "暂缓待审：它的标签与已公开的测试标签几乎处处一致。本赛道的测试标签是公开的，因此这样的文件要经维护者检查后才会发布",
+    ),
+    (r"(?P<t_note>[^;]+); (?P<t_held>held for review: .+)", "{t_note}；{t_held}"),
     (
         r"differs from an earlier submission in only a few rows; near-copies reveal hidden labels, so they are "
         r"held for review\. A maintainer will release or reject it; a genuinely new model differs in many more "

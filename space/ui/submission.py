@@ -299,9 +299,9 @@ def header_markdown(  # noqa: C901
     if meta.get("description"):
         lines.append(f"> {md(meta['description'], 1000)}")
     if hidden_by_maintainer(sub) and hidden_reason:
-        lines.append(field("hidden_reason", md(hidden_reason, 1000)))
+        lines.append(field("hidden_reason", md(say(hidden_reason, lang), 1000)))
     if rec.get("error"):
-        lines.append(field("error", md(rec["error"], 1000)))
+        lines.append(field("error", md(say(str(rec["error"]), lang), 1000)))
     if (sub or {}).get("released") is False:
         lines.append(f"**{t('badge_not_released', lang)}**: {t('not_released_line', lang)}")
     result = ((sub or {}).get("result") or {}).get("result") or {}
@@ -379,7 +379,7 @@ def hidden_status(status: str, reason: str | None, lang: str = "zh") -> str:
     "published" or "scored" (an earlier stage keeps its name), and the maintainer's reason."""
     hidden = t("badge_hidden_by_maintainer", lang)
     text = hidden if status in ("published", "scored") else f"{status_name(status, lang)} · {hidden}"
-    return text + (f": {md(reason, 200)}" if reason else "")
+    return text + (f": {md(say(reason, lang), 200)}" if reason else "")
 
 
 def hidden_by_maintainer(sub: Mapping[str, Any] | None) -> bool:
@@ -394,10 +394,12 @@ def status_line(sub: Mapping[str, Any] | None, lang: str = "zh", hidden_reason: 
     status = str(rec.get("status", ""))
     if hidden_by_maintainer(sub) and status in ("published", "scored"):
         return f"**{hidden_status(status, hidden_reason, lang)}**"
+    # The reason is the pipeline's English sentence (worker/): said in the page's language (issue 28.9).
+    reason = say(str(rec.get("error") or rec.get("reason") or ""), lang)
     if status in ("rejected", "failed"):
-        return f"**{status_name(status, lang)}** ✗ — {md(rec.get('error') or '', 500)}"
+        return f"**{status_name(status, lang)}** ✗ — {md(reason, 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
-        return f"**{status_name(status, lang)}** ‖ — {md(rec.get('error') or rec.get('reason') or '', 500)}"
+        return f"**{status_name(status, lang)}** ‖ — {md(reason, 500)}"
     if (sub or {}).get("released") is False:  # the Ladder did not release it: no number (disclosure §3)
         return f"**{status_name(status, lang)}** — {t('not_released_line', lang)}"
     parts = []
