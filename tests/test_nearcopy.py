@@ -437,3 +437,37 @@ def test_one_parse_gives_the_report_and_the_keys_the_two_calls_give(track):
     report, keys = scorer.check_with_keys(broken, inputs)
     assert keys is None and not report.valid
     assert report.as_dict() == scorer.check_predictions(broken, inputs).as_dict()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_held_upload_says_it_used_a_slot_and_why(tmp_path, demo_dir, lang):
+    """Issue 28.14: a held upload keeps its quota slot (a probe must cost what a submission costs); the held
+    message says so, and why, in the page's language: the submit answer's status line and the submission
+    page's, for a near-copy and for an exact copy of another's file. A failed or rejected one does not."""
+    from space.ui.i18n import t
+    from space.ui.submission import status_line
+
+    config = Config(data_dir=tmp_path / "data", quota_per_day=3, attempts_per_day=50)
+    seed_store(config, demo_dir)
+    service = Service(config, open_store(config, areas=WEB_AREAS), RecordingEnqueuer())
+    service.submit(identity="eve", track="cold", data=COLD, metadata={"model_name": "m"})
+    near = service.submit(identity="eve", track="cold", data=flipped(COLD, [0]), metadata={"model_name": "m"})
+    copy = service.submit(
+        identity="mallory", track="cold", data=flipped(COLD, [0]), metadata={"model_name": "m"}
+    )
+    assert [near["status"], copy["status"]] == ["held", "held"]
+    assert (
+        service.quota("eve", "cold")["remaining"] == 1 and service.quota("mallory", "cold")["remaining"] == 2
+    )
+    said = t("held_slot", lang)
+    assert said != "held_slot" and ("slot" in said) == (lang == "en") and ("名额" in said) == (lang == "zh")
+    for answer in (near, copy):
+        page = service.submission(answer["submission_id"])  # held: not hidden, anyone may read its page
+        assert page is not None and answer["reason"]
+        for line in (
+            status_line({"status": "held", "reason": answer["reason"]}, lang),
+            status_line(page, lang),
+        ):
+            assert line.startswith(f"**{t('st_held', lang)}**") and said in line, line
+    for status in ("rejected", "failed"):
+        assert said not in status_line({"status": status, "error": "rejected after review: spam"}, lang)

@@ -129,6 +129,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "Submissions left today: {remaining}/{limit}. {next}",
     ),
     "next_slot": ("下一个可用时段：{at}", "Next free slot: {at}"),
+    # Issue 28.14: the quota counts accepted uploads, a held one too (README, QUOTA_PER_DAY).
+    "held_slot": (
+        "这次上传已用掉今天的一个提交名额，即使被拒绝也不退还：待审的上传同样是一次尝试，试探测试标签必须与一次"
+        "提交付出相同的代价。",
+        "This upload used one of today's submission slots, and keeps it even if it is rejected: a held "
+        "upload is an attempt like any other, and probing the test labels must cost what a submission costs.",
+    ),
     # The service's answers (worker/errors.py keys, space/ui/answers.py): "err_" + key.
     "err_service_error": ("请求未能完成。", "The request could not be completed."),
     "err_bad_request": ("请求有误。", "The request is not valid."),

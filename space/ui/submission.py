@@ -399,7 +399,8 @@ def status_line(sub: Mapping[str, Any] | None, lang: str = "zh", hidden_reason: 
     if status in ("rejected", "failed"):
         return f"**{status_name(status, lang)}** ✗ — {md(reason, 500)}"
     if status == "held":  # a near-copy: not scored, no score shown, until a maintainer reviews it
-        return f"**{status_name(status, lang)}** ‖ — {md(reason, 500)}"
+        # It used a quota slot, and says so and why (issue 28.14).
+        return f"**{status_name(status, lang)}** ‖ — {md(reason, 500)} · {t('held_slot', lang)}"
     if (sub or {}).get("released") is False:  # the Ladder did not release it: no number (disclosure §3)
         return f"**{status_name(status, lang)}** — {t('not_released_line', lang)}"
     parts = []
