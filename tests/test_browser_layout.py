@@ -375,9 +375,11 @@ DRAWN_TABLES = """() => [...document.querySelectorAll('.table-wrap')].filter(t =
               heads: [...t.querySelectorAll('thead th')].map(th => (th.title || '').trim())}))"""
 # The tabs whose tables wait for something (a file, a comparison, a submission, a release), by language.
 WAITING_TABS = {
-    "en": ("Submit", "Submission", "Dev explorer", "Compare", "Releases"),
-    "zh": ("提交", "提交详情", "开发集浏览", "对比", "正式发布"),
+    "en": ("Submit", "Submission", "Dev explorer", "Compare", "Releases", "Maintainers"),
+    "zh": ("提交", "提交详情", "开发集浏览", "对比", "正式发布", "维护"),
 }
+# The last of them is a maintainer's: opened signed in as one (tests/conftest_ui.py TOKENS, MAINTAINERS).
+BOSS = ("tok-boss-0123456789", "boss")
 
 
 def empty_table_problems(page: Page, lang: str) -> list[tuple]:
@@ -396,13 +398,19 @@ def empty_table_problems(page: Page, lang: str) -> list[tuple]:
 
 
 def test_tables_show_nothing_until_they_have_rows(live_space, view, tmp_path) -> None:
-    """Before anyone validated a file, opened a submission, explored dev predictions, compared two systems or
-    cut a release, those tabs draw no table (Gradio drew them empty under "0 1 2" / "1 2 3" or bare
-    headers); a report with problems is drawn at once, under headers in the page's language."""
+    """Before anyone validated a file, opened a submission, explored dev predictions, compared two systems,
+    cut a release or (a maintainer) asked for a re-score report or the held list, those tabs draw no table
+    (Gradio drew them empty under "0 1 2" / "1 2 3" or bare headers); a report with problems is drawn at
+    once, under headers in the page's language."""
     page, size, lang = view
     open_board(page, live_space.url, "varm", lang, "lexicon")
     found = {}
     for name in WAITING_TABS[lang]:
+        if name == WAITING_TABS[lang][-1]:  # the Maintainers tab shows once a maintainer signed in
+            open_tab(page, WAITING_TABS[lang][0])
+            page.locator("#token input, #token textarea").first.fill(BOSS[0])
+            page.locator("#sign-in").click()
+            expect(page.locator("#who")).to_contain_text(BOSS[1], timeout=TIMEOUT)
         open_tab(page, name)
         time.sleep(1)  # a tab's components are drawn when it opens
         found[name] = empty_table_problems(page, lang)

@@ -273,3 +273,58 @@ def test_rescore_prints_what_moved():
         "broken: not re-scored (internal error while scoring (KeyError))",
     ]
     assert change_lines(changes[1:2]) == ["no metric or rank changed"]
+
+
+def test_cli_reviews_and_rescores_are_logged_with_the_cli_actor(local_store, tmp_path, monkeypatch, capsys):
+    """Issue 28.11: a maintainer's CLI commands were logged "by maintainer". `python -m worker reject` and
+    `release` write the OS user marked as the CLI (`cli_actor()`) into the held record's history, and
+    `rescore` sends it as the run's actor (the report's "by ..."). The CLI's own parser and commands run
+    in-process against a local store; only the Celery app of `rescore` is a recorder."""
+    import worker.celery
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker import cli as worker_cli
+    from worker.config import Config
+    from worker.gold.install import install
+    from worker.service import Service
+    from worker.submissions import find_record
+
+    actor = worker_cli.cli_actor()
+    assert actor.endswith(" (cli)") and "maintainer" not in actor
+    install(local_store, "cold", DEMO / "cold", kind="demo")
+    config = Config(data_dir=tmp_path / "data")
+    service = Service(config, local_store, RecordingEnqueuer())
+    monkeypatch.setattr(worker_cli, "_service", lambda config: service)
+    data = (DEMO / "cold" / "baselines" / "lexicon.test.jsonl").read_bytes()
+    service.submit(identity="cli-origin", track="cold", data=data, metadata={"model_name": "o"})
+    held = [
+        service.submit(identity=f"cli-copy-{n}", track="cold", data=data, metadata={"model_name": "c"})
+        for n in range(2)
+    ]
+    assert [h["status"] for h in held] == ["held", "held"], held
+
+    assert worker_cli.main(["reject", held[0]["submission_id"], "--reason", "label probe"]) == 0
+    assert worker_cli.main(["release", held[1]["submission_id"]]) == 0
+    capsys.readouterr()
+    notes = [find_record(local_store, h["submission_id"])["history"][-1]["note"] for h in held]
+    assert notes == [f"rejected by {actor} after review: label probe", f"released by {actor}"], notes
+
+    sent = []
+
+    class Done:
+        def __init__(self, value: dict) -> None:
+            self.value = value
+
+        def get(self, timeout: float) -> dict:
+            return self.value
+
+    class App:  # what `rescore` sends, and a finished run's plan and summary
+        def send_task(self, name: str, args: list) -> Done:
+            sent.append((name, args))
+            return Done({"run": "r", "chunks": 1, "finalize_task_id": "f"})
+
+        def AsyncResult(self, task_id: str) -> Done:  # noqa: N802 - Celery's name
+            return Done({"rescored": 0, "changes": []})
+
+    monkeypatch.setattr(worker.celery, "make_app", lambda config: App())
+    assert worker_cli.main(["rescore", "--track", "cold", "--dry-run"]) == 0
+    assert sent == [("worker.tasks.rescore_track", ["cold", True, actor, False])], sent

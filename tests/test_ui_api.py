@@ -474,12 +474,9 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     refs[1]["label"] = 1 - refs[1]["label"]
     fixed = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in refs).encode()
     store.commit("references", {"cold/test.jsonl": fixed}, [], "fix a gold label")
-    earlier = ui_client.predict("cold", BOSS, "en", api_name="/maint_report")[0]
     out, diff = ui_client.predict("cold", True, BOSS, "en", api_name="/maint_rescore")
     assert re.search(r"Started: `[0-9a-f-]{36}` · dry run", out) and "Latest diff report" in out
-    # Not an earlier run's report shown as this one's (issue 28.11): the table waits, with its headers.
     assert table(diff)["data"] in ([], [[]]) and "Submission" in table(diff)["headers"], diff
-    assert earlier.split(" · ")[0] not in out or earlier.startswith("No re-score report")
 
     def report():
         summary, diff = ui_client.predict("cold", BOSS, "en", api_name="/maint_report")
@@ -495,6 +492,8 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     assert all(re.fullmatch(r"\d+ → \d+", r[6]) for r in rows)
     assert any(r[5] not in (None, 0) for r in rows if r[2] == "Accuracy ↑")  # the flipped label counts
     assert store.list("results", "rescore/cold/") == []  # dry-run reports stay private
+    dry_run = summary.split(" · ")[0]  # "**<run>**"
+    assert re.fullmatch(r"\*\*\S+\*\*", dry_run), summary
     with pytest.raises(AppError, match="Maintainers only"):
         ui_client.predict("cold", ALICE, "en", api_name="/maint_report")
 
@@ -516,6 +515,19 @@ def test_maintainer_actions_need_maintainer(ui_client, ui_app) -> None:
     names = [r[1] for r in table(out)["data"]]
     assert not any(f"(?submission={target}&" in n for n in names)  # its row links nowhere: it is gone
     assert len(names) == len(board(ui_app, "cold")) == len(on_board) - 1
+
+    # Then a real run: not the dry run's report shown as this one's (issue 28.11). Its answer names no
+    # earlier run and its table waits (with its headers) until the worker's report of this run is there.
+    out, diff = ui_client.predict("cold", False, BOSS, "en", api_name="/maint_rescore")
+    assert "real run" in out and dry_run not in out and "dry run" not in out, out
+    assert table(diff)["data"] in ([], [[]]) and "Submission" in table(diff)["headers"], diff
+
+    def real_report():
+        summary, diff = ui_client.predict("cold", BOSS, "en", api_name="/maint_report")
+        return (summary, table(diff)["data"]) if not summary.startswith(dry_run) else None
+
+    summary, _ = eventually(ui_app, real_report, "the worker's real re-score report")
+    assert "published" in summary and "dry run" not in summary and "by boss" in summary, summary
 
 
 def test_compare_refuses_systems_not_on_the_board(ui_client, ui_app) -> None:
