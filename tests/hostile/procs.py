@@ -40,14 +40,22 @@ def wait_for(check: Callable[[], bool], timeout: float, what: str, step: float =
 
 
 def _stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
-    if proc is None or proc.poll() is not None:
+    """`sig` to the process, SIGKILL after `timeout`; then SIGKILL to whatever of its process group is left
+    (it was started in a session of its own): a prefork child busy in a task outlived its killed parent and
+    ran on after the test, orphaned, still taking tasks from its queues."""
+    if proc is None:
         return
-    proc.send_signal(sig)
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # nothing left of the group
 
 
 class RedisServer:
@@ -166,6 +174,7 @@ class Worker:
             env=self.env,
             stdout=open(self.log, "ab"),  # noqa: SIM115
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: `stop` reaps the pool children too
         )
         wait_for(lambda: b"ready." in self.log.read_bytes(), 60, f"celery worker ({self.log.name})")
         return self
@@ -200,9 +209,14 @@ class Space:
 
     def start(self, timeout: float = 90) -> Space:
         env = {**self.env, "PORT": str(self.port)}
-        self.proc = subprocess.Popen(
-            [PYTHON, "-m", "space"], cwd=ROOT, env=env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT
-        )  # noqa: SIM115
+        self.proc = subprocess.Popen(  # its own process group: `stop` reaps the embedded worker too
+            [PYTHON, "-m", "space"],
+            cwd=ROOT,
+            env=env,
+            stdout=open(self.log, "ab"),  # noqa: SIM115
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
         def up() -> bool:
             if self.proc is not None and self.proc.poll() is not None:
