@@ -179,6 +179,27 @@ def test_an_english_link_paints_no_chinese(live_space, view) -> None:
         assert chinese, frames[-1][:200]
 
 
+def test_each_track_shows_its_own_tagline(live_space, view) -> None:
+    """Issue 28.15b: VARM's tagline (JREM) stood under every track. A link to COLD shows COLD's in the
+    link's language; a switch to VARM shows VARM's, and the language toggle keeps the track's own."""
+    from space.ui.i18n import tagline
+
+    page, size, lang = view
+    open_board(page, live_space.url, "cold", lang, "lexicon")
+    line = page.locator("#tagline")
+    expect(line).to_have_text(tagline("cold", lang), timeout=TIMEOUT)
+    assert "JREM" not in line.inner_text()
+    page.locator("#track").get_by_text("VARM-Bench", exact=True).click()
+    expect(line).to_have_text(tagline("varm", lang), timeout=TIMEOUT)
+    page.locator("#track").get_by_text("CNTP", exact=True).click()
+    expect(line).to_have_text(tagline("cntp", lang), timeout=TIMEOUT)
+    other = "en" if lang == "zh" else "zh"
+    page.locator("#lang").get_by_text({"en": "English", "zh": "中文"}[other]).click()
+    expect(line).to_have_text(tagline("cntp", other), timeout=TIMEOUT)
+    shot(page, f"layout-tagline-cntp-{size}-{other}")
+    assert not page.errors, page.errors
+
+
 JILL = "tok-jill-0123456789"  # submits only here (tests/conftest_ui.py TOKENS)
 # Long enough that a table sized to it is wider than 1440 px's page (before the first column wrapped).
 JILL_MODEL = "jill's ensemble: char-ngram-random + lexicon + a fine-tuned reranker (v2, seed 7)"
