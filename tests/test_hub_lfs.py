@@ -8,6 +8,7 @@ request (the redirect), and what the Hub lists for them names them by sha256 (re
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from tests.conftest_hub import HUB_TEST_OPTIONS
@@ -95,3 +96,22 @@ def test_an_lfs_file_past_the_read_cache_is_read_from_the_cdn_into_memory_only(
     assert reader.read("results", "varm/leaderboard.json", head) == huge
     assert fakehub.stats() == {"GET resolve": 2, "GET lfs-cdn": 2}, fakehub.stats()
     assert not [p for p in (tmp_path / "reader").rglob("*") if p.is_file()]
+
+
+def test_the_cdn_and_the_lfs_upload_failing_once_lose_nothing(
+    hub_config: Config, tmp_path: Path, fakehub
+) -> None:
+    """A 503 from the CDN on a read, and from the storage on an LFS upload, are retried like the Hub's own:
+    the read answers the bytes, the commit lands once."""
+    data = os.urandom(4096)  # bytes the fake Hub's LFS storage does not hold yet
+    writer = _open(hub_config, tmp_path, "writer")
+    fakehub.reset()
+    fakehub.fault(r"^/_lfs/upload/", status=503, method="PUT")
+    head = writer.commit("submissions", {"t/f.bin": data}, [], "an LFS file, its upload refused once")
+    stats = fakehub.stats()
+    assert stats["PUT lfs-upload"] == 2 and stats["POST commit"] == 1, stats  # the fault was met, then passed
+    reader = _open(hub_config, tmp_path, "reader")
+    fakehub.reset()
+    fakehub.fault(r"^/_lfs/objects/", status=503, method="GET")
+    assert reader.read("submissions", "t/f.bin", head) == data
+    assert fakehub.stats()["GET lfs-cdn"] == 2, fakehub.stats()

@@ -41,9 +41,18 @@ RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 NONCE_KEY = "store-commit-id:"
 
 
+def _failure(exc: BaseException) -> BaseException:
+    """The error to judge a failed call by: huggingface_hub wraps a failed LFS upload (the storage's 503, a
+    dropped connection) in `RuntimeError("Error while uploading ...")` raised from the HTTP error, which
+    alone says whether another attempt may succeed."""
+    if type(exc) is RuntimeError and exc.__cause__ is not None:
+        return exc.__cause__
+    return exc
+
+
 def _rate_limit_window(exc: BaseException) -> float | None:
     """Seconds until the Hub's rate-limit window resets, from a 429's headers (None: not a 429 that says)."""
-    response = getattr(exc, "response", None)
+    response = getattr(_failure(exc), "response", None)
     if getattr(response, "status_code", None) != 429:
         return None
     from huggingface_hub.utils import parse_ratelimit_headers
@@ -57,7 +66,7 @@ def _rate_limit_window(exc: BaseException) -> float | None:
 
 
 def _status(exc: BaseException) -> int | None:
-    response = getattr(exc, "response", None)
+    response = getattr(_failure(exc), "response", None)
     return getattr(response, "status_code", None)
 
 
@@ -289,6 +298,7 @@ class HubStore:
         import httpx2
         from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
+        exc = _failure(exc)
         if isinstance(exc, RepositoryNotFoundError):
             return "fatal"
         if isinstance(exc, LocalEntryNotFoundError):
