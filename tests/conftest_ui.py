@@ -49,8 +49,10 @@ CHROMIUM_ARGS = [
 # uploads make Ladder steps (a better released best), which must not change what another test's upload to
 # the shared live service gets (a first upload is always released). gina submits only in test_browser_ux.py,
 # hank, ivy and kate only in test_browser_submitters.py (kate on CNTP, which no other browser test reads),
-# jill only in test_browser_layout.py (privately).
+# jill only in test_browser_layout.py (privately); lena only in test_browser_maintainers.py (a copy of dana's
+# CNTP file, held and never scored).
 TOKENS = {
+    "tok-lena-0123456789": "lena",
     "tok-gina-0123456789": "gina",
     "tok-hank-0123456789": "hank",
     "tok-ivy-0123456789": "ivy",
@@ -405,6 +407,19 @@ def screen_page(chromium, width: str) -> tuple[object, object, list[str]]:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     return context, page, errors
+
+
+@pytest.fixture(
+    params=[(size, lang) for size in VIEWPORTS for lang in ("en", "zh")], ids=lambda p: "-".join(p)
+)
+def view(request, chromium) -> Iterator[tuple[object, str, str]]:
+    """(page, size, lang) at each of VIEWPORTS ("1440", "390": a phone) in each language, for the browser
+    tests of issue 28; the page's errors are collected in `page.errors`."""
+    size, lang = request.param
+    context, page, errors = screen_page(chromium, size)
+    page.errors = errors
+    yield page, size, lang
+    context.close()
 
 
 def open_tab(page, name: str, timeout: float = 60.0) -> None:

@@ -25,7 +25,6 @@ from tests.factories import mixed_predictions
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
-SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 # Two demo baselines whose names share their first 20 characters (the cut used to show both as the same).
 SHARED_PREFIX = ("baseline: char-ngram", "baseline: char-ngram-random")
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
@@ -36,21 +35,6 @@ OLD_CUT = (
     "html body #board .body-cell:nth-child(2) .cell-wrap * "
     "{ white-space: nowrap !important; overflow: hidden !important; text-overflow: ellipsis !important; }"
 )
-
-
-@pytest.fixture(params=[(size, lang) for size in SIZES for lang in ("en", "zh")], ids=lambda p: "-".join(p))
-def view(request, chromium):
-    size, lang = request.param
-    width, height = SIZES[size]
-    phone = size == "phone"
-    context = chromium.new_context(
-        viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone, locale="zh-CN"
-    )
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    yield page, size, lang
-    context.close()
 
 
 def open_board(page: Page, url: str, track: str, lang: str, contains: str) -> None:
@@ -378,7 +362,7 @@ def test_phone_tables_show_every_value_without_a_sideways_scroll(
     shot(page, f"layout-{what}-{size}-{lang}")
     found = cells(page, tables)
     assert len(found) >= 7, found  # a row of Compare's or of My submissions' seven columns at least
-    if size == "phone":
+    if size == "390":
         assert phone_problems(found, page.viewport_size["width"], lang) == []
         # Positive control: the table as Gradio draws it (no cards) puts values past the screen's edge.
         page.add_style_tag(content=GRADIO_TABLES)
@@ -468,7 +452,7 @@ def test_a_submission_id_stays_on_one_line(live_space, jills_submission, view) -
     assert len(box["lines"]) == 1, box  # one line
     (left, right), (cell_left, cell_right) = box["lines"][0], box["cell"]
     assert cell_left - 1 <= left and right <= cell_right + 1 and right <= width + 1, box
-    if size == "phone":  # positive control: the cards' old rule (any text wraps anywhere) breaks the id
+    if size == "390":  # positive control: the cards' old rule (any text wraps anywhere) breaks the id
         page.add_style_tag(
             content="html body .phone-cards .virtual-row { grid-template-columns: repeat(3, minmax(0, 1fr)) "
             "!important; } html body .phone-cards .body-cell .cell-wrap a[href*='submission='] "

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest_ui import TOKENS, open_tab, shot
+from tests.conftest_ui import TOKENS, VIEWPORTS, open_tab, screen_page, shot
 from tests.factories import mixed_predictions
 
 pytestmark = pytest.mark.browser
@@ -66,6 +66,28 @@ def sign_in(page: Page, token: str, user: str) -> None:
     page.locator("#token input, #token textarea").first.fill(token)
     page.locator("#sign-in").click()
     expect(page.locator("#who")).to_contain_text(user, timeout=TIMEOUT)
+
+
+RELEASES_TAB = {"en": "Releases", "zh": "正式发布"}
+
+
+def release_at_both_widths(live_space, chromium) -> None:
+    """The Releases tab after the cut at 1440 and 390 in both languages (issue 28: screenshots of every page
+    at both widths): a fresh visitor sees the release's table with its rows. The control: the table is
+    asserted to hold the release's submitter, so an empty tab fails."""
+    for width in VIEWPORTS:
+        for lang in ("en", "zh"):
+            context, page, errors = screen_page(chromium, width)
+            try:
+                page.goto(f"{live_space.url}?track={TRACK}&lang={lang}")
+                expect(page.locator("#board")).to_be_visible(timeout=TIMEOUT)
+                open_tab(page, RELEASES_TAB[lang])
+                expect(page.locator("#rel-info")).to_contain_text(NAME, timeout=TIMEOUT)
+                expect(page.locator("#rel-table")).to_contain_text("release-erin-final", timeout=TIMEOUT)
+                shot(page, f"releases-cut-{width}-{lang}")
+                assert not errors, errors
+            finally:
+                context.close()
 
 
 def test_finals_a_cut_the_release_view_its_citation_and_an_erratum(live_space, browser_page: Page) -> None:
@@ -119,6 +141,7 @@ def test_finals_a_cut_the_release_view_its_citation_and_an_erratum(live_space, b
     assert copied.startswith("@misc") and NAME in copied, copied
     expect(page.locator("#rel-info")).not_to_contain_text("erratum")
     shot(page, "releases-cut")
+    release_at_both_widths(live_space, page.context.browser)
 
     open_tab(page, "Maintainers")  # a re-score after the release
     page.locator("#m-dry input[type=checkbox]").uncheck()

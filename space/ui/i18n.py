@@ -535,9 +535,14 @@ TEXT: dict[str, tuple[str, str]] = {
     "reason_required": ("理由（必填）", "Reason (required)"),
     "apply": ("执行", "Apply"),
     "held_intro": (
-        "**待审**：与已有提交几乎相同的文件（它们会泄露隐藏标签）；可在上方按编号放行或驳回。",
-        "**Held for review**: near-copies of an earlier submission (they would reveal hidden labels); "
-        "release or reject one above by its id.",
+        "**待审**：与已有提交几乎相同或完全相同的文件（它们会泄露隐藏标签），以及在测试标签公开的赛道上与"
+        "测试标签几乎完全一致的文件（黄金匹配）。“待审原因”列说明每一条为何待审。在上方填写编号和理由："
+        "**放行**即照常评分并发布；**驳回**即结束它，永不评分（提交者看到驳回理由）。",
+        "**Held for review**: near-copies or identical copies of an earlier submission (they would reveal "
+        "hidden labels), and, on a track whose test labels are public, files whose labels agree with them "
+        "almost everywhere (gold match). The *Held for* column says why each one is held. Enter its id and a "
+        "reason above: **release** scores and publishes it as usual; **reject** ends it, never scored (its "
+        "submitter reads the reason).",
     ),
     "held_btn": ("待审提交", "Held submissions"),
     "held": ("待审", "Held"),
@@ -548,14 +553,25 @@ TEXT: dict[str, tuple[str, str]] = {
     "act_unverify": ("取消已验证", "unmark verified"),
     "act_baseline": ("标记基线", "mark baseline"),
     "act_unbaseline": ("取消基线", "unmark baseline"),
-    "act_release": ("放行待审提交", "release held near-copy"),
-    "act_reject": ("驳回待审提交", "reject held near-copy"),
+    "act_release": ("放行待审提交（照常评分并发布）", "release a held submission (score and publish it)"),
+    "act_reject": ("驳回待审提交（不评分）", "reject a held submission (never scored)"),
     "h_submission": ("提交", "Submission"),
     "h_old": ("旧 (%)", "Old (%)"),
     "h_new": ("新 (%)", "New (%)"),
     "h_change": ("变化（百分点）", "Change (points)"),
     "h_rows_differing": ("差异行数", "Rows differing"),
     "h_near_copy_of": ("相近的提交", "Near copy of"),
+    "h_held_for": ("待审原因", "Held for"),
+    "held_for_near_copy": ("与较早的一份提交几乎相同（仅少数行不同）", "near-copy of an earlier submission"),
+    "held_for_copy_other": ("与另一提交者的文件完全相同", "identical to another submitter's file"),
+    "held_for_copy_own": (
+        "与同一提交者一份待审、已驳回或未公开的提交完全相同",
+        "identical to the same submitter's held, rejected or private submission",
+    ),
+    "held_for_gold_match": (
+        "黄金匹配：标签与公开的测试标签几乎完全一致",
+        "gold match: labels agree with the test references",
+    ),
     "no_report": ("暂无重新评分报告。", "No re-score report yet."),
     "unreadable_report": ("无法读取的报告", "Unreadable report"),
     "by": ("执行者", "by"),

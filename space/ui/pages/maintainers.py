@@ -1,5 +1,5 @@
 """The Maintainers tab (shown to maintainers only; every action re-checks the identity and is audit-logged):
-re-scoring and its diff report, moderation, and near-copies held for review."""
+re-scoring and its diff report, moderation, and submissions held for review (near-copies, gold matches)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import pandas as pd
 
 from space.board_query import DEFAULT_METRICS
 from worker.errors import ServiceError
+from worker.nearcopy import COPY_OF_ANOTHER, COPY_OF_CONCEALED
 from worker.service import RescoreReport
 
 from ..answers import answer_text
 from ..context import Context, refused
 from ..i18n import both, t
 from ..safe import code, md
-from ..tables import HIDE_EMPTY, PHONE_CARDS, metric_header, page_link, pct, when
+from ..tables import HIDE_EMPTY, PHONE_CARDS, WIDE_LAST, metric_header, page_link, pct, when
 
 # (i18n key of the label, action)
 MODERATION = (
@@ -45,13 +46,41 @@ HELD_COLUMNS = (
     "h_submitted_at",
     "h_rows_differing",
     "h_near_copy_of",
+    "h_held_for",  # last: a sentence, two of a phone card's three columns (WIDE_LAST)
 )
+# Why a submission is held, from its record's reason (worker/service/intake.py `_hold`): an exact copy is
+# one of these two; any other near_copy hold is a near-copy (a few rows differ).
+COPY_REASONS = {COPY_OF_ANOTHER: "held_for_copy_other", COPY_OF_CONCEALED: "held_for_copy_own"}
 
 
 def near_copy_link(submission_id: str | None, track: str, lang: str) -> str:
     """The earlier submission a held one nearly copies, as a link to its page (its id as the text)."""
     link = page_link(submission_id or "", track, lang)
     return f"[{submission_id}]({link})" if link else md(submission_id or "")
+
+
+def held_for_text(row: dict, lang: str) -> str:
+    """Why a held submission is held, in a short sentence: a gold match (its labels agree with a public test's
+    references, ../shared/spec/disclosure.md §5), an identical copy (of another submitter's file, or of the
+    same submitter's concealed one) or a near-copy of an earlier submission."""
+    if row.get("held_for") == "gold_match":
+        return t("held_for_gold_match", lang)
+    return t(COPY_REASONS.get(row.get("reason") or "", "held_for_near_copy"), lang)
+
+
+def held_row(row: dict, track: str, lang: str) -> list:
+    """One row of the held list (HELD_COLUMNS). A gold match copies nothing: no rows differing, no earlier
+    submission (a record released from a near-copy hold and then held as a gold match still has one)."""
+    gold = row.get("held_for") == "gold_match"
+    return [
+        row["submission_id"],
+        row["submitter"],
+        (row.get("metadata") or {}).get("model_name"),
+        when(row["created_at"]),
+        "" if gold else row["rows_differing"],
+        "" if gold else near_copy_link(row["near_copy_of"], track, lang),
+        held_for_text(row, lang),
+    ]
 
 
 def moderation_choices(lang: str) -> list[tuple[str, str]]:
@@ -236,8 +265,8 @@ class MaintainersPage:
             label=both("held"),
             elem_id="m-held",
             wrap=True,
-            elem_classes=[*PHONE_CARDS, *HIDE_EMPTY],
-            datatype=["str", "str", "str", "str", "number", "markdown"],
+            elem_classes=[*PHONE_CARDS, *WIDE_LAST, *HIDE_EMPTY],
+            datatype=["str", "str", "str", "str", "number", "markdown", "str"],
         )
 
     def wire(self, track: gr.Radio, token: gr.Textbox, lang: gr.Radio) -> None:
@@ -375,20 +404,12 @@ class MaintainersPage:
     def held(
         self, track: str, token: str | None, lang: str = "zh", profile: gr.OAuthProfile | None = None
     ) -> pd.DataFrame:
-        """Near-copies held for review on `track` (maintainers: it names the earlier submission)."""
+        """Submissions held for review on `track`, each with why (maintainers: a near-copy's row names the
+        earlier submission; a gold match's names none, whatever an earlier hold of it left in the record)."""
         self.ctx.maintainer(token, profile, lang)
         rows = self.ctx.service.held(track)
         return pd.DataFrame(
-            [
-                [
-                    r["submission_id"],
-                    r["submitter"],
-                    (r.get("metadata") or {}).get("model_name"),
-                    when(r["created_at"]),
-                    r["rows_differing"],
-                    near_copy_link(r["near_copy_of"], track, lang),
-                ]
-                for r in rows
-            ],
+            [held_row(dict(r), track, lang) for r in rows],
             columns=[t(k, lang) for k in HELD_COLUMNS],
+            dtype=object,  # a count stays 1 (not 1.0) beside a gold match's empty cell
         )
