@@ -26,54 +26,21 @@ ALICE = next(tok for tok, user in TOKENS.items() if user == "alice")
 BOSS = next(tok for tok, user in TOKENS.items() if user == "boss")
 WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
 CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
-# English UI texts that must not show in Chinese mode (labels and captions, not data or metric names).
-ENGLISH_UI = (
-    "Leaderboard",
-    "Search model",
-    "Show baselines",
-    "Sort by",
-    "Rows ",
-    "Submission token",
-    "Model name",
-    "Validate only",
-    "My submissions",
-    "Private submission",
-    "Submission id",
-    "Organisation",
-    "Provenance",
-    "Result versions",
-    "Language",
-    "Track",
-    "Analysis",
-    "Compare",
-    "Maintainers",
-    "System ",
-    "Score (%)",
-    "Difference",
-    "Paired bootstrap",
-    "Per-field",
-    "Dev explorer",
-    "File formats",
-    "Re-score",
-    "Held",
-    "Pick an item",
-    "Breakdown by",
-    "classification",
-    "Field wrong",
-    "Errors only",
-    "Drop File Here",
-    "Click to Upload",
-    "Drop the file",
-    "Use via API",
-    "REST API docs",
-    "Display settings",
-    "Built with",
-)
-
 # Text a viewer reads in the page's visible tab: everything outside data cells (model names, user metadata,
 # scorer messages, ids) and outside the language picker, whose two options name themselves.
-VISIBLE_TEXT = """(exclude) => {
+VISIBLE_TEXT = """([exclude, dataHeaders]) => {
     const skip = new Set(document.querySelectorAll(exclude));
+    // A table's data columns (model, organisation, submitter, submission id) by their header, in either
+    // language: their body cells are data; every other cell (a message, a note, an event) is interface.
+    const heads = new RegExp(dataHeaders);
+    for (const table of document.querySelectorAll('.table-wrap')) {
+        const head = table.querySelector('thead');
+        const names = head ? [...head.querySelectorAll('th')].map(th => th.innerText.trim()) : [];
+        names.forEach((name, i) => {
+            if (!heads.test(name)) return;
+            table.querySelectorAll(`.virtual-row .body-cell:nth-child(${i + 1})`).forEach(c => skip.add(c));
+        });
+    }
     const out = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -81,6 +48,8 @@ VISIBLE_TEXT = """(exclude) => {
         if (!el || !node.textContent.trim()) continue;
         if ([...skip].some(s => s.contains(el))) continue;
         if (el.closest('[hidden], [aria-hidden=true], script, style, template')) continue;
+        const live = el.closest('[aria-live]');  // Gradio's screen-reader announcer (GRADIO_OWN)
+        if (live && live.getBoundingClientRect().width <= 2) continue;
         const box = el.getBoundingClientRect(), style = getComputedStyle(el);
         if (box.width === 0 || box.height === 0 || style.visibility === 'hidden' || style.display === 'none')
             continue;
@@ -88,28 +57,82 @@ VISIBLE_TEXT = """(exclude) => {
     }
     return out;
 }"""
-# Data, not interface: board cells of user text (model, organisation), the language options, the uploaded
-# file's name, the page's BibTeX, the code examples of the file formats (VARM outputs are Chinese), the
-# system pickers' values (model names). Chart texts are interface (space/ui/figures.py), the system names
-# in them are the seeded baselines' ASCII ones. The footer is interface too: the app hides Gradio's (in the
-# browser's locale) and shows its own (space/ui/footer.py).
+# Data, not interface: the language options, the submission page's title (its model name), the uploaded
+# file's name, its submitter's description (the page header's quote), the page's BibTeX, the code examples
+# of the file formats (VARM outputs are Chinese), the system pickers' values (model names), the view link,
+# the signed-in user's name, and in every table the columns DATA_HEADERS names. Every other table
+# cell is checked (validation messages, history notes, held reasons, report rows). Chart texts are interface
+# (space/ui/figures.py), the system names in them are the seeded baselines' ASCII ones. The footer is
+# interface too: the app hides Gradio's (in the browser's locale) and shows its own (space/ui/footer.py).
 DATA = (
-    "#lang .wrap label span, #board td, #my-subs td, #page-header h2, #page-bibtex, #upload .file-name, "
-    "#page-history td, #page-format td, #report td, #about pre, #about code, #systems .token, "
-    "#cmp-a input, #cmp-b input, #systems input, #m-held td, #m-diff td"
+    "#lang .wrap label span, #page-header h2, #page-bibtex, #upload .file-name, #about pre, #about code, "
+    "#systems .token, #cmp-a input, #cmp-b input, #systems input, #view-link a, #who strong, "
+    "#page-header blockquote"
 )
+DATA_HEADERS = (
+    r"^(Model|模型|Organisation|机构|Submitter|提交者|Submission|提交|Near copy of|相近的提交)( .*)?$"
+)
+# The Chinese interface writes these names in Latin letters: the benchmarks', metrics', formats' and tools'
+# own names (as the papers and the files spell them). Any other Latin word of two or more letters on a
+# Chinese page is English left untranslated.
+LATIN_NAMES = frozenset(
+    "VARM Bench COLD ToxiCN CNTP ToxiTrace JREM Macro HER AUPRC IoU CI JSONL JSON CSV API REST Gradio BibTeX "
+    "Hugging Face Hub UTC SE ID LGBTQ".split()
+)
+LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z0-9_])")
 
 
-# Gradio's status announcement for screen readers ("加载中" / "Loading", in a 1 px clipped live region) while
-# an event runs. It follows the browser's locale, not the app's toggle: Gradio 6.31 writes its own
+def untranslated(text: str, data: frozenset[str] = frozenset()) -> list[str]:
+    """The Latin words of `text` a Chinese page should not show (a word joined to a digit, like an id or
+    "F1", is not one; nor are the `data` words: the published rows' model and organisation names)."""
+    words = (part for word in LATIN_WORD.findall(text) for part in word.split("-"))
+    return [w for w in words if len(w) > 1 and w not in LATIN_NAMES and w not in data]
+
+
+def data_words(url: str) -> frozenset[str]:
+    """The Latin words of every published row's model and organisation name, on every track."""
+    words: set[str] = set()
+    for track in ("varm", "cold", "toxicn", "cntp"):
+        with urllib.request.urlopen(f"{url}api/v1/leaderboard?track={track}", timeout=10) as resp:
+            for row in json.loads(resp.read())["rows"]:
+                for name in (row.get("model_name"), row.get("organisation")):
+                    words.update(part for w in LATIN_WORD.findall(name or "") for part in w.split("-"))
+    return frozenset(words)
+
+
+# Gradio's status announcement for screen readers ("加载中" / "Loading", "In queue: 1 of 2", which Gradio 6.31
+# has in English only, and "common.complete", a key it lacks), in a 1 px clipped live region, while an event
+# runs: skipped with the region (VISIBLE_TEXT) and by its texts here.
+# It follows the browser's locale, not the app's toggle: Gradio 6.31 writes its own
 # `common.loading` over any app translation (its core `load_translations`) and offers no per-app locale;
 # hiding it would silence it for screen readers too. Gradio's upload prompt and footer are checked like any
 # text: the app hides them and shows its own (space/ui/upload.py, space/ui/footer.py).
-GRADIO_OWN = {"加载中", "Loading..."}
+GRADIO_OWN = re.compile(r"加载中|Loading\.\.\.|In queue: \d+ of \d+|common\.\w+")
+
+
+def test_the_chinese_page_check_flags_english_and_passes_names() -> None:
+    """The checker on its own (no browser): English interface words are found, the Latin names the Chinese
+    interface keeps and ids or metric names joined to digits are not."""
+    for english in (
+        "Leaderboard",
+        "Show baselines",
+        "Rows 1–3",
+        "line 11, field output: not valid",
+        "Held for",
+    ):
+        assert untranslated(english), english
+    for chinese in (
+        "标签 Macro-F1 ↑",
+        "JREM 95% CI",
+        "提交 3fa9c0d2e1b4a5c6 已发布",
+        "VARM-Bench 的 JSONL 文件",
+        "T-F1",
+    ):
+        assert untranslated(chinese) == [], chinese
 
 
 def visible_texts(page: Page) -> list[str]:
-    return [x for x in page.evaluate(VISIBLE_TEXT, DATA) if x not in GRADIO_OWN]
+    return [x for x in page.evaluate(VISIBLE_TEXT, [DATA, DATA_HEADERS]) if not GRADIO_OWN.fullmatch(x)]
 
 
 def set_language(page: Page, lang: str) -> None:
@@ -246,13 +269,13 @@ PAGES = (  # (name, its tab in English and Chinese)
 )
 
 
-def other_language(page: Page, lang: str) -> list[str]:
-    """Visible interface texts of the other language than `lang`."""
+def other_language(page: Page, lang: str, data: frozenset[str] = frozenset()) -> list[str]:
+    """Visible interface texts of the other language than `lang` (`data`: words of user data)."""
     texts = visible_texts(page)
     assert texts
     if lang == "en":
         return [x for x in texts if CJK.search(x)]
-    return [x for x in texts for word in ENGLISH_UI if word in x]
+    return [x for x in texts if untranslated(x, data)]
 
 
 PROMPT = {"en": "Drop the file here, or click to upload", "zh": "将文件拖放到此处，或点击上传"}
@@ -316,7 +339,7 @@ def footer_opens_the_api_page(page: Page, lang: str) -> None:
     expect(page.get_by_text("Recording API Calls")).to_have_count(0)
 
 
-def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
+def _check_pages(page: Page, lang: str, width: str, sid: str, data: frozenset[str] = frozenset()) -> None:
     """On every page in `lang`: no interface text of the other language."""
     for name, en, zh in PAGES:
         open_tab(page, en if lang == "en" else zh)
@@ -341,7 +364,7 @@ def _check_pages(page: Page, lang: str, width: str, sid: str) -> None:
             page.locator("#m-report").click()
             expect(page.locator("#m-out")).not_to_be_empty(timeout=TIMEOUT)
         page.wait_for_timeout(500)
-        found = other_language(page, lang)
+        found = other_language(page, lang, data)
         assert found == [], (lang, name, found)
         if name == "submit" and lang == "en":
             assert "将文件拖放到此处" in gradio_prompt_found(page, lang)
@@ -378,7 +401,7 @@ def test_the_language_toggle_leaves_no_text_of_the_other_language(live_space, ch
             s.textContent = 'Leaderboard'; document.querySelector('#board-caption').appendChild(s); }""")
         assert other_language(page, "zh") == ["Leaderboard"]
         page.evaluate("() => document.querySelector('#planted').remove()")
-        _check_pages(page, "zh", width, sid)
+        _check_pages(page, "zh", width, sid, data_words(live_space.url))
         assert not page.errors, page.errors
     finally:
         page.context.close()

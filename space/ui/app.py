@@ -153,12 +153,41 @@ CSS = (
   max-width: 640px !important; }
 #page-subsets th:last-child, #page-subsets td:last-child, #page-subsets .body-cell:last-child {
   max-width: 400px !important; }
+/* Gradio's theme declares Source Sans Pro at 600 from a 5 kB subset file that holds "A", "B" and a few
+   Cyrillic letters, and at 700 nothing: every other semibold or bold letter (titles, labels, bold words) fell
+   back to DejaVu Sans Bold, wider and taller than the text around it, the title's "A" alone in Source Sans.
+   Both weights come from the full Bold file Gradio also ships (the later of two equal faces wins). */
+@font-face { font-family: 'Source Sans Pro'; font-weight: 600; font-style: normal;
+  src: url('static/fonts/SourceSansPro/SourceSansPro-Bold.woff2') format('woff2'); }
+@font-face { font-family: 'Source Sans Pro'; font-weight: 700; font-style: normal;
+  src: url('static/fonts/SourceSansPro/SourceSansPro-Bold.woff2') format('woff2'); }
+/* Issue 28.15: a compact head (title, language, track), so the board's rows start in the first screen:
+   the language and track options on one line with less padding, the banner in the text's own size. */
+#site-title h1 { margin: 0.2em 0 !important; }
+#lang { padding: 6px 10px !important; }
+#lang .wrap, #track .wrap { gap: 6px !important; }
+#lang .wrap { flex-wrap: nowrap !important; }
+#lang .wrap label, #track .wrap label { padding: 4px 10px !important; }
+#board-caption strong { font-size: inherit !important; }
+#board-caption blockquote { margin: 4px 0 !important; padding: 2px 10px !important; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
 @media (max-width: 640px) {
   #site-title { min-width: 100% !important; }
-  #site-title h1 { font-size: 1.5rem; }
+  #site-title h1 { font-size: 1.2rem; }
   #site-title h2 { font-size: 1.1rem; }
+  #tagline *, #board-caption * { font-size: 0.85rem !important; }
+  /* The options name themselves (中文 / English, the tracks): no label over them. */
+  #lang > span, #track > span { display: none; }
+  /* The search on its own line, sort and baselines under it (Gradio puts the row's fields in one form). */
+  #search { flex-basis: 100% !important; }
+  #baselines { min-width: 120px !important; }
+  #track .wrap label span { font-size: 0.8rem !important; }
+  #track .wrap label { padding: 2px 6px !important; }
+  #track .wrap { gap: 4px !important; }
+  /* The rows first: the banner and the legend follow the table and its pager on a phone. */
+  #board-caption { order: 1; }
+  #board-link-row, #export-files { order: 2; }
   /* Every table: smaller text and padding, wrapping headers, so more than the first column fits. */
   .table-wrap table *, .table-wrap .body-cell * { font-size: 12px !important; }
   .table-wrap .cell-wrap { padding: 4px 4px !important; }

@@ -23,7 +23,7 @@ from plotly.subplots import make_subplots
 from scoring.metrics_spec import VARM_FIELDS, MetricSpec
 from scoring.tracks import metric_spec
 
-from .i18n import subset_name, t
+from .i18n import breakdown_name, subset_name, t
 from .scorer_text import say
 from .tables import better_side, undefined_reason
 
@@ -625,7 +625,8 @@ def breakdown_bars(
     ):
         metric = "accuracy"
     spec = metric_spec(track, metric)
-    title = t("fig_breakdown", lang, field=html.escape(field), metric=html.escape(spec.name(lang)))
+    field_name = html.escape(breakdown_name(field, lang))
+    title = t("fig_breakdown", lang, field=field_name, metric=html.escape(spec.name(lang)))
     if not rows or not values:
         return empty_figure(title, t("fig_no_breakdown", lang), lang)
     fig = go.Figure()
@@ -646,13 +647,14 @@ def breakdown_bars(
         fig.add_trace(
             go.Bar(
                 name=short,
-                x=[html.escape(str(v)).replace("_", "<br>") for v in values],  # narrow enough for a phone
+                # narrow enough for a phone
+                x=[html.escape(breakdown_name(v, lang)).replace("_", "<br>") for v in values],
                 y=y,
                 customdata=list(zip(n, shown, strict=True)),
                 hovertemplate=full + "<br>%{x}: %{customdata[1]} (n=%{customdata[0]})<extra></extra>",
             )
         )
-    fig.update_layout(barmode="group", xaxis_title=html.escape(field), yaxis_title=_axis(spec, lang))
+    fig.update_layout(barmode="group", xaxis_title=field_name, yaxis_title=_axis(spec, lang))
     _note_withheld(fig, reasons, lang)
     return _finish(fig, title, height=LEGEND_PLOT_PX, systems_legend=True)
 

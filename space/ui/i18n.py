@@ -58,15 +58,15 @@ TEXT: dict[str, tuple[str, str]] = {
     "baselines": ("显示基线", "Show baselines"),
     "sort": ("排序", "Sort by"),
     "columns": ("显示列", "Columns"),
+    "filters": ("筛选与列", "Filters and columns"),
     "page": ("页码", "Page"),
     "link": ("当前视图链接", "Link to this view"),
     "rows_shown": ("显示第 {a}–{b} 行，共 {n} 行（筛选后）", "Rows {a}–{b} of {n} (after filters)"),
     "no_rows": ("没有符合条件的结果。", "No results match."),
     "empty_board": ("该赛道尚无公开结果。", "No published results on this track yet."),
     "demo_banner": (
-        "合成演示数据：本赛道的测试集是项目自带的合成演示集，不是真实基准，分数不代表真实表现。",
-        "Synthetic demo data: this track's test set is the project's synthetic demo, not the real benchmark; "
-        "its scores say nothing about real performance.",
+        "合成演示数据，不是真实基准：分数不代表真实表现。",
+        "Synthetic demo data, not the real benchmark: its scores say nothing about real performance.",
     ),
     "public_test_banner": (
         "{track} 的测试标签已公开：这些是自报的预测，不是留出集上的评测。",
@@ -74,16 +74,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "evaluation.",
     ),
     "live_board_rule": (
-        "实时榜单只显示测试集**公开部分**（30% 的条目）上的结果，保留一位小数；"
-        "每位提交者的成绩只有在比其已发布的最佳成绩高出超过一个标准误时才会更新（阶梯规则），"
-        "否则为“已评分，未发布”且不显示分数。"
-        "正式排名来自带日期的**版本发布**："
-        "在私有部分（70%）上评测各提交者选定的最终提交，并给出完整测试集分数。",
-        "The live board shows results on the test's **public slice** (30 % of the items), rounded to "
-        "0.1 point; a submitter's line moves only when a new submission beats their released best by more "
-        'than one standard error (the Ladder), else it is "scored — not released" with no number. '
-        "The official ranking comes from dated **releases**: each submitter's chosen finals scored on the "
-        "private slice (70 %), with their full-test scores beside them.",
+        "实时榜单：测试集**公开部分**（30% 的条目）上的成绩，保留一位小数；"
+        "新提交须比提交者已发布的最佳成绩高出超过一个标准误才会上榜（阶梯规则），否则为“已评分，未发布”。"
+        "正式排名见带日期的**版本发布**（私有部分 70%，附完整测试集分数）。",
+        "Live board: scores on the test's **public slice** (30 % of the items), rounded to 0.1 point; a new "
+        "submission shows only if it beats its submitter's released best by more than one standard error "
+        '(the Ladder), else it is "scored — not released". The official ranking: dated **releases** (the '
+        "private 70 %, with full-test scores beside them).",
     ),
     "badge_not_released": ("未发布", "not released"),
     "not_released_line": (
@@ -317,6 +314,34 @@ TEXT: dict[str, tuple[str, str]] = {
     "downloads": ("下载", "Downloads"),
     "type_open": ("开源", "open"),
     "type_closed": ("闭源", "closed"),
+    "type_baseline": ("基线", "baseline"),
+    "unit_spans": ("个片段", "spans"),
+    # ToxiTrace's breakdown fields and their values (scoring/toxitrace/references.py BREAKDOWN_FIELDS, the
+    # names scoring/toxitrace/fields.py gives the published codes); the English is the stored name.
+    "bd_topic": ("话题", "topic"),
+    "bd_gender": ("性别", "gender"),
+    "bd_race": ("种族", "race"),
+    "bd_region": ("地域", "region"),
+    "bd_fine_label": ("细粒度标签", "fine_label"),
+    "bd_other_non_offensive": ("其他（非冒犯）", "other_non_offensive"),
+    "bd_attack_individual": ("攻击个人", "attack_individual"),
+    "bd_attack_group": ("攻击群体", "attack_group"),
+    "bd_anti_bias": ("反偏见", "anti_bias"),
+    "bd_toxic_type": ("毒性类型", "toxic_type"),
+    "bd_non_toxic": ("无毒", "non_toxic"),
+    "bd_offensive": ("冒犯", "offensive"),
+    "bd_hate": ("仇恨", "hate"),
+    "bd_expression": ("表达方式", "expression"),
+    "bd_non_hate": ("非仇恨", "non_hate"),
+    "bd_explicit": ("显性", "explicit"),
+    "bd_implicit": ("隐性", "implicit"),
+    "bd_reporting": ("转述", "reporting"),
+    "bd_target_groups": ("目标群体", "target_groups"),
+    "bd_Region": ("地域", "Region"),
+    "bd_Sexism": ("性别歧视", "Sexism"),
+    "bd_Racism": ("种族歧视", "Racism"),
+    "bd_others": ("其他", "others"),
+    "bd_non-hate": ("非仇恨", "non-hate"),
     "set_zero-shot": ("零样本", "zero-shot"),
     "set_taxonomy": ("分类体系提示", "taxonomy"),
     "set_fine-tuned": ("微调", "fine-tuned"),
@@ -659,6 +684,12 @@ def subset_name(name: str, lang: str = "zh") -> str:
     return t(f"subset_{name}", lang) if f"subset_{name}" in TEXT else name
 
 
+def breakdown_name(name: object, lang: str = "zh") -> str:
+    """A ToxiTrace breakdown field or value in `lang`; another (a number, an acronym) as it is."""
+    key = f"bd_{name}"
+    return t(key, lang) if key in TEXT else str(name)
+
+
 def tagline(track: str, lang: str = "zh") -> str:
     """The line under the title for `track`: VARM's (JREM) for VARM, each ToxiTrace track its own."""
     key = f"tagline_{track}"
@@ -742,7 +773,7 @@ ABOUT_ZH = """
 
 - **JREM**（联合记录精确匹配）：对象（字符 F1 ≥ 0.5）与五个离散字段全部正确的比例——主要指标。
 - **HER-C / HER-L**：类别（或标签）正确但整条记录错误的比例——"高标签分掩盖的错误"。
-- **Label / Category Macro-F1**、**T-F1**（对象字符 F1 均值）、**解析成功率**。
+- **标签 / 类别 Macro-F1**、**T-F1**（对象字符 F1 均值）、**解析成功率**。
 - **线索子集**：在含身份、地位、身心、一般辱骂线索的子集上分别计算，并比较有害与无害条目的 JREM 差距。
 - 置信区间：按行的百分位自助法（1000 次，种子 0）。
 - 并列名次：与组首系统的配对自助差异不显著即同组，显示为"1–3"。

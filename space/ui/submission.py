@@ -10,7 +10,7 @@ import pandas as pd
 from scoring.tracks import TRACK_TITLES, metric_spec
 from space.board_query import METRICS, PRIMARY
 
-from .i18n import subset_name, t
+from .i18n import breakdown_name, subset_name, t
 from .safe import code, md, md_link
 from .scorer_text import say
 from .tables import ColumnType, metric_header, na_cell, pct, rank_label, when
@@ -95,7 +95,7 @@ def metrics_table(result: dict | None, track: str, lang: str = "zh") -> pd.DataF
             shown = f"{pct(flat[k]):.1f} %"  # text: "63.0 %", not "63", one decimal as on the board
         else:
             ci_text = f"[{c[0]:.2f}, {c[1]:.2f}]" if isinstance(c, list) and len(c) == 2 else ""
-            shown = f"{flat[k]:.2f} {spec.unit}"
+            shown = f"{flat[k]:.2f} {t(f'unit_{spec.unit}', lang)}"
         if k in undefined:
             shown, ci_text = na_cell(say(str(undefined[k]), lang)), ""
         # The board's names in the page's language; an acronym keeps its name, with the Chinese one beside it.
@@ -153,7 +153,15 @@ def breakdowns_table(result: dict | None, lang: str = "zh") -> pd.DataFrame:
     out = []
     for field, values in sorted(((result or {}).get("breakdowns") or {}).items()):
         for value, m in sorted(values.items()):
-            out.append([field, value, m.get("rows"), *(_shown(m, k) for k in keys), _note(m, lang)])
+            out.append(
+                [
+                    breakdown_name(field, lang),
+                    breakdown_name(value, lang),
+                    m.get("rows"),
+                    *(_shown(m, k) for k in keys),
+                    _note(m, lang),
+                ]
+            )
     return pd.DataFrame(out, columns=cols)
 
 

@@ -69,36 +69,39 @@ class BoardPage:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        with gr.Row():
+        # Issue 28.15: the rows start high on the page. Above the table one row of what a viewer uses most
+        # (search, sort, baselines) and a closed box of the rest; the pager sits under the table.
+        with gr.Row(elem_id="board-controls"):
             self.search = gr.Textbox(
-                label=both("search"), placeholder=both("search_hint"), scale=3, elem_id="search"
+                label=both("search"),
+                placeholder=both("search_hint"),
+                scale=3,
+                min_width=150,
+                elem_id="search",
             )
-            self.types = ctx.texts(
-                gr.CheckboxGroup(label=both("model_type"), scale=1, elem_id="filter-type"),
-                choices=type_choices,
-            )
-            self.settings = ctx.texts(
-                gr.CheckboxGroup(label=both("setting"), scale=2, elem_id="filter-setting"),
-                choices=setting_choices,
-            )
-            self.baselines = gr.Checkbox(value=True, label=both("baselines"), scale=1, elem_id="baselines")
-        with gr.Row():
             self.sort = gr.Dropdown(
-                sort_choices("varm"), value="rank", label=both("sort"), scale=2, elem_id="sort"
+                sort_choices("varm"), value="rank", label=both("sort"), scale=2, min_width=130, elem_id="sort"
             )
-            self.page = gr.Number(
-                value=1, precision=0, minimum=1, label=both("page"), scale=0, min_width=100, elem_id="page"
+            self.baselines = gr.Checkbox(
+                value=True, label=both("baselines"), scale=0, min_width=130, elem_id="baselines"
             )
-            self.prev_btn = gr.Button(both("prev"), scale=0, min_width=70, elem_id="lb-prev")
-            self.next_btn = gr.Button(both("next"), scale=0, min_width=70, elem_id="lb-next")
-            with gr.Accordion(both("columns"), open=False, elem_id="columns-box"):
-                self.columns = gr.Dropdown(
-                    column_choices("varm"),
-                    value=default_columns("varm"),
-                    multiselect=True,
-                    show_label=False,
-                    elem_id="columns",
+        with gr.Accordion(both("filters"), open=False, elem_id="filters-box"):
+            with gr.Row():
+                self.types = ctx.texts(
+                    gr.CheckboxGroup(label=both("model_type"), scale=1, elem_id="filter-type"),
+                    choices=type_choices,
                 )
+                self.settings = ctx.texts(
+                    gr.CheckboxGroup(label=both("setting"), scale=2, elem_id="filter-setting"),
+                    choices=setting_choices,
+                )
+            self.columns = gr.Dropdown(
+                column_choices("varm"),
+                value=default_columns("varm"),
+                multiselect=True,
+                label=both("columns"),
+                elem_id="columns",
+            )
         self.caption = gr.Markdown(elem_id="board-caption")
         self.table = gr.Dataframe(
             interactive=False,
@@ -109,7 +112,13 @@ class BoardPage:
             elem_id="board",
             buttons=["fullscreen", "copy"],
         )
-        with gr.Row():
+        with gr.Row(elem_id="board-pager"):
+            self.prev_btn = gr.Button(both("prev"), scale=0, min_width=70, elem_id="lb-prev")
+            self.page = gr.Number(
+                value=1, precision=0, minimum=1, label=both("page"), scale=0, min_width=90, elem_id="page"
+            )
+            self.next_btn = gr.Button(both("next"), scale=0, min_width=70, elem_id="lb-next")
+        with gr.Row(elem_id="board-link-row"):
             # Relative link: the browser resolves it against the page (also in the Space iframe).
             self.link = gr.Markdown(elem_id="view-link")
             self.export_btn = gr.Button("⬇ CSV / JSON", scale=1, elem_id="export")
