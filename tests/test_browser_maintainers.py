@@ -50,6 +50,9 @@ def sign_in(page: Page, token: str, user: str) -> None:
 
 def open_page(page: Page, url: str, track: str, lang: str) -> None:
     page.goto(f"{url}?track={track}&lang={lang}")
+    # The link's track is set by the page's load event (the radio starts at VARM): an event fired before it
+    # reads the wrong track (a Held list of VARM: empty).
+    expect(page.locator(f"#track input[value={track}]")).to_be_checked(timeout=TIMEOUT)
     expect(page.locator("#board")).to_contain_text("lexicon", timeout=TIMEOUT)
     expect(page.locator("#board")).to_be_visible(timeout=TIMEOUT)  # a ?lang=en page shows once English
 

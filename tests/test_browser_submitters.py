@@ -16,6 +16,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import Page, expect
 
+from scoring.protocol import FIELDS
 from tests.conftest_ui import ROOT, TOKENS, open_tab, shot
 from tests.factories import mixed_predictions
 
@@ -67,7 +68,7 @@ VISIBLE_TEXT = """([exclude, dataHeaders]) => {
 DATA = (
     "#lang .wrap label span, #page-header h2, #page-bibtex, #upload .file-name, #about pre, #about code, "
     "#systems .token, #cmp-a input, #cmp-b input, #systems input, #view-link a, #who strong, "
-    "#page-header blockquote"
+    "#page-header blockquote, #upload .file-preview"
 )
 DATA_HEADERS = (
     r"^(Model|模型|Organisation|机构|Submitter|提交者|Submission|提交|Near copy of|相近的提交)( .*)?$"
@@ -78,15 +79,33 @@ DATA_HEADERS = (
 LATIN_NAMES = frozenset(
     "VARM Bench COLD ToxiCN CNTP ToxiTrace JREM Macro HER AUPRC IoU CI JSONL JSON CSV API REST Gradio BibTeX "
     "Hugging Face Hub UTC SE ID LGBTQ".split()
-)
-LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z0-9_])")
+) | {  # the prediction files' field names (a report's Field column, a message naming its field)
+    "id",
+    "output",
+    "label",
+    "spans",
+    "char_scores",
+    "probabilities",
+    *FIELDS,
+}
+# A run of Latin letters, digits and joiners; quoted text (a field name, a value, code) is left out first.
+LATIN_RUN = re.compile(r"[A-Za-z0-9_'-]+")
+QUOTED = re.compile(r"'[^'\n]*'|`[^`\n]*`|\"[^\"\n]*\"|‘[^’]*’|“[^”]*”")
+
+
+def latin_words(text: str) -> list[str]:
+    """The Latin words of `text` outside quotes; a run joined to a digit (an id, "F1", "T-F1") is none."""
+    words = []
+    for run in LATIN_RUN.findall(QUOTED.sub(" ", text)):
+        if not any(ch.isdigit() for ch in run):
+            words += [w for w in re.split(r"[-']", run) if len(w) > 1]
+    return words
 
 
 def untranslated(text: str, data: frozenset[str] = frozenset()) -> list[str]:
     """The Latin words of `text` a Chinese page should not show (a word joined to a digit, like an id or
     "F1", is not one; nor are the `data` words: the published rows' model and organisation names)."""
-    words = (part for word in LATIN_WORD.findall(text) for part in word.split("-"))
-    return [w for w in words if len(w) > 1 and w not in LATIN_NAMES and w not in data]
+    return [w for w in latin_words(text) if w not in LATIN_NAMES and w not in data]
 
 
 def data_words(url: str) -> frozenset[str]:
@@ -96,7 +115,7 @@ def data_words(url: str) -> frozenset[str]:
         with urllib.request.urlopen(f"{url}api/v1/leaderboard?track={track}", timeout=10) as resp:
             for row in json.loads(resp.read())["rows"]:
                 for name in (row.get("model_name"), row.get("organisation")):
-                    words.update(part for w in LATIN_WORD.findall(name or "") for part in w.split("-"))
+                    words.update(latin_words(name or ""))
     return frozenset(words)
 
 
@@ -122,6 +141,8 @@ def test_the_chinese_page_check_flags_english_and_passes_names() -> None:
     ):
         assert untranslated(english), english
     for chinese in (
+        "缺少字段 'spans'：本赛道对有毒片段计分",
+        "第 3 行：缺少 cold-demo-test-0003 的预测",
         "标签 Macro-F1 ↑",
         "JREM 95% CI",
         "提交 3fa9c0d2e1b4a5c6 已发布",
@@ -402,6 +423,48 @@ def test_the_language_toggle_leaves_no_text_of_the_other_language(live_space, ch
         assert other_language(page, "zh") == ["Leaderboard"]
         page.evaluate("() => document.querySelector('#planted').remove()")
         _check_pages(page, "zh", width, sid, data_words(live_space.url))
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+
+
+# A COLD file with problems of several kinds: a label out of range, a line that is not JSON, a label as a
+# string, a duplicate id, and (file level) every other test row without a prediction.
+BROKEN = (
+    '{"id": "cold-demo-test-0001", "label": 2}\n'
+    "{not json\n"
+    '{"id": "cold-demo-test-0002", "label": "1"}\n'
+    '{"id": "cold-demo-test-0002", "label": 1}\n'
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", ["1440", "390"])
+def test_a_validation_report_is_in_the_page_language(
+    live_space, chromium, tmp_path, width: str, lang: str
+) -> None:
+    """The Submit tab's report of a broken file (the scorer's messages, the file-level summary) holds no text
+    of the other language, its message cells included; a link's language from the first paint."""
+    page = new_page(chromium, width)
+    try:
+        page.goto(f"{live_space.url}?track=cold&lang={lang}")
+        expect(page.locator("#board-caption")).to_contain_text(
+            "Rows" if lang == "en" else "行", timeout=TIMEOUT
+        )
+        open_tab(page, "Submit" if lang == "en" else "提交")
+        broken = tmp_path / "broken.jsonl"
+        broken.write_text(BROKEN)
+        page.locator("#upload input[type=file]").set_input_files(str(broken))
+        cells = page.locator("#report [role=gridcell]")
+        expect(cells.nth(11)).to_be_attached(timeout=TIMEOUT)  # four problems or more, three cells each
+        page.wait_for_timeout(500)
+        messages = [x for x in cells.all_inner_texts() if len(x) > 12]
+        # Positive control: the messages are there, and in the page's language.
+        assert len(messages) >= 4, messages
+        assert all(bool(CJK.search(x)) == (lang == "zh") for x in messages), messages
+        found = other_language(page, lang, data_words(live_space.url))
+        assert found == [], found
+        shot(page, f"sub-report-{lang}-{width}")
         assert not page.errors, page.errors
     finally:
         page.context.close()

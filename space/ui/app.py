@@ -169,6 +169,9 @@ CSS = (
 #lang .wrap { flex-wrap: nowrap !important; }
 #lang .wrap label, #track .wrap label { padding: 4px 10px !important; }
 #board-caption strong { font-size: inherit !important; }
+/* Gradio's progress text over a busy component ("processing | 0.4s", "queue: 1/2 |") is in English whatever
+   the page's language (Gradio 6.31 has no translation for it): its spinner alone says the part is busy. */
+.progress-text { display: none !important; }
 #board-caption blockquote { margin: 4px 0 !important; padding: 2px 10px !important; }
 /* Phones: the title above the language box; on the board, rank, model and the primary metric with its CI
    (columns 1-4: the metrics follow the model) fit 390 px, the rest scrolls sideways. */
