@@ -282,3 +282,16 @@ def test_times_read_as_a_person_writes_them() -> None:
 
     assert when("2026-12-05T23:36:37.036Z") == when("2026-12-05T23:36:37+00:00") == "2026-12-05 23:36 UTC"
     assert when(None) == "" and when("2026-12-05") == "2026-12-05" and when("soon") == "soon"
+
+
+def test_a_table_sent_back_with_missing_cells_is_read_without_an_error() -> None:
+    """The Maintainers tab reads its tables back on a language toggle; a held gold match's empty count comes
+    back as NaN, which pandas 3 keeps through astype(str): the check raised "'float' object has no attribute
+    'strip'" (an error toast on every page). Blank and missing cells hold no data; one value does."""
+    from space.ui.pages.maintainers import shows_rows
+
+    blank = pd.DataFrame({"count": [float("nan"), None], "id": ["", "  "]}, dtype=object)
+    assert shows_rows(blank) is False
+    assert shows_rows(pd.DataFrame({"count": [float("nan"), 3.0], "id": ["", None]})) is True
+    assert shows_rows(pd.DataFrame({"count": [float("nan")], "id": ["c0c21526c163048d"]})) is True
+    assert shows_rows(None) is False and shows_rows(pd.DataFrame()) is False

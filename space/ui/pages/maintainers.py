@@ -155,7 +155,12 @@ def shows_rows(table: pd.DataFrame | None) -> bool:
     """Does a table the page sends back hold data? (Gradio may send an empty one as a row of blanks.)"""
     if table is None or table.empty:
         return False
-    return bool(table.astype(str).map(lambda v: v.strip() not in ("", "nan", "None")).to_numpy().any())
+    # Cell by cell: pandas 3 keeps a missing value missing through astype(str) (a held gold match's empty
+    # count comes back from the page as NaN), and "NaN".strip() was the language toggle's error toast.
+    return any(
+        not pd.isna(cell) and str(cell).strip() not in ("", "nan", "None")
+        for cell in table.to_numpy().ravel()
+    )
 
 
 SUMMARY_KEYS = {
