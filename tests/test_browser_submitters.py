@@ -109,13 +109,14 @@ def untranslated(text: str, data: frozenset[str] = frozenset()) -> list[str]:
 
 
 def data_words(url: str) -> frozenset[str]:
-    """The Latin words of every published row's model and organisation name, on every track."""
-    words: set[str] = set()
+    """The Latin words of every published row's model and organisation name, on every track, and the test
+    users' names (a submission page names its submitter, its history the user who acted)."""
+    words: set[str] = set(TOKENS.values())
     for track in ("varm", "cold", "toxicn", "cntp"):
         with urllib.request.urlopen(f"{url}api/v1/leaderboard?track={track}", timeout=10) as resp:
             for row in json.loads(resp.read())["rows"]:
                 for name in (row.get("model_name"), row.get("organisation")):
-                    words.update(latin_words(name or ""))
+                    words.update(re.findall(r"[A-Za-z]+", name or ""))  # "x-private-1440" too
     return frozenset(words)
 
 
