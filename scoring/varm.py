@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .varm_metrics import (
     RowOutcomes,
     disclosed_subset,
     format_issue_counts,
+    gold_codes,
     metric_arrays,
     metrics_for_rows,
     normalise_target,
@@ -39,6 +41,49 @@ from .varm_metrics import (
 from .version import SCORER_VERSION
 
 __all__ = ["VARM_TRACK", "VarmTrack"]
+
+# Distinct raw outputs whose parse is kept: a re-score parses every stored file of a track in one process,
+# and the same output text recurs across files (resubmissions, baselines, a model's versions). ~1 kB each.
+PARSE_CACHE = 8192
+_parse = functools.lru_cache(maxsize=PARSE_CACHE)(parse_output)  # pure: same text, same (frozen) parse
+
+T = TypeVar("T")
+DERIVED_CACHE = 8  # references objects whose derived values are kept (a pinned set and its two slices)
+_derived_values: dict[int, tuple[VarmReferences, dict[object, Any]]] = {}
+
+
+def _derived(refs: VarmReferences, key: object, make: Callable[[], T]) -> T:
+    """`make()`, a value computed from `refs` alone, computed once per references object: a re-score
+    scores every stored file against the same pinned references. The entry holds `refs`, so its id is not
+    reused while cached; references are never changed after loading."""
+    entry = _derived_values.get(id(refs))
+    if entry is None or entry[0] is not refs:
+        if len(_derived_values) >= DERIVED_CACHE:
+            _derived_values.pop(next(iter(_derived_values)))
+        entry = _derived_values[id(refs)] = (refs, {})
+    values = entry[1]
+    if key not in values:
+        values[key] = make()
+    return cast(T, values[key])
+
+
+class _Inputs(NamedTuple):
+    """The public inputs as `_check` looks rows up: ids in order, row by id, row by text."""
+
+    ids: list[str]
+    by_id: dict[str, int]
+    by_text: dict[str, int]
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False  # shared by every file's outcomes
+    return array
+
+
+def _inputs(inputs: list[dict[str, Any]]) -> _Inputs:
+    ids = [row["id"] for row in inputs]
+    by_text = {row["text"]: k for k, row in enumerate(inputs)}
+    return _Inputs(ids, {row_id: k for k, row_id in enumerate(ids)}, by_text)
 
 
 @dataclass
@@ -70,15 +115,18 @@ class VarmTrack:
     # -- validation (gold-independent) -------------------------------------------------------------
 
     def _check(  # noqa: C901
-        self, data: bytes, inputs: list[dict[str, Any]], *, advice: bool = True, split: str = "test"
+        self,
+        data: bytes,
+        inputs: list[dict[str, Any]] | _Inputs,
+        *,
+        advice: bool = True,
+        split: str = "test",
     ) -> _Checked:
         records, read_problems = read_jsonl(data, what="predictions")
         report = Report(rows=len(records))
         report.extend(list(read_problems))
         report.errors_total += read_problems.total - len(read_problems)  # count what the reader dropped
-        ids = [row["id"] for row in inputs]
-        by_id = {row_id: k for k, row_id in enumerate(ids)}
-        by_text = {row["text"]: k for k, row in enumerate(inputs)}
+        ids, by_id, by_text = inputs if isinstance(inputs, _Inputs) else _inputs(inputs)
         found: list[tuple[int, object]] = []
         outputs: dict[int, tuple[int, str]] = {}  # line -> (row index or -1, output)
         for line, obj in records:
@@ -112,14 +160,12 @@ class VarmTrack:
             kind, value = cast(tuple[str, str], key)
             return f"{kind} {quote(value)}"
 
-        report.extend(
-            coverage_problems(found, range(len(inputs)), field="id", describe=describe, split=split)
-        )
+        report.extend(coverage_problems(found, range(len(ids)), field="id", describe=describe, split=split))
 
-        parsed_by_row: list[ParsedOutput | None] = [None] * len(inputs)
+        parsed_by_row: list[ParsedOutput | None] = [None] * len(ids)
         raw_outputs, raw_lines, parsed_list = [], [], []
         for line, (row, raw) in outputs.items():
-            parsed = parse_output(raw)
+            parsed = _parse(raw)
             raw_outputs.append(raw)
             raw_lines.append(line)
             parsed_list.append(parsed)
@@ -159,10 +205,12 @@ class VarmTrack:
         return checked.report, _keys(checked.parsed) if checked.report.valid else None
 
     def _outcomes(self, refs: VarmReferences, data: bytes) -> RowOutcomes:
-        checked = self._check(data, self.public_inputs(refs), advice=False)
+        inputs = _derived(refs, "inputs", lambda: _inputs(self.public_inputs(refs)))
+        checked = self._check(data, inputs, advice=False)
         if not checked.report.valid:
             raise InputError(checked.report.errors, total=checked.report.errors_total)
-        return row_outcomes(checked.parsed, refs.rows)  # type: ignore[arg-type]  # all rows covered
+        gold = _derived(refs, "gold_codes", lambda: _read_only(gold_codes(refs.rows)))
+        return row_outcomes(checked.parsed, refs.rows, gold)  # type: ignore[arg-type]  # all rows covered
 
     # -- scoring ------------------------------------------------------------------------------------
 
@@ -207,7 +255,8 @@ class VarmTrack:
             "full": (self._result(refs, outcomes, bootstrap["full"], seed, True), self._rows(refs, outcomes))
         }
         for name, rows in slices.items():
-            part, part_outcomes = refs.restricted(rows), _take(outcomes, rows)
+            part = _derived(refs, ("restricted", rows.tobytes()), functools.partial(refs.restricted, rows))
+            part_outcomes = _take(outcomes, rows)
             out[name] = (
                 self._result(part, part_outcomes, bootstrap[name], seed, True),
                 self._rows(part, part_outcomes),

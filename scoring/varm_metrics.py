@@ -27,6 +27,7 @@ __all__ = [
     "SENTINEL",
     "RowOutcomes",
     "format_issue_counts",
+    "gold_codes",
     "gold_target",
     "metric_arrays",
     "metrics_for_rows",
@@ -160,8 +161,11 @@ class RowOutcomes:
         )
 
 
-def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]]) -> RowOutcomes:
-    """Join parsed outputs with gold records (same order) into per-row outcome arrays.
+def row_outcomes(
+    parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]], known: np.ndarray | None = None
+) -> RowOutcomes:
+    """Join parsed outputs with gold records (same order) into per-row outcome arrays; `known`: the gold's
+    `gold_codes` (read-only), when the caller keeps them for its references.
 
     Python lists first and one array each at the end: per-row writes into numpy arrays cost more than the
     join itself (a re-score runs this for every stored submission)."""
@@ -200,13 +204,13 @@ def row_outcomes(parsed: Sequence[ParsedOutput], gold: Sequence[dict[str, Any]])
         anchor_valid=np.array(anchor_valid, dtype=bool),
         correct=np.array(correct, dtype=bool).reshape(n, len(FIELDS)),
         target_f1=np.array(t_f1, dtype=np.float64),
-        gold=_gold_codes(gold),
+        gold=gold_codes(gold) if known is None else known,
         pred=np.array(pred_codes, dtype=np.int8).reshape(n, len(DISCRETE_FIELDS)),
         issues=issues,
     )
 
 
-def _gold_codes(gold: Sequence[dict[str, Any]]) -> np.ndarray:
+def gold_codes(gold: Sequence[dict[str, Any]]) -> np.ndarray:
     """int8 (n, 5): each gold record's class codes, DISCRETE_FIELDS order."""
     codes = [(name, CLASS_CODES[name]) for name in DISCRETE_FIELDS]
     rows = [[code[ref[name]] for name, code in codes] for ref in gold]
