@@ -11,7 +11,13 @@
 # meanwhile; no outage of Redis needs a person. If any other child exits, the entrypoint logs which one and
 # why, stops the others and exits non-zero, so the platform restarts it.
 #
-# With arguments it runs them instead, in the same environment: `docker run IMAGE python -m worker seed`.
+# Two OS users: started as root (the image's default), it prepares DATA_DIR (docker/two_users.py) and runs
+# Redis and the workers as `user`, the web process as `web`, which can open none of the workers' private
+# files. Started as another uid (a Space runs it as 1000), that one uid runs everything and the web process
+# shuts itself out with Landlock (WEB_SANDBOX, space/sandbox.py).
+#
+# With arguments it runs them instead, in the same environment (as `user`): `docker run IMAGE python -m
+# worker seed`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,10 +28,23 @@ WORKER_QUEUES=${WORKER_QUEUES:-submissions,publish,rescore}
 WORKER_CONCURRENCY=${WORKER_CONCURRENCY:-1}
 WORKER_NODE_FILE=/tmp/celery-worker-node
 export DATA_DIR
-mkdir -p "$DATA_DIR"
+
+as_workers=() as_web=()
+# TWO_OS_USERS=1 is set by the image, whose users these are (run elsewhere as root, the script keeps its uid).
+if [ "$(id -u)" = 0 ] && [ "${TWO_OS_USERS:-0}" = 1 ]; then
+  # Both users make files their group may share, and nobody else may read.
+  umask 007
+  python docker/two_users.py
+  # No capabilities and no way to regain any; each with its own home.
+  step_down=(--init-groups --inh-caps=-all --bounding-set=-all --no-new-privs)
+  as_workers=(setpriv --reuid=user --regid=user "${step_down[@]}" env HOME=/home/user)
+  as_web=(setpriv --reuid=web --regid=web "${step_down[@]}" env HOME=/home/web)
+else
+  mkdir -p "$DATA_DIR"
+fi
 
 if [ "$#" -gt 0 ]; then
-  exec "$@"
+  exec "${as_workers[@]}" "$@"
 fi
 
 log() { echo "entrypoint: $*" >&2; }
@@ -66,7 +85,7 @@ start_redis() {
   # reconciler re-sends anything lost in a restart. The unix socket in our own DATA_DIR is how we know
   # it is OUR server that answers: another Redis already on the port (host networking) cannot answer
   # there, and ours then fails to bind the port and exits, which the loop below reports.
-  redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
+  "${as_workers[@]}" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
     --save "" --appendonly no --dir "$dir" --logfile "" &
   pid=$!
   redis_pid=$pid
@@ -88,9 +107,9 @@ start_redis() {
 start_web() {
   # The web process never signs and never reads the references: no SIGNING_KEY, and its own Hub token
   # (HF_WEB_TOKEN, which should not be able to read the references repo) or, with the local store, none.
-  # It runs as the workers' uid (a Space allows one), so it shuts itself out of their files with Landlock
-  # (space/sandbox.py): WEB_SANDBOX=auto unless the operator chose otherwise (require: refuse to start
-  # without it; off).
+  # As `web` it cannot open the workers' private files; on a Space it runs as their uid, so it also shuts
+  # itself out of them with Landlock (space/sandbox.py): WEB_SANDBOX=auto unless the operator chose
+  # otherwise (require: refuse to start without it; off).
   local unset_args=(-u SIGNING_KEY -u HF_WEB_TOKEN) set_args=("WEB_SANDBOX=${WEB_SANDBOX:-auto}")
   if [ -n "${HF_WEB_TOKEN:-}" ]; then
     set_args+=("HF_TOKEN=$HF_WEB_TOKEN")
@@ -99,7 +118,7 @@ start_web() {
   else
     unset_args+=(-u HF_TOKEN)
   fi
-  env "${unset_args[@]}" "${set_args[@]}" python -m space &  # env takes its options before NAME=VALUE
+  "${as_web[@]}" env "${unset_args[@]}" "${set_args[@]}" python -m space &  # env: options before NAME=VALUE
   started "web (python -m space)"
 }
 
@@ -114,7 +133,7 @@ start_worker() {
   echo "$node" > "$WORKER_NODE_FILE"
   # SIGTERM -> Celery's cold shutdown with a soft phase (WORKER_SOFT_SHUTDOWN_TIMEOUT): running tasks get that
   # long, then their late-acked messages go back to the queue, so a restart hands work back at once.
-  supervise "celery worker" env REMAP_SIGTERM=SIGQUIT \
+  supervise "celery worker" "${as_workers[@]}" env REMAP_SIGTERM=SIGQUIT \
     celery -A worker worker --hostname "$node" --queues "$WORKER_QUEUES" --concurrency "$WORKER_CONCURRENCY" \
     --loglevel "${LOG_LEVEL:-INFO}" "${beat[@]}"
 }
@@ -137,7 +156,7 @@ supervise() {  # supervise NAME CMD...: run CMD in the background; restart it wi
       [ $((SECONDS - began)) -ge 60 ] && delay=1
       log "$name exited (status $status); restarting in $delay s"
       # Health: "restarting" now (the dead worker's heartbeat dropped), not "ok" until it goes stale.
-      python -m worker.heartbeat restarting "$pid" >/dev/null 2>&1 || true
+      "${as_workers[@]}" python -m worker.heartbeat restarting "$pid" >/dev/null 2>&1 || true
       sleep "$delay" &
       wait $! || true
       delay=$((delay * 2 > max_delay ? max_delay : delay * 2))
@@ -154,7 +173,7 @@ case "$ROLE" in
     fi
     # Idempotent: references, public files and demo baselines, only when missing (local store demo).
     if [ "${SEED_DEMO:-1}" = 1 ]; then
-      python -m worker seed || { log "python -m worker seed failed (exit $?)"; stop_all; exit 1; }
+      "${as_workers[@]}" python -m worker seed || { log "python -m worker seed failed (exit $?)"; stop_all; exit 1; }
     fi
     start_worker
     start_web

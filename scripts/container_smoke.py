@@ -141,10 +141,58 @@ for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
 """  # ENVIRON_OF: the slim image has no pgrep; this finds the oldest process whose command line has argv[1]
 
 
-def environ(cid: str, command: str) -> dict[str, str]:
-    """The environment of the process running `command` in the container (its /proc/<pid>/environ)."""
-    out = podman("exec", cid, "python", "-c", ENVIRON_OF, command).stdout
+def environ(cid: str, command: str, user: str) -> dict[str, str]:
+    """The environment of the process running `command` in the container (its /proc/<pid>/environ), read as
+    the OS user it runs as (root in the container lacks CAP_SYS_PTRACE, which another uid's needs)."""
+    out = podman("exec", "--user", user, cid, "python", "-c", ENVIRON_OF, command).stdout
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+PID_OF = """
+import os, sys
+for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+    try:
+        cmd = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode()
+    except OSError:
+        continue
+    if sys.argv[1] in cmd and "PID_OF" not in cmd:
+        print(pid)
+        break
+"""  # PID_OF: the oldest process whose command line has argv[1]
+
+OPENS = "import os, sys; p = sys.argv[1]; os.listdir(p) if os.path.isdir(p) else open(p, 'rb').read(1)"
+
+
+def uid_of(cid: str, command: str) -> tuple[int, int]:
+    """(pid, real uid) of the process running `command` in the container."""
+    pid = podman("exec", cid, "python", "-c", PID_OF, command).stdout.strip()
+    expect(pid.isdigit(), f"no process runs {command!r}", cid)
+    status = podman("exec", cid, "cat", f"/proc/{pid}/status").stdout
+    return int(pid), int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))
+
+
+def opens(cid: str, user: str, path: str) -> bool:
+    """Whether OS user `user` in the container can open (a folder: list) `path`."""
+    return podman("exec", "--user", user, cid, "python", "-c", OPENS, path, check=False).returncode == 0
+
+
+def check_two_users(cid: str, worker_command: str, private: list[str], web_cid: str | None = None) -> None:
+    """Started as root, the image runs the web process as `web` and the workers as `user`: `web` cannot
+    open the workers' private files nor read their environment, which `user` can (the positive control)."""
+    web_cid = web_cid or cid
+    _, web_uid = uid_of(web_cid, "python -m space")
+    worker_pid, worker_uid = uid_of(cid, worker_command)
+    expect((web_uid, worker_uid) == (1001, 1000), f"web runs as uid {web_uid}, workers as {worker_uid}", cid)
+    for path in [*private, f"/proc/{worker_pid}/environ"]:
+        expect(opens(cid, "user", path), f"the workers' user cannot open {path} (control)", cid)
+        expect(not opens(cid, "web", path), f"the web user can open {path}", cid)
+    print(f"    web uid {web_uid}, workers uid {worker_uid}; {len(private) + 1} private paths refused to web")
+
+
+def first_file(cid: str, folder: str) -> str:
+    out = podman("exec", "--user", "user", cid, "find", folder, "-type", "f", "-size", "+0").stdout.split()
+    expect(bool(out), f"no file under {folder}", cid)
+    return out[0]
 
 
 def healthcheck(cid: str) -> None:
@@ -293,10 +341,36 @@ def wait_exit(cid: str, timeout: float) -> int:
     return int(proc.stdout.strip().splitlines()[-1])
 
 
-def scenario_all(image: str) -> None:
-    with step("ROLE=all as uid 1000, no volumes: start, health, board with baselines"):
+def check_environments(cid: str, web_user: str = "web") -> None:
+    web, worker = environ(cid, "python -m space", web_user), environ(cid, "celery -A worker worker", "user")
+    expect("SIGNING_KEY" in worker and "HF_TOKEN" in worker, f"worker environment: {sorted(worker)}", cid)
+    leaked = sorted({"SIGNING_KEY", "HF_TOKEN", "HF_WEB_TOKEN"} & set(web))
+    expect(not leaked and "DATA_DIR" in web, f"the web process's environment holds {leaked}", cid)
+
+
+def scenario_space(image: str) -> None:
+    """As a Space runs it: one uid (1000) for everything, the web process inside its Landlock boundary."""
+    with step("ROLE=all as uid 1000 (as on a Space): start, health, board with baselines"):
         secrets = {"HF_TOKEN": "hf_smoke_not_a_real_token", "SIGNING_KEY": signing_key_pem()}
         cid = run_container(image, "--user", "1000", "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
+        client = httpx.Client(base_url=published_port(cid), timeout=30)
+        check_web(client, cid)
+    with step("uid 1000: REST submission published"):
+        tokens = json.loads(podman("exec", cid, "cat", "/home/user/data/tokens.json").stdout)
+        submit_and_wait(client, next(t for t, user in tokens.items() if user == "local"), "smoke space", cid)
+    with step(
+        "uid 1000: web holds neither HF_TOKEN nor SIGNING_KEY; it cannot open a reference file (Landlock)"
+    ):
+        check_environments(cid, web_user="user")
+        check_sandbox(client, cid)
+    client.close()
+    podman("rm", "--force", cid, check=False)
+
+
+def scenario_all(image: str) -> None:
+    with step("ROLE=all started as root (two OS users), no volumes: start, health, board with baselines"):
+        secrets = {"HF_TOKEN": "hf_smoke_not_a_real_token", "SIGNING_KEY": signing_key_pem()}
+        cid = run_container(image, "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
         url = published_port(cid)
         client = httpx.Client(base_url=url, timeout=30)
         check_web(client, cid)
@@ -309,11 +383,13 @@ def scenario_all(image: str) -> None:
     with step("ROLE=all: HEALTHCHECK healthy"):
         healthcheck(cid)
     with step("ROLE=all: the web process holds neither HF_TOKEN nor SIGNING_KEY; the worker does"):
-        web, worker = environ(cid, "python -m space"), environ(cid, "celery -A worker worker")
-        expect("SIGNING_KEY" in worker and "HF_TOKEN" in worker, f"worker environment: {sorted(worker)}", cid)
-        leaked = sorted({"SIGNING_KEY", "HF_TOKEN", "HF_WEB_TOKEN"} & set(web))
-        expect(not leaked and "DATA_DIR" in web, f"the web process's environment holds {leaked}", cid)
-    with step("ROLE=all: the web process cannot open a reference file (Landlock, one uid)"):
+        check_environments(cid)
+    with step("ROLE=all: the web user cannot open a reference file, the demo's gold, the workers' environ"):
+        reference = first_file(cid, "/home/user/data/store/references")
+        check_two_users(
+            cid, "celery -A worker worker", [reference, "/home/user/app/data/demo/varm/test.jsonl"]
+        )
+    with step("ROLE=all: the web process also runs inside its Landlock boundary"):
         check_sandbox(client, cid)
     with step("one-off `IMAGE python -m worker status --json` against it"):
         out = run_container(
@@ -487,8 +563,10 @@ def scenario_split(image: str) -> None:
             hub_commits(fakehub) == commits,
             f"the second seed changed the Hub: commits {commits} -> {hub_commits(fakehub)}\n{again.stdout}",
         )
-    with step("split: the web process runs inside its Landlock boundary"):
+    with step("split: the web process runs as `web` inside its Landlock boundary; the workers' Hub cache"):
         check_sandbox(client, web)
+        cache = first_file(worker, "/home/user/.cache/huggingface/hub")
+        check_two_users(worker, "celery -A worker worker", [cache, "/home/user/.cache/huggingface/hub"], web)
     with step("split: REST submission published (Hub token identity)"):
         submit_and_wait(client, HUB_TOKEN, "smoke split", worker, web_cid=web)
     with step("split: Redis SIGKILLed, back after 20 s: an upload published within 60 s, no manual step"):
@@ -626,7 +704,7 @@ def cleanup(remove_pause_image: bool = False) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("all", "split"), help="run one layout")
+    parser.add_argument("--only", choices=("all", "space", "split"), help="run one layout")
     parser.add_argument("--image", help="test this image instead of building one")
     parser.add_argument("--keep-image", action="store_true", help="leave the built image in place")
     args = parser.parse_args()
@@ -637,6 +715,8 @@ def main() -> int:
         image = args.image or build(args.keep_image)
         if args.only in (None, "all"):
             scenario_all(image)
+        if args.only in (None, "space"):
+            scenario_space(image)
         if args.only in (None, "split"):
             scenario_split(image)
     except SmokeFailure as exc:

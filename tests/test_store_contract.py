@@ -475,6 +475,52 @@ def test_local_layout_and_read_only_snapshots(tmp_path: Path) -> None:
     assert store.local_snapshot("submissions", rev) == snapshot  # built once, then reused
 
 
+GROUP_SHARED_STORE = """
+import os, stat, sys
+from pathlib import Path
+from worker.store import LocalStore
+from worker.token_file import ensure_token_file
+root = Path(sys.argv[1])
+store = LocalStore(root)
+store.commit("submissions", {"s/1/meta.json": b"{}"}, [], "meta")
+store.local_snapshot("submissions")
+ensure_token_file(root)
+modes = {}
+for folder, dirs, files in os.walk(root):
+    for name in dirs + files:
+        path = os.path.join(folder, name)
+        modes[path] = stat.S_IMODE(os.stat(path).st_mode) | (0o40000 if name in dirs else 0)
+print(repr(modes))
+"""
+
+
+@pytest.mark.parametrize("umask", [0o007, 0o077])
+def test_store_files_get_the_mode_the_umask_allows(tmp_path: Path, umask: int) -> None:
+    """The image's two-user mode shares the store between the web user and the workers' user through their
+    group with umask 007 (docker/two_users.py): a file made through mkstemp (0600 whatever the umask) would
+    lock the other user out. With umask 077 (the control) the same files stay the owner's alone."""
+    root = tmp_path / "data"
+    out = subprocess.run(
+        [sys.executable, "-c", GROUP_SHARED_STORE, str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=lambda: os.umask(umask),
+        cwd=Path(__file__).resolve().parent.parent,
+    ).stdout
+    modes = eval(out)  # noqa: S307  (our own script's repr of a dict of ints)
+    files = {path: mode for path, mode in modes.items() if not mode & 0o40000}
+    assert any(path.endswith("tokens.json") for path in files) and len(files) >= 5
+    for path, mode in files.items():
+        if "/snapshots/" in path:
+            assert mode == 0o444, path  # read-only use
+            continue
+        assert mode == 0o666 & ~umask & ~0o111, (path, oct(mode))
+    for path, mode in modes.items():
+        if mode & 0o40000:
+            assert mode & 0o777 == 0o777 & ~umask, (path, oct(mode))
+
+
 # -- configuration ---------------------------------------------------------------------------------------
 
 

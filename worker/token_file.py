@@ -19,7 +19,9 @@ def ensure_token_file(data_dir: Path) -> str | None:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(24)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # Group-readable as the umask allows: in the image's two-user mode the web process reads it through the
+    # shared group (docker/two_users.py); never readable by others.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o660)
     with os.fdopen(fd, "w") as f:
         json.dump({token: "local"}, f, indent=1)
     return token

@@ -63,11 +63,29 @@ V = TypeVar("V")
 _HEX40 = frozenset("0123456789abcdef")
 
 
+def _umask() -> int:
+    """This process's umask, read without setting it (os.umask would change it for every thread at once)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp/mkdtemp make 0600/0700 whatever the umask: in the image's two-user mode the web process and the
+# workers share the store through their group (umask 007), so a file must get the mode the umask allows.
+_FILE_MODE = 0o666 & ~_umask()
+_DIR_MODE = 0o777 & ~_umask()
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder, fsync, then os.replace (all-or-nothing)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -415,6 +433,7 @@ class LocalStore:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
         try:
+            tmp.chmod(_DIR_MODE)
             for path, oid in files.items():
                 dest = tmp / path
                 dest.parent.mkdir(parents=True, exist_ok=True)
