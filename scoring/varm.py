@@ -75,6 +75,13 @@ class _Inputs(NamedTuple):
     by_text: dict[str, int]
 
 
+def _derived_small(refs: VarmReferences) -> list[str]:
+    """The subsets whose cells `derived_small` withholds (none unless they are disjoint)."""
+    if not disjoint(refs.subsets.values()):
+        return []
+    return list(derived_small({name: len(rows) for name, rows in refs.subsets.items()}, len(refs)))
+
+
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False  # shared by every file's outcomes
     return array
@@ -130,7 +137,16 @@ class VarmTrack:
         found: list[tuple[int, object]] = []
         outputs: dict[int, tuple[int, str]] = {}  # line -> (row index or -1, output)
         for line, obj in records:
-            key: object = None
+            # The usual line (a string id and output) read directly: what the general path below does with
+            # it, without its checks, which were most of this loop's time.
+            row_id, output = obj.get("id"), obj.get("output")
+            key: object
+            if isinstance(row_id, str) and isinstance(output, str):
+                key = by_id.get(row_id, ("id", row_id))
+                outputs[line] = (key if isinstance(key, int) else -1, output)
+                found.append((line, key))
+                continue
+            key = None
             # A line names its row by id when it has one, else by exact text; unknown keys are ignored.
             name = "id" if "id" in obj else "text" if "text" in obj else None
             if name is None:
@@ -251,22 +267,32 @@ class VarmTrack:
         result ("full" and each slice's name; 0: no intervals). A slice's result is exactly what scoring the
         slice's references and predictions alone gives."""
         outcomes = self._outcomes(refs, data)
+        matrix = outcomes.indicator_matrix()  # row by row, so a slice's is this one's rows
         out = {
-            "full": (self._result(refs, outcomes, bootstrap["full"], seed, True), self._rows(refs, outcomes))
+            "full": (
+                self._result(refs, outcomes, bootstrap["full"], seed, True, matrix),
+                self._rows(refs, outcomes),
+            )
         }
         for name, rows in slices.items():
             part = _derived(refs, ("restricted", rows.tobytes()), functools.partial(refs.restricted, rows))
             part_outcomes = _take(outcomes, rows)
             out[name] = (
-                self._result(part, part_outcomes, bootstrap[name], seed, True),
+                self._result(part, part_outcomes, bootstrap[name], seed, True, matrix[rows]),
                 self._rows(part, part_outcomes),
             )
         return out
 
     def _result(
-        self, refs: VarmReferences, outcomes: RowOutcomes, bootstrap: int, seed: int, disclose: bool
+        self,
+        refs: VarmReferences,
+        outcomes: RowOutcomes,
+        bootstrap: int,
+        seed: int,
+        disclose: bool,
+        matrix: np.ndarray | None = None,  # `outcomes.indicator_matrix()`, when the caller has it
     ) -> dict[str, Any]:
-        matrix = outcomes.indicator_matrix()
+        matrix = outcomes.indicator_matrix() if matrix is None else matrix
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_count_table(outcomes.n, bootstrap, seed)
@@ -291,9 +317,10 @@ class VarmTrack:
         if not disclose:
             return dict(sorted(raw.items()))
         cells = {name: disclosed_subset(cell) for name, cell in raw.items()}
-        if disjoint(refs.subsets.values()):  # overall minus the others would give a withheld one back
-            sizes = {name: len(rows) for name, rows in refs.subsets.items()}
-            for name in derived_small(sizes, outcomes.n):
+        # Overall minus the others would give a withheld one back, when the subsets are disjoint.
+        derived = _derived(refs, "derived_small", lambda: _derived_small(refs))
+        if derived:
+            for name in derived:
                 if cells[name]["withheld"] != SMALL_CELL:
                     cells[name] = withheld_subset(cells[name], DERIVED_CELL)
         return dict(sorted(cells.items()))
