@@ -13,7 +13,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import eq, itemgetter
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -176,47 +176,58 @@ def row_outcomes(
     `gold_codes` (read-only), when the caller keeps them for its references.
 
     Python lists first and one array each at the end: per-row writes into numpy arrays cost more than the
-    join itself (a re-score runs this for every stored submission)."""
+    join itself (a re-score runs this for every stored submission). Field correctness is compared as class
+    codes, all rows at once: the codes are one-to-one with the values, and an invalid row's SENTINEL and
+    T-F1 of 0 make every field of it wrong."""
     issue_index = {name: k for k, name in enumerate(FORMAT_ISSUES)}
-    code_maps = [CLASS_CODES[name] for name in DISCRETE_FIELDS]
-    discrete = itemgetter(*DISCRETE_FIELDS)
-    invalid_codes = [SENTINEL] * len(DISCRETE_FIELDS)
-    wrong = [False] * len(FIELDS)
+    invalid_codes = (SENTINEL,) * len(DISCRETE_FIELDS)
     valid: list[bool] = []
     anchor_valid: list[bool] = []
     t_f1: list[float] = []
-    correct: list[list[bool]] = []
-    pred_codes: list[list[int]] = []
+    pred_codes: list[tuple[int, ...]] = []
     issue_cells: list[tuple[int, int]] = []  # (row, issue) of each format issue
     for i, (out, ref) in enumerate(zip(parsed, gold, strict=True)):
         anchor_valid.append(out.anchor_schema_valid)
         if out.format_issues:
             issue_cells.extend((i, issue_index[issue]) for issue in out.format_issues)
         valid.append(out.schema_valid)
-        if not out.schema_valid:  # every field of an invalid output counts as wrong
+        if not out.schema_valid:
             t_f1.append(0.0)
-            correct.append(wrong)
             pred_codes.append(invalid_codes)
             continue
         record = out.record
-        f1 = _target_f1(record["target"], ref["target"])
-        t_f1.append(f1)
-        predicted = discrete(record)
-        correct.append([f1 >= TARGET_MATCH_THRESHOLD, *map(eq, predicted, discrete(ref))])
-        pred_codes.append([code[value] for code, value in zip(code_maps, predicted, strict=True)])
+        t_f1.append(_target_f1(record["target"], ref["target"]))
+        pred_codes.append(_class_codes(_DISCRETE(record)))
     n = len(gold)
     issues = np.zeros((n, len(FORMAT_ISSUES)), dtype=bool)
     if issue_cells:
         issues[tuple(np.array(issue_cells).T)] = True
+    f1 = np.array(t_f1, dtype=np.float64)
+    pred = np.array(pred_codes, dtype=np.int8).reshape(n, len(DISCRETE_FIELDS))
+    gold_array = gold_codes(gold) if known is None else known
     return RowOutcomes(
         valid=np.array(valid, dtype=bool),
         anchor_valid=np.array(anchor_valid, dtype=bool),
-        correct=np.array(correct, dtype=bool).reshape(n, len(FIELDS)),
-        target_f1=np.array(t_f1, dtype=np.float64),
-        gold=gold_codes(gold) if known is None else known,
-        pred=np.array(pred_codes, dtype=np.int8).reshape(n, len(DISCRETE_FIELDS)),
+        correct=np.column_stack([f1 >= TARGET_MATCH_THRESHOLD, pred == gold_array]),
+        target_f1=f1,
+        gold=gold_array,
+        pred=pred,
         issues=issues,
     )
+
+
+_DISCRETE = itemgetter(*DISCRETE_FIELDS)
+_CODES_OF: dict[tuple[str, ...], tuple[int, ...]] = {}  # bounded: a valid output's values are from VALUE_SETS
+
+
+def _class_codes(values: tuple[str, ...]) -> tuple[int, ...]:
+    """The class codes of a valid output's discrete values (DISCRETE_FIELDS order), each worked out once."""
+    codes = _CODES_OF.get(values)
+    if codes is None:
+        codes = _CODES_OF[values] = tuple(
+            CLASS_CODES[name][value] for name, value in zip(DISCRETE_FIELDS, values, strict=True)
+        )
+    return codes
 
 
 def gold_codes(gold: Sequence[dict[str, Any]]) -> np.ndarray:
