@@ -437,7 +437,7 @@ def _aligned(a: ComparableRows, b: ComparableRows) -> ComparableRows:
 
 
 def _comparable(ids: tuple[str, ...], outcomes: RowOutcomes) -> ComparableRows:
-    flags = outcomes.indicator_matrix().astype(np.uint8)
+    flags = outcomes.indicator_flags()
     flags.flags.writeable = False
     return ComparableRows(ids, len(set(ids)) == len(ids), outcomes, flags)
 

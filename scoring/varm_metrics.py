@@ -131,15 +131,28 @@ class RowOutcomes:
 
     def indicator_matrix(self) -> np.ndarray:
         """The float64 matrix whose column sums give every metric (layout: `_columns()`)."""
-        cols = [self.valid, self.anchor_valid, *self.correct.T, self.correct.all(axis=1), self.target_f1]
+        return np.concatenate(self._indicator_blocks(self.target_f1), axis=1, dtype=np.float64)
+
+    def indicator_flags(self) -> np.ndarray:
+        """`indicator_matrix()` as uint8 0/1 with the T-F1 column 0 (its only column that is not a flag),
+        built without the float64 matrix."""
+        return np.concatenate(self._indicator_blocks(np.zeros(self.n, dtype=bool)), axis=1).view(np.uint8)
+
+    def _indicator_blocks(self, t_f1: np.ndarray) -> list[np.ndarray]:
+        """The matrix's column blocks, (n, width) each: ~20 blocks join faster than ~70 single columns."""
+        blocks = [
+            self.valid[:, None],
+            self.anchor_valid[:, None],
+            self.correct,
+            np.asarray(self.correct.all(axis=1))[:, None],
+            t_f1[:, None],
+        ]
         for k, name in enumerate(DISCRETE_FIELDS):
             classes = np.arange(len(CLASS_VALUES[name]))[None, :]
             gold_hit = self.gold[:, k, None] == classes
             pred_hit = self.pred[:, k, None] == classes
-            cols.extend((gold_hit & pred_hit).T)
-            cols.extend(pred_hit.T)
-            cols.extend(gold_hit.T)
-        return np.column_stack(cols).astype(np.float64)
+            blocks += [gold_hit & pred_hit, pred_hit, gold_hit]
+        return blocks
 
     def to_lists(self) -> dict[str, list[Any]]:
         """JSON-friendly form (for `Track.row_outcomes`)."""
