@@ -84,6 +84,25 @@ def _reject_constant(name: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+# The fast path: orjson reads a line to the same value as _DECODER does, or raises where _DECODER raises or
+# gives a value the checks below reject (a lone surrogate escape, NaN/Infinity, a number too large for a
+# double). Two kinds of line it could read differently take the general path instead: one whose value holds
+# a float and a run of 19 or more digits (an integer outside 64 bits is a float to orjson and an int to the
+# stdlib) and deep nesting (orjson reads 1,024 levels, where the stdlib may run out of stack first). Any
+# other line it cannot read, or one that is not an object, takes the general path too, which reports it as
+# before.
+_FAST_LOADS: Callable[[bytes], Any] | None
+_FAST_ERROR: type[Exception]
+try:  # in the service's lock; the scorer's distribution needs numpy alone and reads the same without it
+    import orjson
+except ImportError:  # pragma: no cover - the tests force the general path with _FAST_LOADS = None
+    _FAST_LOADS, _FAST_ERROR = None, ValueError
+else:
+    _FAST_LOADS, _FAST_ERROR = orjson.loads, orjson.JSONDecodeError
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_FAST_MAX_BRACKETS = 200  # [ and { on a line (in strings too): far below any stack limit of the stdlib's
+
+
 def _line_number(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -133,10 +152,13 @@ def read_jsonl(  # noqa: C901
         problems.add(_encoding_problem(data, error, what))
         return rows, problems
 
+    fast = _FAST_LOADS
+    has_nul = b"\x00" in data
     line_no, counted_to, records = 1, 0, 0
     for match in _CONTENT_LINE.finditer(data):
-        line_no += data.count(b"\n", counted_to, match.start())
-        counted_to = match.start()
+        start = match.start()
+        line_no += data.count(b"\n", counted_to, start)
+        counted_to = start
         records += 1
         if records > max_rows:  # counts bad lines too, so a flood of junk lines stays cheap
             problems.add(
@@ -155,40 +177,69 @@ def read_jsonl(  # noqa: C901
                 )
             )
             continue
-        if b"\x00" in raw:
+        if has_nul and b"\x00" in raw:
             problems.add(Problem(line_no, None, "line contains a NUL byte (\\0); remove it"))
             continue
-        text = raw.decode("utf-8").rstrip("\r")
-        try:
-            obj = _DECODER.decode(text)
-        except RecursionError:
-            problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
-            continue
-        except ValueError as error:  # JSONDecodeError, and ints longer than Python's digit limit
-            problems.add(
-                Problem(
-                    line_no, None, f"not valid JSON ({_json_error(error)}); each line must be one JSON object"
-                )
-            )
-            continue
-        if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
-            problems.add(
-                Problem(
-                    line_no,
-                    None,
-                    "line holds a \\uD800–\\uDFFF escape that is not part of a "
-                    "surrogate pair (not a character); remove it",
-                )
-            )
-            continue
-        if not isinstance(obj, dict):
-            found = describe_found(obj)
-            problems.add(Problem(line_no, None, f"expected a JSON object {{...}}, found {found}"))
-            continue
-        rows.append((line_no, obj))
+        if fast is not None and raw.count(b"[") + raw.count(b"{") <= _FAST_MAX_BRACKETS:
+            try:
+                obj = fast(raw)
+            except _FAST_ERROR:
+                pass
+            else:
+                if type(obj) is dict and (_no_float(obj) or not _LONG_DIGITS.search(raw)):
+                    rows.append((line_no, obj))
+                    continue
+        obj = _read_line(raw, line_no, problems)
+        if obj is not None:
+            rows.append((line_no, obj))
     if not rows and not problems.total:
         problems.add(Problem(None, None, f"the {what} file is empty"))
     return rows, problems
+
+
+def _no_float(obj: dict[str, Any]) -> bool:
+    """True when a decoded object holds no float at any depth (a usual line: strings and a few ints)."""
+    stack: list[Any] = [obj]
+    while stack:
+        value = stack.pop()
+        for item in value.values() if type(value) is dict else value:
+            kind = type(item)
+            if kind is float:
+                return False
+            if kind is dict or kind is list:
+                stack.append(item)
+    return True
+
+
+def _read_line(raw: bytes, line_no: int, problems: ProblemList) -> dict[str, Any] | None:
+    """One line's object by the general path (the stdlib's decoder), or None with its problem added."""
+    text = raw.decode("utf-8").rstrip("\r")
+    try:
+        obj = _DECODER.decode(text)
+    except RecursionError:
+        problems.add(Problem(line_no, None, "JSON is nested too deeply to read"))
+        return None
+    except ValueError as error:  # JSONDecodeError, and ints longer than Python's digit limit
+        problems.add(
+            Problem(
+                line_no, None, f"not valid JSON ({_json_error(error)}); each line must be one JSON object"
+            )
+        )
+        return None
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
+        problems.add(
+            Problem(
+                line_no,
+                None,
+                "line holds a \\uD800–\\uDFFF escape that is not part of a "
+                "surrogate pair (not a character); remove it",
+            )
+        )
+        return None
+    if not isinstance(obj, dict):
+        problems.add(Problem(line_no, None, f"expected a JSON object {{...}}, found {describe_found(obj)}"))
+        return None
+    return obj
 
 
 def _has_lone_surrogate(obj: object) -> bool:
