@@ -10,7 +10,8 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
 - Hub commits in all and per accepted upload, by repo (references, submissions, results);
 - the busiest window of the Hub's commit limit (`--window` seconds, 3600 on the real Hub) per repo, against
   the documented 128 commits per repository per hour, and how many commits were refused with 429;
-- Hub HTTP requests by route, in all and per accepted upload;
+- Hub HTTP requests by route, in all and per accepted upload, and the file reads per upload by the kind of
+  file (`/_fake/reads`: repo and path with ids as "*"), the most read first;
 - upload → published latency (p50/p95/max) and the wall time;
 - CPU seconds per accepted upload of the whole service (the web process, every worker and its pool, from
   /proc: user + system, reaped children included) during the burst, without this script's status polls
@@ -260,6 +261,7 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
             settled = time.time()
             web_cpu, workers_cpu = tree_cpu(web) - cpu_before[0], tree_cpu(workers) - cpu_before[1]
             stats, commits = hub_get(hub_url, "/_fake/stats"), hub_get(hub_url, "/_fake/commits")
+            reads = hub_get(hub_url, "/_fake/reads")
             # The script's own status polls ran in the web process: replayed once settled and left out.
             polls_cpu = min(poll_cpu(dep.url, owners, polls, web), web_cpu)
             web_cpu -= polls_cpu
@@ -302,6 +304,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "requests": requests,
         "requests_per_upload": round(requests / n, 1),
         "requests_by_route": dict(sorted(stats.items())),
+        "reads_per_upload_by_file": {
+            kind: round(count / n, 2) for kind, count in sorted(reads.items(), key=lambda kv: -kv[1])[:15]
+        },
         "post_p50_s": round(pct([s["post_s"] for s in subs], 50), 2),
         "post_p95_s": round(pct([s["post_s"] for s in subs], 95), 2),
         "to_published_p50_s": round(pct(latencies, 50), 1),
@@ -346,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Hub requests {fig['requests']} = {fig['requests_per_upload']} per upload: "
         f"{fig['requests_by_route']}"
     )
+    print(f"file reads per upload, most read first: {fig['reads_per_upload_by_file']}")
     print(
         f"POST p50 {fig['post_p50_s']} s p95 {fig['post_p95_s']} s; upload→published p50 "
         f"{fig['to_published_p50_s']} s p95 {fig['to_published_p95_s']} s "

@@ -348,16 +348,22 @@ def check_environments(cid: str, web_user: str = "web") -> None:
     expect(not leaked and "DATA_DIR" in web, f"the web process's environment holds {leaked}", cid)
 
 
-def scenario_space(image: str) -> None:
-    """As a Space runs it: one uid (1000) for everything, the web process inside its Landlock boundary."""
-    with step("ROLE=all as uid 1000 (as on a Space): start, health, board with baselines"):
+def scenario_space(image: str, data: Path) -> None:
+    """As a Space runs it: one uid (1000) for everything, the web process inside its Landlock boundary. Its
+    data folder `data` is then taken over by a start as root (scenario_all): the upgrade path from a
+    one-user folder to two users."""
+    with step("ROLE=all as uid 1000 (as on a Space), a data volume: start, health, board with baselines"):
         secrets = {"HF_TOKEN": "hf_smoke_not_a_real_token", "SIGNING_KEY": signing_key_pem()}
-        cid = run_container(image, "--user", "1000", "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
+        volume = ("-v", f"{data}:/home/user/data")
+        cid = run_container(
+            image, "--user", "1000", *volume, "-p", "127.0.0.1::7860", env=secrets
+        ).stdout.strip()
         client = httpx.Client(base_url=published_port(cid), timeout=30)
         check_web(client, cid)
     with step("uid 1000: REST submission published"):
         tokens = json.loads(podman("exec", cid, "cat", "/home/user/data/tokens.json").stdout)
-        submit_and_wait(client, next(t for t, user in tokens.items() if user == "local"), "smoke space", cid)
+        token = next(t for t, user in tokens.items() if user == "local")
+        submit_and_wait(client, token, "smoke space", cid, split=0.25)  # not ROLE=all's file (same volume)
     with step(
         "uid 1000: web holds neither HF_TOKEN nor SIGNING_KEY; it cannot open a reference file (Landlock)"
     ):
@@ -367,10 +373,13 @@ def scenario_space(image: str) -> None:
     podman("rm", "--force", cid, check=False)
 
 
-def scenario_all(image: str) -> None:
-    with step("ROLE=all started as root (two OS users), no volumes: start, health, board with baselines"):
+def scenario_all(image: str, data: Path | None = None) -> None:
+    """Started as root: two OS users. With `data`, on the folder a one-uid run left (scenario_space)."""
+    what = "the uid-1000 run's data volume" if data else "no volumes"
+    with step(f"ROLE=all started as root (two OS users), {what}: start, health, board with baselines"):
         secrets = {"HF_TOKEN": "hf_smoke_not_a_real_token", "SIGNING_KEY": signing_key_pem()}
-        cid = run_container(image, "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
+        volume = ("-v", f"{data}:/home/user/data") if data else ()
+        cid = run_container(image, *volume, "-p", "127.0.0.1::7860", env=secrets).stdout.strip()
         url = published_port(cid)
         client = httpx.Client(base_url=url, timeout=30)
         check_web(client, cid)
@@ -713,10 +722,12 @@ def main() -> int:
     had_pause_image = bool(pause_image())
     try:
         image = args.image or build(args.keep_image)
-        if args.only in (None, "all"):
-            scenario_all(image)
-        if args.only in (None, "space"):
-            scenario_space(image)
+        with tempfile.TemporaryDirectory(prefix="varm-smoke-data-") as data:
+            os.chown(data, 1000, 1000)  # as a Space's persistent folder belongs to its uid
+            if args.only in (None, "space"):
+                scenario_space(image, Path(data))
+            if args.only in (None, "all"):
+                scenario_all(image, Path(data) if args.only is None else None)
         if args.only in (None, "split"):
             scenario_split(image)
     except SmokeFailure as exc:

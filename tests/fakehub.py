@@ -11,7 +11,9 @@ Test controls (no auth): POST /_fake/faults {"path_regex", "status", "count", "d
 makes the next `count` matching requests sleep `delay` seconds and/or answer `status` (with "after": true
 the request is processed first and its answer replaced, like a response lost after the write landed);
 POST /_fake/reset clears faults and counters; GET /_fake/stats gives per-route request counts and
-GET /_fake/sent the body bytes answered per route;
+GET /_fake/sent the body bytes answered per route; GET /_fake/busy the seconds spent handling requests per
+route (the test server's own cost, which a benchmark of the client can set apart); GET /_fake/reads the file
+reads (resolve) by repo and path with ids and numbers as "*";
 GET /_fake/commits gives the unix times of the commits made since the last reset, by repo id.
 
 The Hub's commit rate limit (a repository takes 128 commits per hour; the 129th gets 429 with its retry
@@ -122,6 +124,8 @@ class State:
         self.faults: list[dict] = []
         self.stats: Counter[str] = Counter()
         self.sent: Counter[str] = Counter()  # body bytes answered, by the same routes
+        self.busy: Counter[str] = Counter()  # seconds spent handling, by the same routes
+        self.read_kinds: Counter[str] = Counter()  # file reads (resolve) by repo and path, ids as "*"
         self.page_size = int(os.environ.get("FAKEHUB_PAGE_SIZE", "1000"))
         self.commit_times: dict[str, list[float]] = {}  # repo id -> unix times of commits since reset
         self.all_commit_times: dict[str, list[float]] = {}  # the same, never reset (the rate limit's)
@@ -307,6 +311,7 @@ class Handler(BaseHTTPRequestHandler):
             if path.startswith("/_fake/"):
                 return self.admin(method, path)
             route = self._route = self.route_name(method, path)
+            began = time.perf_counter()
             with STATE.lock:
                 STATE.stats[route] += 1
             fault = STATE.take_fault(method, self.path)
@@ -322,6 +327,8 @@ class Handler(BaseHTTPRequestHandler):
                 # Apply the request, then "lose" the answer: the caller sees only the injected status.
                 self.send = lambda *a, **k: Handler.send(self, int(fault["status"]), {"error": "injected"})
             self.handle_api(method, path, query)
+            with STATE.lock:
+                STATE.busy[route] += time.perf_counter() - began
         except HubError as err:
             headers = {"X-Error-Message": err.message, **err.headers}
             if err.code:
@@ -354,6 +361,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE.faults.clear()
                 STATE.stats.clear()
                 STATE.sent.clear()
+                STATE.busy.clear()
+                STATE.read_kinds.clear()
                 STATE.commit_times.clear()
             return self.send(200, {"ok": True})
         if method == "GET" and path == "/_fake/stats":
@@ -362,6 +371,12 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and path == "/_fake/sent":
             with STATE.lock:
                 return self.send(200, dict(STATE.sent))
+        if method == "GET" and path == "/_fake/busy":
+            with STATE.lock:
+                return self.send(200, dict(STATE.busy))
+        if method == "GET" and path == "/_fake/reads":
+            with STATE.lock:
+                return self.send(200, dict(STATE.read_kinds))
         if method == "GET" and path == "/_fake/commits":
             with STATE.lock:
                 return self.send(200, {repo: list(times) for repo, times in STATE.commit_times.items()})
@@ -688,6 +703,10 @@ class Handler(BaseHTTPRequestHandler):
         )
 
     def resolve(self, repo_type: str, repo_id: str, rev: str, path: str) -> None:
+        with STATE.lock:
+            STATE.read_kinds[
+                f"{repo_id.rsplit('/', 1)[-1]}: {re.sub(r'[0-9a-f]{8,}|[0-9]+', '*', path)}"
+            ] += 1
         repo = self.repo_for(repo_type, repo_id)
         commit = self.commit_for(repo, rev)
         data = commit.files.get(path)
