@@ -216,6 +216,13 @@ class FakeHub:
     def stats(self) -> dict[str, int]:
         return self._call("GET", "/_fake/stats")
 
+    def reads(self) -> dict[str, int]:
+        """File reads since the last reset by repo and path, ids as "*" (empty from an older fake)."""
+        try:
+            return self._call("GET", "/_fake/reads")
+        except OSError:
+            return {}
+
     def busy(self) -> float:
         """Seconds the test Hub spent handling requests since the last reset (0 from an older fake)."""
         try:
@@ -364,7 +371,13 @@ def cold_web_start(data_dir: Path, hub: FakeHub | None, k: int) -> dict:
     seconds = time.perf_counter() - t0
     assert board and board["rows"], "the board is empty"
     routes = hub.stats() if hub is not None else dict(counting.calls)
-    return {"web_cold_s": seconds, "web_cold_requests": sum(routes.values()), "web_cold_routes": routes}
+    reads = hub.reads() if hub is not None else {}
+    return {
+        "web_cold_s": seconds,
+        "web_cold_requests": sum(routes.values()),
+        "web_cold_routes": routes,
+        "web_cold_reads": reads,
+    }
 
 
 def idle_reconcile(store, hub: FakeHub | None) -> int:
@@ -541,6 +554,7 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                 }
         r = results[n]
         what = "store ops" if hub is None else "Hub requests"
+        cold_reads = f" (files read: {r['web_cold_reads']})" if hub is not None else ""
         line = (
             f"N={n:>6}: publish warm {r['warm_s']:.3f} s (CPU {r['warm_cpu_s']:.3f} s"
             + (
@@ -556,7 +570,7 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
             f"amortised incl. exports "
             f"{r['amortised'] / 1e6:.3f} MB; one export {r['export'] / 1e6:.3f} MB); cold web start "
             f"{r['web_cold_requests']} {'requests' if hub else 'store ops'} {r['web_cold_routes']} in "
-            f"{r['web_cold_s']:.2f} s; "
+            f"{r['web_cold_s']:.2f} s{cold_reads}; "
             f"idle reconcile pass {r['reconcile_requests']}"
         )
         if hub is None:

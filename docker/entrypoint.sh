@@ -125,7 +125,9 @@ start_web() {
 start_worker() {
   local beat=() node
   if [ "${WORKER_BEAT:-1}" = 1 ]; then
-    beat=(--beat --schedule "$DATA_DIR/celerybeat-schedule")
+    # In the workers' own folder: a pickle shelf, never where the web user may write (docker/two_users.py).
+    "${as_workers[@]}" mkdir -p "$DATA_DIR/workers"
+    beat=(--beat --schedule "$DATA_DIR/workers/celerybeat-schedule")
   fi
   # A node name no other container shares (containers in one pod share the host name), kept where only
   # this container looks: the HEALTHCHECK pings exactly this node (docker/healthcheck.py).

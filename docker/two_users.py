@@ -28,6 +28,12 @@ from space import sandbox  # noqa: E402  (the app's own folder, added above)
 WORKERS, WEB, SHARED = "user", "web", "varm"
 SHARED_DIR_BITS = stat.S_ISGID | 0o770
 SHARED_FILE_BITS = 0o660
+# DATA_DIR's own folders the workers keep to themselves: Redis's, and `workers` (Celery beat's schedule, a
+# pickle shelf: a file the web user could write would run its code as the workers).
+WORKERS_ONLY = ("redis", "workers")
+# Folders holding the workers' entries beside shared ones: sticky, so the web user can neither remove nor
+# rename what is not its own (a private folder moved aside and replaced by one of its making).
+STICKY = ("", "store")
 
 
 def private_paths(data_dir: Path, env: dict[str, str]) -> list[Path]:
@@ -53,10 +59,17 @@ def share(data_dir: Path, private: set[Path], owner: int, group: int) -> None:
         dirs[:] = [d for d in dirs if here / d not in private]
         for path, bits in [(here, SHARED_DIR_BITS), *((here / f, SHARED_FILE_BITS) for f in files)]:
             st = path.lstat()
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                # A second name of a file made elsewhere (a hard link to a private file, where the kernel
+                # allows one): opening it to the group would open the original.
+                print(f"two_users: left alone (hard link): {path}", file=sys.stderr)
+                continue
             uid = owner if st.st_uid == 0 else st.st_uid
             mode = (stat.S_IMODE(st.st_mode) | bits) & ~0o007
             if not stat.S_ISDIR(st.st_mode):
                 mode &= ~stat.S_ISGID
+            elif path.relative_to(data_dir).as_posix() in {"." if s == "" else s for s in STICKY}:
+                mode |= stat.S_ISVTX
             _set(path, uid, group, mode)
 
 
@@ -90,6 +103,9 @@ def main() -> int:
     data_dir.mkdir(parents=True, exist_ok=True)
     workers = pwd.getpwnam(WORKERS)
     private = private_paths(data_dir, dict(os.environ))
+    for name in WORKERS_ONLY:
+        (data_dir / name).mkdir(exist_ok=True)
+        private.append(data_dir / name)
     inside = {p for p in private if p.is_relative_to(data_dir)}
     share(data_dir, inside, workers.pw_uid, grp.getgrnam(SHARED).gr_gid)
     seal(private, data_dir, Path(workers.pw_dir), workers.pw_uid, workers.pw_gid)

@@ -189,6 +189,21 @@ def check_two_users(cid: str, worker_command: str, private: list[str], web_cid: 
     print(f"    web uid {web_uid}, workers uid {worker_uid}; {len(private) + 1} private paths refused to web")
 
 
+def check_sticky(cid: str, data: str = "/home/user/data") -> None:
+    """DATA_DIR and its store are group-writable but sticky: the web user cannot move a workers' folder
+    aside (to put one of its own making in its place), which the workers' user can (the control)."""
+    for parent in (data, f"{data}/store"):
+        probe = f"{parent}/smoke-probe"
+        podman("exec", "--user", "user", cid, "mkdir", probe)
+        moved = podman("exec", "--user", "web", cid, "mv", probe, f"{probe}-moved", check=False)
+        expect(moved.returncode != 0, f"the web user moved the workers' {probe}", cid)
+        podman("exec", "--user", "user", cid, "rmdir", probe)  # the owner may
+    written = podman("exec", "--user", "web", cid, "touch", f"{data}/workers/planted", check=False)
+    expect(written.returncode != 0, "the web user wrote into the workers' own folder (beat's schedule)", cid)
+    podman("exec", "--user", "user", cid, "touch", f"{data}/workers/planted")  # control
+    podman("exec", "--user", "user", cid, "rm", f"{data}/workers/planted")
+
+
 def first_file(cid: str, folder: str) -> str:
     out = podman("exec", "--user", "user", cid, "find", folder, "-type", "f", "-size", "+0").stdout.split()
     expect(bool(out), f"no file under {folder}", cid)
@@ -393,11 +408,12 @@ def scenario_all(image: str, data: Path | None = None) -> None:
         healthcheck(cid)
     with step("ROLE=all: the web process holds neither HF_TOKEN nor SIGNING_KEY; the worker does"):
         check_environments(cid)
-    with step("ROLE=all: the web user cannot open a reference file, the demo's gold, the workers' environ"):
+    with step("ROLE=all: the web user can neither open the workers' private files nor move their folders"):
         reference = first_file(cid, "/home/user/data/store/references")
         check_two_users(
             cid, "celery -A worker worker", [reference, "/home/user/app/data/demo/varm/test.jsonl"]
         )
+        check_sticky(cid)
     with step("ROLE=all: the web process also runs inside its Landlock boundary"):
         check_sandbox(client, cid)
     with step("one-off `IMAGE python -m worker status --json` against it"):
