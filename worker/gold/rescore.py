@@ -137,8 +137,12 @@ def score_chunk(  # noqa: C901 - one pass: the plain, the skipped, the failed an
     summary: dict[str, dict] = {}
     computed: dict[str, tuple[dict, dict, dict | None]] = {}
     published = published_runs(store, track)
+    start = store.head(AREA)
+    loaded: dict[str, dict] = {}  # the records as read at `start`
     for sid in ids:
-        record = load_record(store, track, sid)
+        record = load_record(store, track, sid, start)
+        if record is not None:
+            loaded[sid] = record
         if record is None:  # unreadable (quarantined and logged) or gone since the plan: not in the report
             summary[sid] = dict(hidden=True, old_version=None, old={}, skipped=True, new_version=None, new={})
             summary[sid]["error"] = "the record is missing or unreadable"
@@ -177,20 +181,29 @@ def score_chunk(  # noqa: C901 - one pass: the plain, the skipped, the failed an
                         entry["new_version"] = same["version"]
         summary[sid] = entry
 
+    # A commit that lost the race to another chunk's is built again on the new head; a record found there
+    # as it was gets the version attached the first time (its packed rows, result and sealed part are most
+    # of a build's time), not a new one.
+    attached_to: dict[str, tuple[dict, tuple[dict, dict[str, bytes]] | None]] = {}
+
     def build(store: Store, head: str) -> tuple[dict[str, bytes], list[str], dict[str, dict]]:
         add: dict[str, bytes] = {}
         chunk = {sid: dict(entry) for sid, entry in summary.items()}  # this head's version numbers
         changed = []
         for sid, (result, rows, sealed) in computed.items():
-            record = load_record(store, track, sid, head)
+            record = loaded.get(sid) if head == start else load_record(store, track, sid, head)
             attached = None
             if not (dry_run or record is None):
-                if chunk[sid].get("check") == "differs":
+                before = attached_to.get(sid)
+                if before is not None and before[0] == record:
+                    attached = before[1]
+                elif chunk[sid].get("check") == "differs":
                     attached = attach_again(record, pinned, result, rows, sealed, run)
                 else:
                     attached = attach_version(
                         record, pinned, result, rows, sealed=sealed, pending_rescore=run
                     )
+                attached_to[sid] = (record, attached)
             if attached is not None:
                 new, files = attached
                 number = new["versions"][-1]["version"]
