@@ -257,12 +257,16 @@ class _Lru(Generic[K, V]):
 
 _TREES: _Lru[tuple[str, str], dict[str, str]] = _Lru(TREES_CACHED)  # by (area folder, revision)
 _NODES: _Lru[str, trie.Node] = _Lru(NODES_CACHED)  # content-addressed: the same id in every area
+# A revision's root node (its id is the hash of its parent and changes, so its tree never changes): a read
+# opened the revision's .root file each time (a publish reads thousands of files at one revision).
+ROOTS_CACHED = 4096
+_ROOTS: _Lru[tuple[str, str], str] = _Lru(ROOTS_CACHED)  # by (area folder, revision)
 
 
 def forget_decoded() -> None:
     """Drop what this process decoded (tests and benchmarks: as a new process would start)."""
-    global _TREES, _NODES
-    _TREES, _NODES = _Lru(TREES_CACHED), _Lru(NODES_CACHED)
+    global _TREES, _NODES, _ROOTS
+    _TREES, _NODES, _ROOTS = _Lru(TREES_CACHED), _Lru(NODES_CACHED), _Lru(ROOTS_CACHED)
 
 
 class _AreaNodes:
@@ -357,10 +361,15 @@ class LocalStore:
         """The root node of `revision`; None for a revision written before nodes (a flat manifest)."""
         if len(revision) != 40 or not set(revision) <= _HEX40:
             raise StoreError(f"unknown revision {revision!r} (LocalStore revisions are 40 hex digits)")
-        try:
-            return (base / "trees" / f"{revision}.root").read_text().strip()
-        except FileNotFoundError:
-            return None
+        key = (str(base), revision)
+        root = _ROOTS.get(key)
+        if root is None:
+            try:
+                root = (base / "trees" / f"{revision}.root").read_text().strip()
+            except FileNotFoundError:
+                return None  # not kept: converting the head writes its root (`_head_root`)
+            _ROOTS.put(key, root)
+        return root
 
     def _flat_tree(self, base: Path, revision: str) -> dict[str, str]:
         """The full manifest of a revision written before nodes: a cached one, a checkpoint, or the nearest
@@ -422,10 +431,11 @@ class LocalStore:
         return packed if packed.exists() else packed.with_suffix("")
 
     def _object_bytes(self, base: Path, oid: str) -> bytes:
-        path = self._object(base, oid)
-        data = path.read_bytes()
-        if path.suffix != ".z":
-            return data
+        packed = base / "objects" / oid[:2] / f"{oid}.z"
+        try:  # as `_object` finds it, without its stat first
+            data = packed.read_bytes()
+        except FileNotFoundError:
+            return packed.with_suffix("").read_bytes()
         try:
             return zlib.decompress(data)
         except zlib.error as exc:  # torn or damaged on disk: this file's fault, not the store's
