@@ -77,20 +77,15 @@ def _umask() -> int:
 
 # mkstemp/mkdtemp make 0600/0700 whatever the umask: in the image's two-user mode the web process and the
 # workers share the store through their group (umask 007), so a file must get the mode the umask allows.
-_FILE_MODE = 0o666 & ~_umask()
-_DIR_MODE = 0o777 & ~_umask()
+_UMASK = _umask()
+_FILE_MODE = 0o666 & ~_UMASK
+_DIR_MODE = 0o777 & ~_UMASK
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write via a temp file in the same folder, fsync, then os.replace (all-or-nothing)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    tmp, _ = _write_temp(path, data, durable=True)
     try:
-        os.fchmod(fd, _FILE_MODE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -176,14 +171,18 @@ def _write_synced(files: dict[Path, bytes]) -> None:
         raise
 
 
-def _write_temp(path: Path, data: bytes) -> tuple[str, int]:
-    """`data` in a new temp file beside `path`, not yet durable: (its name, its filesystem's device)."""
+def _write_temp(path: Path, data: bytes, durable: bool = False) -> tuple[str, int]:
+    """`data` in a new temp file beside `path` (fsynced when `durable`), with the mode the umask allows:
+    (its name, its filesystem's device)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(fd, _FILE_MODE)
             f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(fd)
             return tmp, os.fstat(fd).st_dev
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
