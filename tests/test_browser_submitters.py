@@ -581,8 +581,8 @@ def test_a_bad_file_is_explained_in_the_pages_language(live_space, chromium, tmp
 
 def test_the_last_uploads_message_follows_the_language_toggle(live_space, chromium, tmp_path) -> None:
     """Issue 28.9: after a file was checked on a Chinese page, switching to English leaves no Chinese in the
-    Submit tab's message, status and link (the report was emptied already; the message stayed). Control:
-    the message is Chinese before the toggle."""
+    Submit tab's message, status, link and report; the message and the report are written again in English
+    (not dropped). Control: the message is Chinese before the toggle."""
     baseline = ROOT / "data" / "demo" / "varm" / "baselines" / "lexicon.test.jsonl"
     rows = baseline.read_text().splitlines()
     path = tmp_path / "short.jsonl"
@@ -598,9 +598,11 @@ def test_the_last_uploads_message_follows_the_language_toggle(live_space, chromi
         assert CJK.search(page.locator("#submit-message").inner_text())
         set_language(page, "en")
         expect(page.locator("#board-caption")).to_contain_text("Rows", timeout=TIMEOUT)
-        expect(page.locator("#submit-message")).not_to_contain_text("✗", timeout=TIMEOUT)
-        left = [page.locator(sel).inner_text() for sel in outcome]
-        assert not any(CJK.search(text) for text in left), left
+        expect(page.locator("#submit-message")).to_contain_text("not valid", timeout=TIMEOUT)
+        expect(page.locator("#report")).to_contain_text("Message", timeout=TIMEOUT)
+        left = [page.locator(sel).inner_text() for sel in (*outcome, "#report")]
+        assert not any(CJK.search(re.sub(r"varm-demo-test-\d+", "", text)) for text in left), left
+        assert "✗" in left[0], left
     finally:
         page.context.close()
 

@@ -153,6 +153,35 @@ def test_a_my_submissions_refresh_keeps_a_pick_made_while_it_ran(scored):
     assert cleared.constructor_args["value"] is None and cleared.constructor_args["choices"] == []
 
 
+def test_the_language_relabel_writes_a_checked_files_report_again_and_never_drops_one_it_did_not_see(
+    scored, tmp_path: Path, monkeypatch
+):
+    """The relabel chain also runs on a page opened with ?lang=: a file checked while it ran lost its message
+    (CI, issue 28.9's follow-up). Before any outcome the relabel leaves message and report alone; after a
+    check it writes both again in the new language; a message with no report behind it goes. Positive
+    control: the check's own message, in English, before the relabel to Chinese."""
+    import gradio as gr
+
+    from space.ui.app import build_app
+
+    service, _ = scored
+    app = build_app(service, auth_mode="open", warm=False)
+    page = app.submit
+    untouched = page.relabel_outcome("", "varm", None, None, "en")
+    assert untouched[page.message] == gr.skip() and untouched[page.report] == gr.skip()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 7, "output": 3}\n')
+    monkeypatch.setattr(page.ctx, "checked_upload", Path)  # the upload rules have tests of their own
+    checked = page.validate("varm", str(bad), "en")
+    assert "not valid" in checked[page.message] and checked[page.shown_report]["valid"] is False
+    again = page.relabel_outcome("", "varm", checked[page.shown_report], None, "zh")
+    assert "文件无效" in again[page.message] and "not valid" not in again[page.message]
+    assert len(again[page.report]) == len(checked[page.report]) > 0
+    assert list(again[page.report].columns) != list(checked[page.report].columns)  # headers in Chinese
+    gone = page.relabel_outcome("", "varm", {}, None, "zh")
+    assert gone[page.message] == "" and gone[page.report].empty
+
+
 def test_an_entry_a_maintainer_hid_reads_so_to_its_owner_with_the_reason() -> None:
     """Issue 28.5: a hidden submission still read "published" to its owner and the maintainer's reason
     never reached them. Positive control: the owner's own private entry reads private, not hidden."""

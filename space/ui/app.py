@@ -511,8 +511,8 @@ def build_app(
             api_name=False,
         ).then(submit.sign_in, [submit.token, lang], [submit.who, maint_tab], api_name=False).then(
             submit.relabel_outcome,
-            [submit.sub_id, track, submit.token, lang],
-            [submit.message, submit.status, submit.status_timer, submit.link],
+            [submit.sub_id, track, submit.shown_report, submit.token, lang],
+            [submit.message, submit.report, submit.status, submit.status_timer, submit.link],
             api_name=False,
         ).then(submit.quota_text, [track, submit.token, lang], submit.quota, api_name=False).then(
             submit.my_submissions, submit.mine_inputs(lang), submit.mine_outputs, api_name=False

@@ -122,8 +122,8 @@ class SubmitPage:
             self.submit_btn = gr.Button(both("submit_btn"), variant="primary", elem_id="submit")
         ctx.texts(gr.Markdown(elem_id="live-board-rule"), value="live_board_rule")  # disclosure §3
         self.message = gr.Markdown(elem_id="submit-message")
-        # Not drawn until a report has a problem to list (HIDE_EMPTY); the language toggle empties it (its
-        # headers are in the old language).
+        # Not drawn until a report has a problem to list (HIDE_EMPTY); the language toggle writes it again
+        # from `shown_report` (relabel_outcome).
         self.report = ctx.texts(
             gr.Dataframe(
                 interactive=False,
@@ -138,6 +138,9 @@ class SubmitPage:
         self.status = gr.Markdown(elem_id="status")
         self.link = gr.Markdown(elem_id="submission-link")
         self.status_timer = gr.Timer(status_seconds, active=False)
+        # The report the message was written from, so the language toggle writes it again in the new
+        # language: None until this page has shown an outcome, {} for a message with no report behind it.
+        self.shown_report = gr.State(None)
         with gr.Accordion(both("my_submissions"), open=True, elem_id="my-subs-box"):
             self.mine_btn = gr.Button(both("refresh_mine"), size="sm", elem_id="my-subs-refresh")
             self.mine = gr.Dataframe(
@@ -184,7 +187,7 @@ class SubmitPage:
         track.change(
             self.quota_text, quota_in, self.quota, api_name="quota_for_track", show_progress="hidden"
         )
-        checked = [self.message, self.report]
+        checked = [self.message, self.report, self.shown_report]
         self.upload.upload(self.validate, [track, self.upload, lang], checked, api_name="validate_upload")
         self.validate_btn.click(self.validate, [track, self.upload, lang], checked, api_name="validate")
         self.submit_btn.click(
@@ -203,7 +206,16 @@ class SubmitPage:
                 lang,
                 self.private,  # last: earlier inputs keep their /submit API positions
             ],
-            [self.message, self.report, self.sub_id, self.status, self.status_timer, self.link, self.quota],
+            [
+                self.message,
+                self.report,
+                self.shown_report,
+                self.sub_id,
+                self.status,
+                self.status_timer,
+                self.link,
+                self.quota,
+            ],
             api_name="submit",
             concurrency_limit=4,
         ).then(self.my_submissions, mine_in, mine_out, api_name=False)
@@ -283,7 +295,11 @@ class SubmitPage:
         """Instant validation report of an upload (gold-independent; nothing is stored)."""
         real = self.ctx.checked_upload(path)
         if real is None:
-            return {self.message: t("need_file", lang), self.report: report_frame(None, lang)}
+            return {
+                self.message: t("need_file", lang),
+                self.report: report_frame(None, lang),
+                self.shown_report: {},
+            }
         try:
             with self.ctx.slot(real):  # the same bound as POST /api/v1/validate
                 report = self.ctx.service.validate(track, real.read_bytes())
@@ -293,13 +309,18 @@ class SubmitPage:
             raise refused(answer_text(exc, lang)) from exc
         except Exception as exc:
             raise refused(str(exc)) from exc
-        return {self.message: report_markdown(report, lang), self.report: report_frame(report, lang)}
+        return {
+            self.message: report_markdown(report, lang),
+            self.report: report_frame(report, lang),
+            self.shown_report: report,
+        }
 
     def _refusal(self, message: str, lang: str, report: dict | None = None) -> dict:
         """The form stays as it is: a message and the problems; no id, no status polling."""
         return {
             self.message: message,
             self.report: report_frame(report, lang),
+            self.shown_report: report or {},
             self.sub_id: "",
             self.status_timer: gr.Timer(active=False),
         }
@@ -369,6 +390,7 @@ class SubmitPage:
             return {
                 self.message: report_markdown(report, lang) + "\n\n" + quota,
                 self.report: report_frame(report, lang),
+                self.shown_report: report or {},
                 self.sub_id: "",
                 self.status: submission.status_line({"status": out.get("status", "rejected")}, lang),
                 self.status_timer: gr.Timer(active=False),
@@ -385,6 +407,7 @@ class SubmitPage:
         return {
             self.message: msg,
             self.report: report_frame(report, lang),
+            self.shown_report: {},
             self.sub_id: sid,
             self.status: submission.status_line(status, lang),
             self.status_timer: gr.Timer(active=out.get("status") not in submission.TERMINAL),
@@ -396,14 +419,24 @@ class SubmitPage:
         self,
         sid: str,
         track: str,
+        shown_report: dict | None,
         token: str | None = None,
         lang: str = "zh",
         profile: gr.OAuthProfile | None = None,
     ) -> dict:
-        """The language toggle: the last upload's message goes (as its report does: both were written in the
-        old language), its status line and page link are written again in `lang`."""
+        """The language toggle (or a link's ?lang= on load): a checked file's message and report are written
+        again in `lang`; a submission's status line and page link likewise, its message goes (it was written
+        in the old language). Before any outcome, the message is left alone: a file checked while the page's
+        first relabel was still running keeps its report."""
         if not is_submission_id(sid or ""):
-            return {self.message: "", self.status: "", self.link: ""}
+            if shown_report is None:
+                return {self.message: gr.skip(), self.report: gr.skip(), self.status: "", self.link: ""}
+            return {
+                self.message: report_markdown(shown_report, lang) if shown_report else "",
+                self.report: report_frame(shown_report or None, lang),
+                self.status: "",
+                self.link: "",
+            }
         return {
             self.message: "",
             **self.poll_status(sid, token, lang, profile),
