@@ -50,6 +50,7 @@ import subprocess
 import sys
 import threading
 import time
+from bisect import bisect_left, insort
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +60,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 TOKENS = {"hf_test_write_token": "tester", "hf_test_other": "other"}
 REPO_TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
 GITATTRIBUTES = b"*.bin filter=lfs diff=lfs merge=lfs -text\n"
+PAST_ALL = "\U0010ffff"  # sorts after every character a path holds: prefix + PAST_ALL ends prefix's range
 
 
 def git_oid(data: bytes) -> str:
@@ -79,6 +81,18 @@ class Commit:
     date: str
     author: str
     lfs: frozenset[str] = frozenset()  # the paths kept as LFS pointers
+    # Every path in order: a listing or a lookup takes its folder's slice by bisection, as the Hub answers
+    # from the folder's own git tree, so the test server's cost does not grow with the repository.
+    paths: list[str] = field(default_factory=list)
+
+
+def folder_span(paths: list[str], folder: str, lo: int = 0, hi: int | None = None) -> tuple[int, int]:
+    """The index range of the sorted `paths` below `folder` ("" for all of them)."""
+    hi = len(paths) if hi is None else hi
+    if not folder:
+        return lo, hi
+    prefix = folder + "/"
+    return bisect_left(paths, prefix, lo, hi), bisect_left(paths, prefix + PAST_ALL, lo, hi)
 
 
 def lfs_pointer(data: bytes) -> bytes:
@@ -165,10 +179,22 @@ class State:
         message: str,
         author: str,
         lfs: frozenset[str] = frozenset(),
+        paths: list[str] | None = None,
     ) -> Commit:
+        """`paths`: sorted(files) when the caller kept it up to date from the parent's."""
         parent = repo.main or None
         seed = f"{repo.id}\n{parent}\n{time.time_ns()}\n{os.urandom(8).hex()}".encode()
-        commit = Commit(hashlib.sha1(seed).hexdigest(), parent, files, title, message, now_iso(), author, lfs)
+        commit = Commit(
+            hashlib.sha1(seed).hexdigest(),
+            parent,
+            files,
+            title,
+            message,
+            now_iso(),
+            author,
+            lfs,
+            sorted(files) if paths is None else paths,
+        )
         repo.commits[commit.id] = commit
         repo.main = commit.id
         return commit
@@ -198,25 +224,28 @@ def file_entry(commit: Commit, path: str) -> dict:
     return {"type": "file", "path": path, "size": len(data), "oid": git_oid(pointer), "lfs": lfs}
 
 
+def folder_entry(folder: str) -> dict:
+    return {"type": "directory", "path": folder, "oid": hashlib.sha1(folder.encode()).hexdigest()}
+
+
 def tree_entries(commit: Commit, base: str, recursive: bool) -> list[dict]:
-    """Tree listing below folder `base` ("" for the root): files and folders, sorted by path."""
+    """Tree listing below folder `base` ("" for the root): files and folders, sorted by path. Without
+    `recursive`, a child folder's files are skipped by bisection, not read one by one."""
     prefix = base + "/" if base else ""
+    paths = commit.paths
+    i, end = folder_span(paths, base)
     entries: dict[str, dict] = {}
-    for path in commit.files:
-        if not path.startswith(prefix):
-            continue
+    while i < end:
+        path = paths[i]
         parts = path[len(prefix) :].split("/")
-        for depth in range(1, len(parts)):
-            if depth > 1 and not recursive:
-                break
+        for depth in range(1, len(parts) if recursive else min(len(parts), 2)):
             folder = prefix + "/".join(parts[:depth])
-            entries[folder] = {
-                "type": "directory",
-                "path": folder,
-                "oid": hashlib.sha1(folder.encode()).hexdigest(),
-            }
+            entries[folder] = folder_entry(folder)
         if recursive or len(parts) == 1:
             entries[path] = file_entry(commit, path)
+            i += 1
+        else:
+            i = folder_span(paths, prefix + parts[0], i, end)[1]
     return [entries[k] for k in sorted(entries)]
 
 
@@ -514,7 +543,7 @@ class Handler(BaseHTTPRequestHandler):
                 "sha": commit.id,
                 "private": repo.private,
                 "lastModified": commit.date,
-                "siblings": [{"rfilename": p} for p in sorted(commit.files)],
+                "siblings": [{"rfilename": p} for p in commit.paths],
                 "tags": [],
                 "downloads": 0,
                 "likes": 0,
@@ -531,8 +560,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.commit(repo, rest[1] if len(rest) > 1 else "main")
         if method == "GET" and action == "tree":
             commit = self.commit_for(repo, rest[1])
-            files, base = commit.files, "/".join(rest[2:]).strip("/")
-            if base and base not in files and not any(p.startswith(base + "/") for p in files):
+            base = "/".join(rest[2:]).strip("/")
+            start, end = folder_span(commit.paths, base)
+            if base and base not in commit.files and start == end:
                 raise HubError(404, f"{base} does not exist", "EntryNotFound")
             recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
             return self.paginated(tree_entries(commit, base, recursive), query)
@@ -573,8 +603,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, {})
         if method == "POST" and action == "paths-info":
             wanted = parse_qs(self.body().decode()).get("paths", [])
-            entries = tree_entries(self.commit_for(repo, rest[1]), "", True)
-            return self.send(200, [e for e in entries if e["path"] in wanted])
+            commit, entries = self.commit_for(repo, rest[1]), []
+            for path in sorted(set(wanted)):  # each looked up, not found in a listing of the repository
+                start, end = folder_span(commit.paths, path) if path and not path.endswith("/") else (0, 0)
+                if path in commit.files:
+                    entries.append(file_entry(commit, path))
+                elif start < end:
+                    entries.append(folder_entry(path))
+            return self.send(200, entries)
         raise HubError(404, f"fakehub: no route for {method} /api/{repo_type}s/{repo_id}/{'/'.join(rest)}")
 
     def preupload(self, commit: Commit) -> list[dict]:
@@ -665,33 +701,43 @@ class Handler(BaseHTTPRequestHandler):
             parent = header.get("parentCommit")
             if parent and parent != repo.main:
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
-            files = dict(repo.commits[repo.main].files)
-            lfs = set(repo.commits[repo.main].lfs)
+            head = repo.commits[repo.main]
+            files, lfs, paths = dict(head.files), set(head.lfs), list(head.paths)
+
+            def put(path: str, data: bytes) -> None:
+                if path not in files:
+                    insort(paths, path)
+                files[path] = data
+
             for line in lines[1:]:
                 key, value = line["key"], line["value"]
                 if key == "file":
-                    files[value["path"]] = base64.b64decode(value["content"])
+                    put(value["path"], base64.b64decode(value["content"]))
                     lfs.discard(value["path"])
                 elif key == "lfsFile":
                     data = STATE.lfs_objects.get(value["oid"])
                     if data is None or len(data) != value["size"]:
                         raise HubError(422, f"LFS object {value['oid']} of {value['path']} was not uploaded")
-                    files[value["path"]] = data
+                    put(value["path"], data)
                     lfs.add(value["path"])
                 elif key == "deletedFile":
                     if value["path"] not in files:
                         raise HubError(404, f"File {value['path']} doesn't exist", "EntryNotFound")
                     del files[value["path"]]
+                    del paths[bisect_left(paths, value["path"])]
                     lfs.discard(value["path"])
                 elif key == "deletedFolder":
-                    folder = value["path"].rstrip("/") + "/"
-                    files = {p: d for p, d in files.items() if not p.startswith(folder)}
-                    lfs &= set(files)
+                    folder = value["path"].rstrip("/")  # "" or "/": no folder, nothing deleted
+                    start, end = folder_span(paths, folder) if folder else (0, 0)
+                    for gone in paths[start:end]:
+                        del files[gone]
+                        lfs.discard(gone)
+                    del paths[start:end]
                 else:
                     raise HubError(400, f"fakehub does not support {key!r} operations")
             title, description = header.get("summary", ""), header.get("description", "")
             message = f"{title}\n\n{description}" if description else title
-            commit = STATE.new_commit(repo, files, title, message, self.user() or "", frozenset(lfs))
+            commit = STATE.new_commit(repo, files, title, message, self.user() or "", frozenset(lfs), paths)
             STATE.log_commit(repo.id, now)
         self.send(
             200,
