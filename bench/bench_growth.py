@@ -28,9 +28,10 @@ rule (as bench/bench_ui.py does), since those rows have no private row outcomes.
 127.0.0.1, started by this script: Hub HTTP requests are counted by route at the server (`/_fake/stats`: each
 is one request the real Hub would count against its rate limits) and commits by repo; the API figures and the
 folder sizes are LocalStore's only (the API serves the same bytes from either store). The warm publish's wall
-time is also split into the test Hub's own handling of its requests (`/_fake/busy`: it copies a dict of every
-file of the repo per commit and walks listings in Python, costs of the stand-in that grow with N) and the
-rest (the service's side, with the HTTP round trips).
+time is also split into the test Hub's own handling of its requests (`/_fake/busy`, printed by route: a cost
+of the stand-in, which answers listings and lookups from sorted paths but still copies the repository's
+file table per commit and runs in one Python process beside the client) and the rest (the service's side,
+with the HTTP round trips).
 
 `--root DIR` imports the project from another checkout (e.g. `--root /work/main` for "before" figures).
 
@@ -223,12 +224,13 @@ class FakeHub:
         except OSError:
             return {}
 
-    def busy(self) -> float:
-        """Seconds the test Hub spent handling requests since the last reset (0 from an older fake)."""
+    def busy(self) -> dict[str, float]:
+        """Seconds the test Hub spent handling requests since the last reset, by route (empty from an older
+        fake)."""
         try:
-            return sum(self._call("GET", "/_fake/busy").values())
+            return self._call("GET", "/_fake/busy")
         except OSError:
-            return 0.0
+            return {}
 
     def open_store(self, data_dir: Path, cache: str = "hf-cache"):
         from worker.config import Config
@@ -291,9 +293,10 @@ def one_more(
     assert out["changed"], out
     return {
         "seconds": seconds,
-        # The test Hub's own handling (a dict of every file copied per commit, listings walked in Python):
-        # a cost of this stand-in, not of the service; the wall time without it is the client's side.
-        "hub_s": hub.busy() if hub is not None else 0.0,
+        # The test Hub's own handling: a cost of this stand-in, not of the service (the wall time without it
+        # is the client's side), by route so a route whose cost grows with N shows.
+        "hub_routes_s": (routes := hub.busy() if hub is not None else {}),
+        "hub_s": sum(routes.values()),
         "cpu": cpu,  # this process's CPU: on a shared host, steadier than the wall time
         "ops": dict(counting.calls) if hub is None else hub.stats(),
         "commits": counting.calls.get("commit", 0),
@@ -522,6 +525,12 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
                     {
                         "warm_hub_s": statistics.median(w["hub_s"] for w in warm),
                         "warm_client_s": statistics.median(w["seconds"] - w["hub_s"] for w in warm),
+                        "warm_hub_routes_ms": {
+                            route: round(
+                                1000 * statistics.median(w["hub_routes_s"].get(route, 0) for w in warm), 1
+                            )
+                            for route in sorted({r for w in warm for r in w["hub_routes_s"]})
+                        },
                     }
                     if hub is not None
                     else {}
@@ -558,7 +567,9 @@ def run(args: argparse.Namespace, hub: FakeHub | None) -> int:
         line = (
             f"N={n:>6}: publish warm {r['warm_s']:.3f} s (CPU {r['warm_cpu_s']:.3f} s"
             + (
-                f"; the test Hub's handling {r['warm_hub_s']:.3f} s, the rest {r['warm_client_s']:.3f} s"
+                f"; the test Hub's handling {r['warm_hub_s']:.3f} s "
+                f"(ms by route: {r['warm_hub_routes_ms']}), "
+                f"the rest {r['warm_client_s']:.3f} s"
                 if "warm_hub_s" in r
                 else ""
             )

@@ -537,20 +537,21 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.repo_for(repo_type, repo_id, write=action in ("commit", "tag"))
         if method == "GET" and action in ("", "revision"):
             commit = self.commit_for(repo, rest[1] if len(rest) > 1 else "main")
+            expand = query.get("expand")  # as the Hub: only these properties (and the ids)
+            listed = not expand or "siblings" in expand  # every file of the repo: built only when asked
             info = {
                 "id": repo.id,
                 "_id": repo.id,
                 "sha": commit.id,
                 "private": repo.private,
                 "lastModified": commit.date,
-                "siblings": [{"rfilename": p} for p in commit.paths],
+                "siblings": [{"rfilename": p} for p in commit.paths] if listed else [],
                 "tags": [],
                 "downloads": 0,
                 "likes": 0,
                 "disabled": False,
                 "gated": False,
             }
-            expand = query.get("expand")  # as the Hub: only these properties (and the ids)
             if expand:
                 info = {k: v for k, v in info.items() if k in ("id", "_id", *expand)}
             return self.send(200, info)
