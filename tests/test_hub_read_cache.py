@@ -56,6 +56,58 @@ def test_own_commits_are_read_back_without_a_request(hub_store, fakehub) -> None
     assert _reads(fakehub.stats()) == 1
 
 
+def test_a_commit_on_a_named_parent_keeps_what_was_known_there(
+    hub_config: Config, tmp_path: Path, fakehub
+) -> None:
+    """A read-modify-write commit (parent = the head it read) carries what this process knew at the parent
+    to the new commit for every path it did not write or delete, so reading the same files back at the new
+    head costs nothing; the written ones are the new bytes, a deleted one is gone. Positive controls: a
+    commit without a parent carries nothing (the Hub may have put it on another head), and another
+    process's commit on a named parent is asked about."""
+    store, other = _open(hub_config, tmp_path, "s"), _open(hub_config, tmp_path, "o")
+    base = store.commit("submissions", {"k/a.json": b"a", "k/b.json": b"b", "k/c.json": b"c"}, [], "abc")
+    assert store.read("submissions", "k/a.json", base) == b"a"
+    assert store.read("submissions", "k/x.json", base) is None  # known missing carries too
+    fakehub.reset()
+    child = store.commit("submissions", {"k/b.json": b"B"}, ["k/c.json"], "rmw", parent=base)
+    assert store.read("submissions", "k/a.json", child) == b"a"
+    assert store.read("submissions", "k/x.json", child) is None
+    assert store.read("submissions", "k/b.json", child) == b"B"
+    assert store.read("submissions", "k/c.json", child) is None
+    assert _reads(fakehub.stats()) == 0
+    # Not carried: a file this process never read at the parent is asked once.
+    assert store.read("submissions", "k/b.json", base) == b"b"  # known: this process wrote it at base
+    fakehub.reset()
+    loose = store.commit("submissions", {"k/d.json": b"d"}, [], "no parent")
+    assert store.read("submissions", "k/a.json", loose) == b"a"
+    assert _reads(fakehub.stats()) == 1
+    # Another process's commit on a named parent: `store` did not make it, so it asks.
+    theirs = other.commit("submissions", {"k/e.json": b"e"}, [], "theirs", parent=loose)
+    fakehub.reset()
+    assert store.read("submissions", "k/a.json", theirs) == b"a"
+    assert _reads(fakehub.stats()) == 1
+
+
+def test_carried_entries_stay_within_the_bound() -> None:
+    """`carry` adds entries like any read: the least recently used go past `max_files`, and the index
+    of paths by commit forgets them too."""
+    cache = ReadCache(max_files=4)
+    parent, child = "a" * 40, "b" * 40
+    for k in range(3):
+        cache.learn("r", parent, f"p{k}", git_blob_oid(b"%d" % k), b"%d" % k)
+    cache.carry("r", parent, child, {"p0"})
+    assert cache.lookup("r", child, "p1") == (True, b"1") and cache.lookup("r", child, "p0") == (False, None)
+    assert len(cache.files) == 4 and sum(len(p) for p in cache.paths_at.values()) == 4
+    small = ReadCache(max_files=2)  # carrying evicts the parent's own entries as it goes
+    for k in range(2):
+        small.learn("r", parent, f"p{k}", git_blob_oid(b"%d" % k), b"%d" % k)
+    small.carry("r", parent, child, set())
+    assert small.lookup("r", child, "p0") == (True, b"0") and small.lookup("r", child, "p1") == (True, b"1")
+    assert set(small.paths_at) == {("r", child)}
+    cache.carry("r", "not a sha", child, set())  # a branch name never carries
+    assert len(cache.files) == 4
+
+
 def _changed_in_place(store_a, store_b, size: int) -> tuple[str, str, bytes, bytes]:
     """Two versions of one file of the same size, committed by `store_a` at two commits."""
     v1, v2 = b"1" * size, b"2" * size

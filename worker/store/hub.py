@@ -148,7 +148,9 @@ class ReadCache:
     A read at a commit sha that `files` knows costs no request; any other read is one GET whose headers
     name the commit and the content id, so a file whose bytes are already here is not downloaded again
     when it is large. A file is answered only from the content id the Hub (or this process's own commit)
-    gave for that very commit and path, so a changed file is never answered with the old bytes."""
+    gave for that very commit and path, so a changed file is never answered with the old bytes. This
+    process's own commit made on a named parent (`carry`) also inherits what is known at that parent for
+    every path it did not write or delete: the Hub applied it on exactly that parent (412 otherwise)."""
 
     def __init__(
         self,
@@ -161,6 +163,7 @@ class ReadCache:
         self.reuse_over = reuse_over  # a cached file at least this large is not downloaded again
         self.blobs: OrderedDict[str, bytes] = OrderedDict()
         self.files: OrderedDict[tuple[str, str, str], str | None] = OrderedDict()
+        self.paths_at: dict[tuple[str, str], set[str]] = {}  # (repo, commit) -> its paths in `files`
         self.size = 0
         self.lock = threading.Lock()
 
@@ -196,16 +199,38 @@ class ReadCache:
             return
         with self.lock:
             if commit is not None and _COMMIT_SHA.fullmatch(commit):
-                self.files[(repo, commit, path)] = oid
-                self.files.move_to_end((repo, commit, path))
-                while len(self.files) > self.max_files:
-                    self.files.popitem(last=False)
+                self._know(repo, commit, path, oid)
             if oid is None or data is None or len(data) > self.max_blob or oid in self.blobs:
                 return
             self.blobs[oid] = data
             self.size += len(data)
             while self.size > self.max_bytes:
                 self.size -= len(self.blobs.popitem(last=False)[1])
+
+    def carry(self, repo: str, parent: str, child: str, written: set[str]) -> None:
+        """`child` is `parent` with only the paths `written` (added or deleted) changed: what is known at
+        `parent` of any other path holds at `child` (no request to learn it again)."""
+        if not (_COMMIT_SHA.fullmatch(parent) and _COMMIT_SHA.fullmatch(child)):
+            return
+        with self.lock:
+            known = self.paths_at.get((repo, parent), set()) - written
+            oids = {path: self.files[(repo, parent, path)] for path in known}  # before any is evicted
+            for path, oid in oids.items():
+                if (repo, child, path) not in self.files:
+                    self._know(repo, child, path, oid)
+
+    def _know(self, repo: str, commit: str, path: str, oid: str | None) -> None:
+        """Record an entry of `files` (the caller holds the lock), the least recently used out past
+        `max_files`."""
+        self.files[(repo, commit, path)] = oid
+        self.files.move_to_end((repo, commit, path))
+        self.paths_at.setdefault((repo, commit), set()).add(path)
+        while len(self.files) > self.max_files:
+            (old_repo, old_commit, old_path), _ = self.files.popitem(last=False)
+            paths = self.paths_at[(old_repo, old_commit)]
+            paths.discard(old_path)
+            if not paths:
+                del self.paths_at[(old_repo, old_commit)]
 
 
 class HubStore:
@@ -642,10 +667,7 @@ class HubStore:
                 )
                 self.budget.landed(repo, slot)
                 self.gate.answered()
-                for p, d in add.items():  # this process's own commit: its files are known
-                    self.cache.learn(repo, info.oid, p, git_blob_oid(bytes(d)), bytes(d))
-                for p in delete:
-                    self.cache.learn(repo, info.oid, p, None, None)
+                self._learn_own_commit(repo, info.oid, add, delete, parent)
                 return info.oid
             except Exception as exc:
                 if _status(exc) in (412, 429):  # refused before it was applied: the Hub did not count it
@@ -657,6 +679,17 @@ class HubStore:
                 # The commit limit's 429 names its window: waited out like any other.
                 attempt += self._failed(what, exc, attempt, waited)
                 ambiguous = ambiguous or self._classify(exc) == "ambiguous"
+
+    def _learn_own_commit(
+        self, repo: str, revision: str, add: dict[str, bytes], delete: builtins.list[str], parent: str | None
+    ) -> None:
+        """This process's own commit: its files are known; made on `parent`, so is the rest of its tree."""
+        for p, d in add.items():
+            self.cache.learn(repo, revision, p, git_blob_oid(bytes(d)), bytes(d))
+        for p in delete:
+            self.cache.learn(repo, revision, p, None, None)
+        if parent is not None:  # the Hub applied it on exactly `parent` (a moved head answers 412)
+            self.cache.carry(repo, parent, revision, {*add, *delete})
 
     def _find_landed(self, area: str, nonce: str, parent: str | None) -> str | None:
         """The id of a commit carrying `nonce` among the newest ones (back to `parent`), if any."""
