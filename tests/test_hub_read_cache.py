@@ -88,24 +88,32 @@ def test_a_commit_on_a_named_parent_keeps_what_was_known_there(
     assert _reads(fakehub.stats()) == 1
 
 
-def test_carried_entries_stay_within_the_bound() -> None:
-    """`carry` adds entries like any read: the least recently used go past `max_files`, and the index
-    of paths by commit forgets them too."""
-    cache = ReadCache(max_files=4)
-    parent, child = "a" * 40, "b" * 40
-    for k in range(3):
-        cache.learn("r", parent, f"p{k}", git_blob_oid(b"%d" % k), b"%d" % k)
-    cache.carry("r", parent, child, {"p0"})
-    assert cache.lookup("r", child, "p1") == (True, b"1") and cache.lookup("r", child, "p0") == (False, None)
-    assert len(cache.files) == 4 and sum(len(p) for p in cache.paths_at.values()) == 4
-    small = ReadCache(max_files=2)  # carrying evicts the parent's own entries as it goes
-    for k in range(2):
-        small.learn("r", parent, f"p{k}", git_blob_oid(b"%d" % k), b"%d" % k)
-    small.carry("r", parent, child, set())
-    assert small.lookup("r", child, "p0") == (True, b"0") and small.lookup("r", child, "p1") == (True, b"1")
-    assert set(small.paths_at) == {("r", child)}
-    cache.carry("r", "not a sha", child, set())  # a branch name never carries
-    assert len(cache.files) == 4
+def test_carried_links_answer_through_a_chain_and_stop_at_a_written_path() -> None:
+    """`carry` records a link, not a copy: a lookup at a commit follows its own commits back to where the
+    path was read (a chain of them too), stops at a commit that wrote the path (so its old bytes are never
+    answered), and gives up past MAX_CARRY links; the links are bounded. A branch name never links."""
+    from worker.store.hub import MAX_CARRY, MAX_LINKS
+
+    cache, shas = ReadCache(), [f"{k:040x}" for k in range(MAX_CARRY + 3)]
+    cache.learn("r", shas[0], "old", git_blob_oid(b"o"), b"o")
+    cache.learn("r", shas[0], "kept", git_blob_oid(b"k"), b"k")
+    cache.carry("r", shas[0], shas[1], {"old"})
+    cache.learn("r", shas[1], "old", git_blob_oid(b"n"), b"n")  # the commit's own file, as HubStore does
+    cache.carry("r", shas[1], shas[2], set())
+    assert cache.lookup("r", shas[2], "kept") == (True, b"k")  # two links back
+    assert cache.lookup("r", shas[2], "old") == (True, b"n")  # the newer bytes, not the parent's
+    cache.files.pop(("r", shas[1], "old"))  # the written entry evicted: unknown, never the parent's bytes
+    assert cache.lookup("r", shas[2], "old") == (False, None)
+    assert cache.lookup("r", shas[2], "never read") == (False, None)
+    for k in range(2, MAX_CARRY + 2):
+        cache.carry("r", shas[k], shas[k + 1], set())
+    assert cache.lookup("r", shas[MAX_CARRY], "kept") == (True, b"k")  # MAX_CARRY links back
+    assert cache.lookup("r", shas[MAX_CARRY + 2], "kept") == (False, None)  # past it: asked again
+    cache.carry("r", "main", shas[5], set())
+    assert ("r", shas[5]) in cache.links and cache.links[("r", shas[5])][0] == shas[4]
+    for k in range(MAX_LINKS + 10):
+        cache.carry("r", f"{k:040x}", f"{k + 1:040x}", set())
+    assert len(cache.links) == MAX_LINKS
 
 
 def _changed_in_place(store_a, store_b, size: int) -> tuple[str, str, bytes, bytes]:

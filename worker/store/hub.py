@@ -136,6 +136,10 @@ def _content_matches(oid: str, data: bytes) -> bool:
     return False
 
 
+MAX_CARRY = 64  # own commits a lookup follows back to a parent where the path was read
+MAX_LINKS = 1024  # own commits' links kept (each holds the paths that commit wrote)
+
+
 class ReadCache:
     """What a HubStore has read, in this process's memory only (never on disk: a worker's copy of the
     references stays out of any folder the web process could open):
@@ -163,15 +167,16 @@ class ReadCache:
         self.reuse_over = reuse_over  # a cached file at least this large is not downloaded again
         self.blobs: OrderedDict[str, bytes] = OrderedDict()
         self.files: OrderedDict[tuple[str, str, str], str | None] = OrderedDict()
-        self.paths_at: dict[tuple[str, str], set[str]] = {}  # (repo, commit) -> its paths in `files`
+        # (repo, own commit) -> (its parent, the paths it wrote or deleted): see `carry`.
+        self.links: OrderedDict[tuple[str, str], tuple[str, frozenset[str]]] = OrderedDict()
         self.size = 0
         self.lock = threading.Lock()
 
     def lookup(self, repo: str, commit: str, path: str) -> tuple[bool, bytes | None]:
         """(known, bytes): (True, None) when the commit holds no such file, (False, None) when unknown."""
         with self.lock:
-            key = (repo, commit, path)
-            if key not in self.files:
+            key = self._entry(repo, commit, path)
+            if key is None:
                 return False, None
             oid = self.files[key]
             self.files.move_to_end(key)
@@ -199,7 +204,10 @@ class ReadCache:
             return
         with self.lock:
             if commit is not None and _COMMIT_SHA.fullmatch(commit):
-                self._know(repo, commit, path, oid)
+                self.files[(repo, commit, path)] = oid
+                self.files.move_to_end((repo, commit, path))
+                while len(self.files) > self.max_files:
+                    self.files.popitem(last=False)
             if oid is None or data is None or len(data) > self.max_blob or oid in self.blobs:
                 return
             self.blobs[oid] = data
@@ -209,28 +217,28 @@ class ReadCache:
 
     def carry(self, repo: str, parent: str, child: str, written: set[str]) -> None:
         """`child` is `parent` with only the paths `written` (added or deleted) changed: what is known at
-        `parent` of any other path holds at `child` (no request to learn it again)."""
+        `parent` of any other path holds at `child` (no request to learn it again).
+        A link, not a copy: a lookup at `child` of a path it did not write follows it to `parent` (at
+        most MAX_CARRY links), so a commit costs O(its own paths) whatever this process knows."""
         if not (_COMMIT_SHA.fullmatch(parent) and _COMMIT_SHA.fullmatch(child)):
             return
         with self.lock:
-            known = self.paths_at.get((repo, parent), set()) - written
-            oids = {path: self.files[(repo, parent, path)] for path in known}  # before any is evicted
-            for path, oid in oids.items():
-                if (repo, child, path) not in self.files:
-                    self._know(repo, child, path, oid)
+            self.links[(repo, child)] = (parent, frozenset(written))
+            while len(self.links) > MAX_LINKS:
+                self.links.popitem(last=False)
 
-    def _know(self, repo: str, commit: str, path: str, oid: str | None) -> None:
-        """Record an entry of `files` (the caller holds the lock), the least recently used out past
-        `max_files`."""
-        self.files[(repo, commit, path)] = oid
-        self.files.move_to_end((repo, commit, path))
-        self.paths_at.setdefault((repo, commit), set()).add(path)
-        while len(self.files) > self.max_files:
-            (old_repo, old_commit, old_path), _ = self.files.popitem(last=False)
-            paths = self.paths_at[(old_repo, old_commit)]
-            paths.discard(old_path)
-            if not paths:
-                del self.paths_at[(old_repo, old_commit)]
+    def _entry(self, repo: str, commit: str, path: str) -> tuple[str, str, str] | None:
+        """The key of `files` that answers `path` at `commit`, directly or through this process's own
+        commits' links; None when unknown (the caller holds the lock)."""
+        for _ in range(MAX_CARRY + 1):
+            key = (repo, commit, path)
+            if key in self.files:
+                return key
+            link = self.links.get((repo, commit))
+            if link is None or path in link[1]:
+                return None
+            commit = link[0]
+        return None
 
 
 class HubStore:
