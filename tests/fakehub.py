@@ -95,6 +95,12 @@ def folder_span(paths: list[str], folder: str, lo: int = 0, hi: int | None = Non
     return bisect_left(paths, prefix, lo, hi), bisect_left(paths, prefix + PAST_ALL, lo, hi)
 
 
+def holds_folder(commit: Commit, folder: str) -> bool:
+    """A file of `commit` lies below `folder` (a path, not "" nor ending in "/")."""
+    start, end = folder_span(commit.paths, folder) if folder and not folder.endswith("/") else (0, 0)
+    return start < end
+
+
 def lfs_pointer(data: bytes) -> bytes:
     sha = hashlib.sha256(data).hexdigest()
     return f"version https://git-lfs.github.com/spec/v1\noid sha256:{sha}\nsize {len(data)}\n".encode()
@@ -562,8 +568,7 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and action == "tree":
             commit = self.commit_for(repo, rest[1])
             base = "/".join(rest[2:]).strip("/")
-            start, end = folder_span(commit.paths, base)
-            if base and base not in commit.files and start == end:
+            if base and base not in commit.files and not holds_folder(commit, base):
                 raise HubError(404, f"{base} does not exist", "EntryNotFound")
             recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
             return self.paginated(tree_entries(commit, base, recursive), query)
@@ -606,10 +611,9 @@ class Handler(BaseHTTPRequestHandler):
             wanted = parse_qs(self.body().decode()).get("paths", [])
             commit, entries = self.commit_for(repo, rest[1]), []
             for path in sorted(set(wanted)):  # each looked up, not found in a listing of the repository
-                start, end = folder_span(commit.paths, path) if path and not path.endswith("/") else (0, 0)
                 if path in commit.files:
                     entries.append(file_entry(commit, path))
-                elif start < end:
+                elif holds_folder(commit, path):
                     entries.append(folder_entry(path))
             return self.send(200, entries)
         raise HubError(404, f"fakehub: no route for {method} /api/{repo_type}s/{repo_id}/{'/'.join(rest)}")
