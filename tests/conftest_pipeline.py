@@ -187,8 +187,8 @@ class RecordingEnqueuer:
     def score(self, track: str, submission_id: str) -> None:
         self.sent.append(("score", track, submission_id))
 
-    def publish(self, track: str) -> None:
-        self.sent.append(("publish", track))
+    def publish(self, track: str, marks: bool = False) -> None:
+        self.sent.append(("publish", track, "marks") if marks else ("publish", track))
 
     def rescore(self, track: str, dry_run: bool, actor: str) -> str:
         self.sent.append(("rescore", track, dry_run, actor))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -200,3 +202,91 @@ def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path
     board = {row["submission_id"] for row in service.leaderboard("cold")["rows"]}
     assert public in board and not board & {worse, better}
     assert service.submission(better) is None and service.submission(worse) is None
+
+
+class _Paced:
+    """A store whose commit budget says paced (as HubStore's under a burst); the rest is the store's."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+
+    def budget_tight(self, area: str) -> bool:
+        return True
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
+def test_a_withheld_record_is_marked_once_a_paced_burst_is_over(local_store, tmp_path, monkeypatch):
+    """While the Hub's commit budget is paced a publish skips its marks; a record the board shows gets them
+    from the next batch or the reconciler's own commit, but one the Ladder withheld has no envelope to be
+    found by: it stayed `scored` until the pacing ended (an hour on the Hub; ~5 % of a 150-upload burst
+    waited a whole window in bench/bench_burst.py). Once no first attempt waits, the reconciler asks for a
+    publish that commits the marks even though paced, once per pair of heads. Positive controls: while a
+    first attempt waits it asks for a plain publish (the batch is coming), and a plain paced publish leaves
+    the record scored."""
+    from tests.conftest_pipeline import RecordingEnqueuer, baseline_file
+    from worker.config import Config
+    from worker.gold import tasks
+    from worker.gold.install import install
+    from worker.gold.publish import Publisher
+    from worker.gold.reconcile import reconcile
+    from worker.gold.references import ReferenceCache
+    from worker.gold.scoring_job import score_submission
+    from worker.service import Service
+    from worker.submissions import load_record
+
+    store = local_store
+    install(store, "varm", DEMO / "varm", kind="demo")
+    service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer())
+    paced = _Paced(store)
+    cache, publisher = ReferenceCache(store), Publisher(paced)
+
+    def upload(name: str, score: bool = True) -> str:
+        sid = service.submit(
+            identity="alice", track="varm", data=baseline_file("varm", name), metadata={"model_name": name}
+        )["submission_id"]
+        if score:
+            assert score_submission(store, cache.get, "varm", sid, time_limit=300) == "scored"
+        return sid
+
+    first = upload("lexicon")
+    Publisher(store).publish("varm")  # not paced: released and marked
+    worse = upload("majority")
+    publisher.publish("varm")  # paced: withheld by the Ladder, its mark skipped
+    assert load_record(store, "varm", first)["status"] == "published"
+    assert load_record(store, "varm", worse)["status"] == "scored"  # the straggler
+
+    queued = upload("char-ngram", score=False)  # a first attempt waits: its batch carries marks
+    sent = RecordingEnqueuer()
+    summary = reconcile(paced, sent, stuck_after=0, tracks=("varm",))
+    assert summary["publish"] == ["varm"] and summary["publish_marks"] == []
+    assert [s for s in sent.sent if s[0] == "publish"] == [("publish", "varm")]  # (and its re-sent score)
+    assert score_submission(store, cache.get, "varm", queued, time_limit=300) == "scored"
+    publisher.publish("varm")  # paced again: nothing marked
+    assert load_record(store, "varm", worse)["status"] == "scored"
+
+    sent = RecordingEnqueuer()  # the burst is over: nothing waits for a first attempt
+    passes = [reconcile(paced, sent, stuck_after=0, tracks=("varm",)) for _ in range(3)]
+    assert [p["publish_marks"] for p in passes] == [["varm"], [], []]  # once per pair of heads
+    assert sent.sent == [("publish", "varm", "marks")]
+    assert [p["publish"] for p in passes] == [[], [], []]
+
+    ran: list[bool] = []
+
+    class Recording:
+        def publish(self, track: str, marks: bool = False) -> dict:
+            ran.append(marks)
+            return publisher.publish(track, marks=marks)
+
+    # The Celery task: a request covered by a later publish is still published when it asks for marks.
+    monkeypatch.setattr(tasks, "publisher", lambda: Recording())
+    monkeypatch.setattr(tasks, "_publish_started", {"varm": time.time() + 3600})
+    assert tasks.publish_track("varm", time.time()) == {"changed": False, "covered": True}
+    assert ran == []  # positive control: a plain request is covered
+    tasks.publish_track("varm", time.time(), True)
+    assert ran == [True]
+    after = load_record(store, "varm", worse)
+    assert after["status"] == "published" and after["ladder"]["released"] is False
+    assert load_record(store, "varm", queued)["status"] == "published"
+    assert reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("varm",))["publish_marks"] == []

@@ -25,9 +25,10 @@ class CeleryEnqueuer:
     def score(self, track: str, submission_id: str) -> None:
         self.app.send_task("worker.tasks.score_submission", args=[track, submission_id], **FIRE_AND_FORGET)
 
-    def publish(self, track: str) -> None:
+    def publish(self, track: str, marks: bool = False) -> None:
         # The request time lets a publish that starts later cover it (worker.gold.tasks.publish_track).
-        self.app.send_task("worker.tasks.publish_track", args=[track, time.time()], **FIRE_AND_FORGET)
+        args = [track, time.time(), True] if marks else [track, time.time()]
+        self.app.send_task("worker.tasks.publish_track", args=args, **FIRE_AND_FORGET)
 
     def rescore(self, track: str, dry_run: bool, actor: str, force: bool = False) -> str:
         return self.app.send_task("worker.tasks.rescore_track", args=[track, dry_run, actor, force]).id

@@ -68,9 +68,21 @@ def reconcile(
 
     While the submissions budget is paced, a publish leaves its marks to the next batch of scoring
     (worker/gold/marks.py); once no first attempt waits on any track (no batch is coming), the scored
-    records the board shows are marked published here, all tracks in one commit ("marked")."""
-    summary: dict = {"requeued": [], "failed": [], "publish": [], "errors": [], "marked": []}
+    records the board shows are marked published here, all tracks in one commit ("marked"), and a track
+    with a stuck scored record the board does not show (one the Ladder did not release has no envelope to
+    be found by) gets a publish that commits its marks even though paced ("publish_marks")."""
+    summary: dict = {
+        "requeued": [],
+        "failed": [],
+        "publish": [],
+        "errors": [],
+        "marked": [],
+        "publish_marks": [],
+    }
     shown: dict[tuple[str, str], int] = {}
+    unmarked: dict[
+        str, frozenset[str]
+    ] = {}  # paced: track -> its stuck scored records the board does not show
     waiting = False
     try:  # read once for every track: an idle pass costs these two requests and nothing else
         heads = (store.head(AREA), store.head(RESULTS))
@@ -88,6 +100,7 @@ def reconcile(
                 scoring_after or stuck_after,
                 summary,
                 shown,
+                unmarked,
                 holder_gone,
                 heads,
             )
@@ -102,7 +115,33 @@ def reconcile(
         except Exception as exc:  # the next round tries again
             log.warning("reconciler: marks not committed (%s)", type(exc).__name__)
             summary["errors"].append(f"marks: {type(exc).__name__}")
+    for track, ids in unmarked.items():
+        _ask_paced_publish(store, enqueue, track, (heads[1], ids), waiting, summary)
     return summary
+
+
+def _ask_paced_publish(
+    store: Store, enqueue, track: str, at: tuple[str, frozenset[str]], waiting: bool, summary: dict
+) -> None:
+    """While the budget is paced, the board of `track` is not what its settled records say (`at`: the
+    results head, and the stuck scored records it does not show).
+
+    While a batch is coming (`waiting`), a plain publish is asked for once per results head: it shows a
+    record a publish missed, and the batch's commit carries the marks (a scored record the Ladder did not
+    release, never shown, made every pass ask: ~4 publishes a minute per track, each changing nothing).
+    Once none is coming, nothing else would commit the marks of a record the board does not show (the
+    Ladder withheld it) until the pacing ends, an hour on the Hub: a publish that commits its marks even
+    though paced is asked for, once per results head and set of such records."""
+    seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
+    if not waiting:
+        if seen.marks_publish_at != at:
+            enqueue.publish(track, marks=True)
+            summary["publish_marks"].append(track)
+        seen.marks_publish_at = at
+    elif seen.paced_publish_at != at[0]:
+        enqueue.publish(track)
+        summary["publish"].append(track)
+    seen.paced_publish_at = at[0]
 
 
 @dataclass
@@ -117,6 +156,8 @@ class _Seen:
     board: tuple[set, set] = (set(), set())  # (shown, on_board) of the live board
     published: frozenset[str] = frozenset()
     paced_publish_at: str = ""  # the results head at which a publish was last asked for while paced
+    # the results head and unshown records for which a publish with marks was last asked for while paced
+    marks_publish_at: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {track: _Seen}
@@ -158,17 +199,20 @@ def _reconcile_track(  # noqa: C901, PLR0913
     scoring_after: float,
     summary: dict,
     shown: dict[tuple[str, str], int],
+    unmarked: dict[str, frozenset[str]],
     holder_gone: Callable[[str], bool] | None,
     heads: tuple[str, str],
 ) -> bool:
     """Reconcile one track as of `heads` (submissions, results); add its scored records that the board
-    shows but whose marks a paced publish skipped to `shown`. Returns whether a first attempt waits to be
-    scored on it.
+    shows but whose marks a paced publish skipped to `shown`, and, paced, the track to `unmarked` (with its
+    stuck scored records that are not shown) when its board is not what they say (`reconcile` then asks
+    for its publish). Returns whether a first
+    attempt waits to be scored on it.
 
     Works from the record index's summaries; a whole record is read only for the few the summaries say
     may be stuck (pending or scored, unchanged for `stuck_after`) or waiting for a first attempt."""
     now = datetime.now(UTC)
-    republish = False
+    unshown: set[str] = set()
     tight = getattr(store, "budget_tight", None)
     paced = tight is not None and tight(AREA)
     seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
@@ -195,7 +239,7 @@ def _reconcile_track(  # noqa: C901, PLR0913
         if status == SCORED:
             version = shown_now.get(sid)
             if version is None:
-                republish = True
+                unshown.add(sid)
             else:
                 shown[(track, sid)] = version
         elif status in PENDING and age >= (
@@ -228,15 +272,16 @@ def _reconcile_track(  # noqa: C901, PLR0913
                 log.warning("reconciler: %s/%s not re-sent (%s)", track, sid, type(exc).__name__)
                 summary["errors"].append(f"{track}/{sid}: {type(exc).__name__}")
     board, published = _board(store, track, seen, results_head)
-    if republish or _board_disagrees(board, published, summaries, now, stuck_after):
-        # While the budget is paced a publish cannot commit the marks it would add (publish/marks.py): one
-        # asked for at this results head that left it where it was rebuilt the same board, so it is not
-        # asked for again until the head moves or the pacing ends (a scored record the Ladder did not
-        # release, never shown, made every pass ask: ~4 publishes a minute per track, each changing nothing).
-        if not (paced and seen.paced_publish_at == results_head):
-            enqueue.publish(track)
-            summary["publish"].append(track)
-        seen.paced_publish_at = results_head if paced else ""
+    if not (unshown or _board_disagrees(board, published, summaries, now, stuck_after)):
+        return waiting
+    if paced:
+        unmarked[track] = frozenset(
+            unshown
+        )  # asked for by `reconcile`, which knows whether a batch is coming
+    else:
+        enqueue.publish(track)
+        summary["publish"].append(track)
+        seen.paced_publish_at, seen.marks_publish_at = "", ("", frozenset())
     return waiting
 
 

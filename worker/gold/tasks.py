@@ -103,17 +103,20 @@ CLOCK_MARGIN = 1.0  # seconds: clocks of the machine that asked and of this one 
 
 
 @app.task(name="worker.tasks.publish_track")
-def publish_track(track: str, requested_at: float | None = None) -> dict:
+def publish_track(track: str, requested_at: float | None = None, marks: bool = False) -> dict:
     """Publish `track`. A request sent before a publish of the same track started in this process is
     covered by it (that publish read the records after the request's change had landed), so a burst of
     scored submissions costs one publish per publish duration, not one each. A missed one is not lost:
-    the reconciler republishes a track with a scored, unpublished record."""
+    the reconciler republishes a track with a scored, unpublished record. `marks` (the reconciler's, once
+    a paced burst is over): commit the records' marks even though the commit budget is paced; never
+    covered, since the publishes before it skipped theirs."""
     check_track(track)
     started = _publish_started.get(track)
-    if requested_at is not None and started is not None and requested_at < started - CLOCK_MARGIN:
+    covered = requested_at is not None and started is not None and requested_at < started - CLOCK_MARGIN
+    if covered and not marks:
         return {"changed": False, "covered": True}
     begun = time.time()
-    summary = publisher().publish(track)
+    summary = publisher().publish(track, marks=True) if marks else publisher().publish(track)
     _publish_started[track] = begun  # only a publish that committed covers the requests sent before it
     log.info("publish %s: changed=%s rows=%s", track, summary["changed"], summary.get("rows"))
     if summary.get("changed") and summary.get("revision"):

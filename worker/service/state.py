@@ -55,7 +55,8 @@ class Enqueuer(Protocol):
 
     def score(self, track: str, submission_id: str) -> None: ...
 
-    def publish(self, track: str) -> None: ...
+    def publish(self, track: str, marks: bool = False) -> None:
+        """Publish `track`; `marks`: commit its records' marks even while the commit budget is paced."""
 
     def rescore(self, track: str, dry_run: bool, actor: str, force: bool = False) -> str: ...
 

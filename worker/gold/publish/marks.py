@@ -29,10 +29,12 @@ def mark_published(  # noqa: C901
     entries: list[Entry],
     done: frozenset[str] | set[str],
     steps: dict[tuple[str, int], Step] | None = None,
+    paced_too: bool = False,
 ) -> list[Entry]:
     """Mark the scored ones of the published `entries` published, clear the flags of the runs `done`, and
     write each entry's Ladder step (`steps`, worker/gold/ladder.py) on its record. Returns the entries that
-    needed it (`needs_mark`), marked or left for a later commit."""
+    needed it (`needs_mark`), marked or left for a later commit: while the Hub's commit budget is paced,
+    unless `paced_too` (the reconciler's request once a burst is over, worker/gold/reconcile.py)."""
     steps = steps or {}
     # Only records that were scored, flagged or given another Ladder step can need a change: re-reading the
     # others (every published submission) made each publish read N records twice.
@@ -40,7 +42,7 @@ def mark_published(  # noqa: C901
     if not waiting:
         return waiting
     tight = getattr(store, "budget_tight", None)
-    if tight is not None and tight(AREA):
+    if tight is not None and tight(AREA) and not paced_too:
         # The Hub's commit budget is being paced (worker/store/budget.py): the board already shows these,
         # so their records wait for a quieter publish (the reconciler republishes scored records).
         return waiting

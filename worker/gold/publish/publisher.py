@@ -110,9 +110,11 @@ class Publisher:
         extra: dict[str, bytes] | None = None,
         note: str = "",
         export: bool = False,
+        marks: bool = False,
     ) -> dict:
-        """Commit the track's public state; then mark its scored submissions published. The complete exports
-        are rebuilt when due, and always with `export` or a re-score (`rescore_stamp`).
+        """Commit the track's public state; then mark its scored submissions published (while the Hub's
+        commit budget is paced, only with `marks`: publish/marks.py). The complete exports are rebuilt when
+        due, and always with `export` or a re-score (`rescore_stamp`).
 
         Returns {"revision", "changed", "added", "removed", "rows"}; "changed" is False when the results
         area already showed exactly this state (so a burst of publish tasks costs one real publish).
@@ -159,7 +161,14 @@ class Publisher:
         if committed is None:  # the incremental build of `state`
             assert state is not None
             incremental_publish.committed(state, self.cache, track, revision)
-            mark_published(self.store, track, list(state.unmarked.values()), state.published, state.steps)
+            mark_published(
+                self.store,
+                track,
+                list(state.unmarked.values()),
+                state.published,
+                state.steps,
+                paced_too=marks,
+            )
             self.states[track] = state
             return {"revision": revision, "changed": revision != before, **summary}
         entries = committed.shown.entries
@@ -168,7 +177,7 @@ class Publisher:
         # step) are cleared; until then `published_runs` keeps their versions on the board anyway.
         published = published_runs(self.store, track, revision)
         done = published | ({rescore_stamp} if rescore_stamp else set())
-        waiting = mark_published(self.store, track, committed.chained, done, committed.steps)
+        waiting = mark_published(self.store, track, committed.chained, done, committed.steps, paced_too=marks)
         if self.incremental and rescore_stamp is None:
             fresh = incremental_publish.from_publish(
                 self.store,
