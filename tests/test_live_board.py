@@ -342,13 +342,46 @@ def test_a_cold_reader_of_a_long_board_reads_the_export_and_the_files_changed_si
     parts_read = [p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]
     assert reads[:2] == [layout.board_rank(TRACK), layout.leaderboard_json(TRACK)]
     assert rows_read == [layout.board_segment(TRACK, 11)]  # the one segment the new row changed
-    assert 1 <= len(parts_read) <= 2 and len(reads) == 3 + len(parts_read)
+    # The parts the new row changed come whole in the rank table (`fresh`): no part is read.
+    assert 1 <= len(table["fresh"]) <= 2 and parts_read == [] and len(reads) == 3
+    # Control: a table that carries no part whole: the changed parts are read, and only those.
+    monkeypatch.setattr(live_board, "FRESH_PART_BODIES", 0)
+    add_submission(store, 7, 0.55)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    expected, table = live_board.read(store, TRACK)
+    assert table["export"]["changed"] == 2 and set(table["fresh"].values()) == {None}
+    board, reads = cold_reads()
+    assert board == expected
+    parts_read = [p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]
+    assert sorted(parts_read) == sorted(layout.board_rank_part(TRACK, s) for s in table["fresh"])
+    assert 1 <= len(parts_read) <= 4
     # Control: a reader that does not start from the export reads every segment and every part.
     monkeypatch.setattr(live_board, "SEED_FROM_EXPORT_FILES", 10**9)
     board, reads = cold_reads()
     assert board == expected
-    assert len([p for p in reads if p.startswith(layout.board_segments_dir(TRACK))]) == 12
+    assert len([p for p in reads if p.startswith(layout.board_segments_dir(TRACK))]) == len(table["segments"])
     assert len([p for p in reads if p.startswith(layout.board_rank_parts_dir(TRACK))]) == len(table["ranks"])
+
+
+def test_a_rank_part_carried_in_the_table_is_taken_only_when_it_gives_its_stamp(
+    tmp_path, small_segments, monkeypatch
+) -> None:
+    """The rank table's `fresh` bodies only save reads: one altered in the table (here: its tie starts, so
+    the board's ranks would be wrong) does not give its stamp, and the part is read from its own file."""
+    store = LocalStore(tmp_path)
+    publish_demo_board(store, TRACK, 20)
+    add_submission(store, 6, 0.45)
+    monkeypatch.setattr(live_board, "EXPORT_CHANGED_SHARE", 0.5)
+    Publisher(store, export_every=1e9).publish(TRACK)
+    expected, table = live_board.read(store, TRACK)
+    name, body = next(iter(table["fresh"].items()))
+    altered = {**table, "fresh": {**table["fresh"], name: {**body, "starts": [0]}}}
+    store.commit("results", {layout.board_rank(TRACK): json.dumps(altered).encode()}, [], "altered table")
+    counting = CountingStore(store)
+    board = Service(Config(data_dir=tmp_path), counting, RecordingEnqueuer(), head_ttl=0).leaderboard(TRACK)
+    assert board == expected
+    assert layout.board_rank_part(TRACK, name) in counting.read_paths
+    # Positive control: the unaltered body is taken and its file not read (the test above).
 
 
 def test_a_torn_export_costs_a_cold_reader_reads_not_the_board(tmp_path, small_segments) -> None:

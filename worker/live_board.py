@@ -10,8 +10,11 @@ that file gives them).
   `"absent": [[row, [column, ...]], ...]` for columns a row does not have (e.g. `undefined.<metric>`).
 - `<track>/board/rank.json`: `{"board": {track, title, primary_metric, headline_metrics, scorer_version,
   generated_at}, "ranks": [stamp of each rank part], "segment_rows": S, "segments": [stamp of each
-  segment's bytes], "export": {"generated_at", "changed"}}`. `export` says when the complete exports
-  (leaderboard.json/.parquet) were last rebuilt and how many rows changed since (`export_due`).
+  segment's bytes], "export": {"generated_at", "changed"}, "fresh": {stamp: part or null}}`. `export` says
+  when the complete exports (leaderboard.json/.parquet) were last rebuilt and how many rows changed since
+  (`export_due`). `fresh` names the rank parts the last export does not hold (those changed since it) and
+  carries the first FRESH_PART_BODIES of them whole, so a cold reader, which seeds the rest from the
+  export, reads no rank part whatever the board's size (`fresh_parts`).
 - `<track>/board/ranks/<stamp>.json`: a part of the rank order, `{"order": [segment row of each rank in the
   part], "starts": [place in the part of each row that starts a tie group]}`, named by the stamp of its
   bytes. The order is cut after each row whose id's CRC-32 is a multiple of RANK_PART_ROWS: cut by content,
@@ -34,6 +37,7 @@ import functools
 import hashlib
 import itertools
 import zlib
+from collections.abc import Callable
 from datetime import datetime
 
 import orjson
@@ -54,6 +58,10 @@ EXPORT_CHANGED_SHARE = 0.1  # the exports are rebuilt once this share of the row
 # grow with its rows, so a fixed interval would make the bytes added to the results history an hour grow
 # with the board (~2 GB an hour at 100,000 rows and 600 s); scaled, they stay flat (~0.2 GB an hour at most).
 EXPORT_SCALE_ROWS = 10_000
+# Rank parts changed since the last export carried whole in the rank table (~0.3 kB each): a cold reader
+# then reads the rank table, the export and the changed segments only. Bounded, so the table a publish
+# rewrites stays small however long the exports wait on a long board (past it, parts are read one by one).
+FRESH_PART_BODIES = 64
 
 
 def stamp(data: bytes) -> str:
@@ -183,21 +191,48 @@ def encode(
         known[path] = (stamps[-1], content)
     ranks = []
     before_parts = set((table or {}).get("ranks") or [])
-    for part in rank_parts(rows, place, starts):
+    parts = rank_parts(rows, place, starts)
+    for part in parts:
         data = codec.compact(part)
         ranks.append(stamp(data))
         path = layout.board_rank_part(track, ranks[-1])
         if ranks[-1] not in before_parts:
             files[path] = data
         known[path] = (ranks[-1], part)
+    meta = {k: v for k, v in board.items() if k != "rows"}
+    new_table = rank_table(
+        meta, ranks, stamps, export, fresh_parts(table, ranks, parts.__getitem__, meta, export)
+    )
+    return {layout.board_rank(track): codec.compact(new_table), **files}
+
+
+def rank_table(meta: dict, ranks: list[str], segments: list[str], export: dict, fresh: dict) -> dict:
     table = {
-        "board": {k: v for k, v in board.items() if k != "rows"},
+        "board": meta,
         "ranks": ranks,
         "segment_rows": SEGMENT_ROWS,
-        "segments": stamps,
+        "segments": segments,
         "export": export,
     }
-    return {layout.board_rank(track): codec.compact(table), **files}
+    if fresh:
+        table["fresh"] = fresh
+    return table
+
+
+def fresh_parts(
+    before: dict | None, ranks: list[str], body: Callable[[int], dict], meta: dict, export: dict
+) -> dict[str, dict | None]:
+    """The rank table's `fresh`: the parts of `ranks` that the last complete export does not hold, in rank
+    order, {stamp: its body (`body(i)` of the i-th part), or None past the first FRESH_PART_BODIES}; none
+    when this publish rebuilds the export (`export` stamped with the board's own time). The parts the
+    export holds are those of the head's table (`before`) that it did not name fresh, so the same board on
+    the same head gives the same table whichever way it was built."""
+    if export.get("changed") == 0 and export.get("generated_at") == meta.get("generated_at"):
+        return {}
+    before = before or {}
+    exported = set(before.get("ranks") or []) - set(before.get("fresh") or {})
+    fresh = [i for i, name in enumerate(ranks) if name not in exported]
+    return {ranks[i]: body(i) if n < FRESH_PART_BODIES else None for n, i in enumerate(fresh)}
 
 
 def _part_ends(rows: list[dict]) -> list[int]:
@@ -328,6 +363,7 @@ def read(
     table = orjson.loads(raw)
     if last is None:
         _seed_from_export(store, track, table, revision, cache)
+    _take_fresh_parts(track, table, cache)
     segments = []
     for k, want in enumerate(table["segments"]):
         path = layout.board_segment(track, k)
@@ -377,6 +413,15 @@ def _seed_from_export(store: Store, track: str, table: dict, revision: str, cach
             encode(exported, {}, known=cache)  # fills `cache` as `read` would have: segments and rank parts
     except (UnreadableObject, KeyError, TypeError, ValueError):
         return
+
+
+def _take_fresh_parts(track: str, table: dict, cache: dict) -> None:
+    """Put the rank parts the table carries whole (`fresh`) in `cache`, each checked against its stamp (a
+    part whose bytes do not give its stamp is read from its own file, which is checked the same way)."""
+    for name, body in (table.get("fresh") or {}).items():
+        path = layout.board_rank_part(track, name)
+        if body is not None and path not in cache and stamp(codec.compact(body)) == name:
+            cache[path] = (name, body)
 
 
 def row_count(store: Store, track: str, revision: str) -> int:

@@ -264,13 +264,14 @@ class BoardModel:
                 if name not in before_parts:
                     files[path] = data
                 known[path] = (name, part.body)
-        new_table = {
-            "board": meta,
-            "ranks": [p.stamp for p in self.parts],
-            "segment_rows": SEGMENT_ROWS,
-            "segments": [s for s, _ in self.segments],
-            "export": export,
-        }
+        ranks: list[str] = []
+        bodies: list[dict] = []
+        for part in self.parts:
+            assert part.stamp is not None and part.body is not None  # every part is encoded by now
+            ranks.append(part.stamp)
+            bodies.append(part.body)
+        fresh = live_board.fresh_parts(table, ranks, bodies.__getitem__, meta, export)
+        new_table = live_board.rank_table(meta, ranks, [s for s, _ in self.segments], export, fresh)
         return {layout.board_rank(track): codec.compact(new_table), **files}, new_table
 
     def rows(self) -> list[dict]:
