@@ -202,6 +202,22 @@ def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path
     board = {row["submission_id"] for row in service.leaderboard("cold")["rows"]}
     assert public in board and not board & {worse, better}
     assert service.submission(better) is None and service.submission(worse) is None
+    # A private scored record is settled: it stays `scored` (never on the board, never marked published),
+    # and the reconciler asks for no publish (it asked at every pass, every 15 s, a publish changing nothing).
+    from worker.gold.reconcile import reconcile
+    from worker.submissions import load_record, update_records
+
+    assert load_record(store, "cold", worse)["status"] == "scored"
+    passes = [reconcile(store, RecordingEnqueuer(), stuck_after=0, tracks=("cold",)) for _ in range(2)]
+    assert [p["publish"] for p in passes] == [[], []]
+    # Positive control: made public again (not by its owner's Service, so no publish follows), it is
+    # missing from the board, and the reconciler asks.
+    update_records(
+        store,
+        lambda s, head: [{**load_record(s, "cold", worse, head), "hidden": False, "hidden_reason": None}],
+        "public again",
+    )
+    assert reconcile(store, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] == ["cold"]
 
 
 class _Paced:

@@ -137,3 +137,33 @@ def test_a_paced_pass_asks_once_per_results_head_for_a_publish_that_cannot_mark(
         reconcile(paced, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] for _ in range(2)
     ]
     assert asked == [["cold"], ["cold"]]  # unpaced, as before: every pass while the record is not shown
+
+
+def test_a_paced_publish_request_is_asked_again_after_a_while_and_a_broker_outage_loses_nothing(
+    tmp_path, demo_dir, monkeypatch
+):
+    """A publish with marks asked for while paced may be lost (a dropped task, a worker that failed it): it
+    is asked for again after MARKS_ASK_AGAIN_SECONDS at the same heads. A broker that refuses the request
+    does not stop the pass (its other work is reported) and does not count as asked."""
+    from worker.gold import reconcile as module
+
+    store, some_id = _store_with(tmp_path, demo_dir, 3)
+
+    def scored(store, head):
+        return [transition(load_record(store, "cold", some_id), "scored", "as if its mark was skipped")]
+
+    update_records(store, scored, "scored, not shown")
+    paced = Paced(store)
+
+    class DownBroker(RecordingEnqueuer):
+        def publish(self, track: str, marks: bool = False) -> None:
+            raise ConnectionError("broker down")
+
+    summary = reconcile(paced, DownBroker(), stuck_after=0, tracks=("cold",))
+    assert summary["publish_marks"] == [] and summary["errors"] == ["cold publish: ConnectionError"]
+    sent = RecordingEnqueuer()
+    assert reconcile(paced, sent, stuck_after=0, tracks=("cold",))["publish_marks"] == ["cold"]  # not lost
+    assert sent.sent == [("publish", "cold", "marks")]
+    assert reconcile(paced, sent, stuck_after=0, tracks=("cold",))["publish_marks"] == []  # asked already
+    monkeypatch.setattr(module, "MARKS_ASK_AGAIN_SECONDS", 0.0)  # as if five minutes went by
+    assert reconcile(paced, sent, stuck_after=0, tracks=("cold",))["publish_marks"] == ["cold"]

@@ -45,6 +45,7 @@ from worker.submissions import (
 
 log = logging.getLogger(__name__)
 _lean_resent: dict[str, float] = {}  # submission id -> when this process re-sent it without a commit
+MARKS_ASK_AGAIN_SECONDS = 300.0  # a paced publish with marks asked for at the same heads, if still needed
 _segments: dict = {}  # live board segments read so far (live_board.read): a round reads the changed ones
 
 
@@ -116,7 +117,11 @@ def reconcile(
             log.warning("reconciler: marks not committed (%s)", type(exc).__name__)
             summary["errors"].append(f"marks: {type(exc).__name__}")
     for track, ids in unmarked.items():
-        _ask_paced_publish(store, enqueue, track, (heads[1], ids), waiting, summary)
+        try:
+            _ask_paced_publish(store, enqueue, track, (heads[1], ids), waiting, summary)
+        except Exception as exc:  # the broker is down: the next round asks again
+            log.warning("reconciler: publish of %s not sent (%s)", track, type(exc).__name__)
+            summary["errors"].append(f"{track} publish: {type(exc).__name__}")
     return summary
 
 
@@ -131,13 +136,16 @@ def _ask_paced_publish(
     release, never shown, made every pass ask: ~4 publishes a minute per track, each changing nothing).
     Once none is coming, nothing else would commit the marks of a record the board does not show (the
     Ladder withheld it) until the pacing ends, an hour on the Hub: a publish that commits its marks even
-    though paced is asked for, once per results head and set of such records."""
+    though paced is asked for, once per results head and set of such records, and again after
+    MARKS_ASK_AGAIN_SECONDS (a lost task, or a worker that failed it, is not the last word). Recorded only
+    once sent: a broker outage raises here, and the next round asks again."""
     seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
     if not waiting:
-        if seen.marks_publish_at != at:
+        asked_at, when = seen.marks_publish_at
+        if asked_at != at or time.monotonic() - when >= MARKS_ASK_AGAIN_SECONDS:
             enqueue.publish(track, marks=True)
             summary["publish_marks"].append(track)
-        seen.marks_publish_at = at
+            seen.marks_publish_at = (at, time.monotonic())
     elif seen.paced_publish_at != at[0]:
         enqueue.publish(track)
         summary["publish"].append(track)
@@ -156,8 +164,8 @@ class _Seen:
     board: tuple[set, set] = (set(), set())  # (shown, on_board) of the live board
     published: frozenset[str] = frozenset()
     paced_publish_at: str = ""  # the results head at which a publish was last asked for while paced
-    # the results head and unshown records for which a publish with marks was last asked for while paced
-    marks_publish_at: tuple[str, frozenset[str]] = ("", frozenset())
+    # (the results head and unshown records, when) a publish with marks was last asked for while paced
+    marks_publish_at: tuple[tuple[str, frozenset[str]], float] = (("", frozenset()), -math.inf)
 
 
 _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> {track: _Seen}
@@ -218,12 +226,15 @@ def _reconcile_track(  # noqa: C901, PLR0913
     seen = _seen.setdefault(store, {}).setdefault(track, _Seen())
     submissions_head, results_head = heads
     summaries = _summaries(store, track, seen, submissions_head)
+    # A hidden scored record (a private upload, or one hidden before its publish) is settled: off the board
+    # and never marked published (publish/marks.py); taken for stuck, each one made every pass ask for a
+    # publish of its track that changed nothing. One still on the board is `_board_disagrees`'s.
     suspects = [
         brief["submission_id"]
         for brief in summaries
         if brief["status"] in (RECEIVED, QUEUED)
         or (
-            brief["status"] in PENDING | {SCORED}
+            (brief["status"] in PENDING or (brief["status"] == SCORED and not brief.get("hidden")))
             and (now - parse_iso(brief["updated_at"])).total_seconds() >= stuck_after
         )
     ]
@@ -236,6 +247,8 @@ def _reconcile_track(  # noqa: C901, PLR0913
     for record in stuck:
         sid, status = record["submission_id"], record["status"]
         age = (now - parse_iso(record["updated_at"])).total_seconds()
+        if status == SCORED and record.get("hidden"):
+            continue  # settled (see `suspects`)
         if status == SCORED:
             version = shown_now.get(sid)
             if version is None:
@@ -281,7 +294,7 @@ def _reconcile_track(  # noqa: C901, PLR0913
     else:
         enqueue.publish(track)
         summary["publish"].append(track)
-        seen.paced_publish_at, seen.marks_publish_at = "", ("", frozenset())
+        seen.paced_publish_at, seen.marks_publish_at = "", (("", frozenset()), -math.inf)
     return waiting
 
 
