@@ -81,9 +81,8 @@ def reconcile(
         "publish_marks": [],
     }
     shown: dict[tuple[str, str], int] = {}
-    unmarked: dict[
-        str, frozenset[str]
-    ] = {}  # paced: track -> its stuck scored records the board does not show
+    # paced: track -> its stuck scored records the board does not show
+    unmarked: dict[str, frozenset[str]] = {}
     waiting = False
     try:  # read once for every track: an idle pass costs these two requests and nothing else
         heads = (store.head(AREA), store.head(RESULTS))
@@ -214,8 +213,7 @@ def _reconcile_track(  # noqa: C901, PLR0913
     """Reconcile one track as of `heads` (submissions, results); add its scored records that the board
     shows but whose marks a paced publish skipped to `shown`, and, paced, the track to `unmarked` (with its
     stuck scored records that are not shown) when its board is not what they say (`reconcile` then asks
-    for its publish). Returns whether a first
-    attempt waits to be scored on it.
+    for its publish). Returns whether a first attempt waits to be scored on it.
 
     Works from the record index's summaries; a whole record is read only for the few the summaries say
     may be stuck (pending or scored, unchanged for `stuck_after`) or waiting for a first attempt."""
@@ -287,10 +285,8 @@ def _reconcile_track(  # noqa: C901, PLR0913
     board, published = _board(store, track, seen, results_head)
     if not (unshown or _board_disagrees(board, published, summaries, now, stuck_after)):
         return waiting
-    if paced:
-        unmarked[track] = frozenset(
-            unshown
-        )  # asked for by `reconcile`, which knows whether a batch is coming
+    if paced:  # asked for by `reconcile`, which knows whether a batch is coming
+        unmarked[track] = frozenset(unshown)
     else:
         enqueue.publish(track)
         summary["publish"].append(track)
