@@ -77,10 +77,20 @@ class Track(Protocol):
         self, refs: Any, data: bytes, *, bootstrap: int = 1000, seed: int = 0
     ) -> tuple[dict[str, Any], dict[str, list[Any]]]: ...
 
-    # {"full" | slice name: (result, row outcomes)}
+    # {"full" | slice name: (result, row outcomes)}; `full_rows=False`: the full test's row outcomes are
+    # not built ({}); `arrays=True`: the row outcomes' numeric columns may be numpy arrays of the same
+    # values (for a caller that packs them, worker/gold/outcomes.py)
     def score_slices(
-        self, refs: Any, data: bytes, slices: Any, *, bootstrap: Any, seed: int = 0
-    ) -> dict[str, tuple[dict[str, Any], dict[str, list[Any]]]]: ...
+        self,
+        refs: Any,
+        data: bytes,
+        slices: Any,
+        *,
+        bootstrap: Any,
+        seed: int = 0,
+        full_rows: bool = True,
+        arrays: bool = False,
+    ) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]: ...
 
     def paired_compare(
         self,

@@ -169,6 +169,22 @@ class RowOutcomes:
         out["issues"] = self.issues.astype(int).tolist()
         return out
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """`to_lists`'s columns as arrays of the same values (ints as int64 or the class codes' int8, the
+        F1 as float64): what `np.asarray` of each list gives, up to the codes' integer width."""
+        out: dict[str, np.ndarray] = {
+            "valid": self.valid.astype(np.int64),
+            "anchor_valid": self.anchor_valid.astype(np.int64),
+            "target_f1": self.target_f1.astype(np.float64),
+        }
+        for k, name in enumerate(FIELDS):
+            out[f"correct.{name}"] = self.correct[:, k].astype(np.int64)
+        for k, name in enumerate(DISCRETE_FIELDS):
+            out[f"gold.{name}"] = self.gold[:, k]
+            out[f"pred.{name}"] = self.pred[:, k]
+        out["issues"] = self.issues.astype(np.int64)
+        return out
+
     @classmethod
     def from_lists(cls, data: Mapping[str, list[Any] | np.ndarray]) -> RowOutcomes:
         return cls(

@@ -191,14 +191,19 @@ class ToxiTraceTrack:
         *,
         bootstrap: Mapping[str, int],
         seed: int = 0,
-    ) -> dict[str, tuple[dict[str, Any], dict[str, list[Any]]]]:
+        full_rows: bool = True,
+        arrays: bool = False,  # noqa: ARG002 - the row outcomes are lists already (scoring/tracks.py)
+    ) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         """{"full": score_with_rows(...), <slice>: the same on the slice's rows} from ONE parse of the file.
 
         `slices` maps a name to ascending row indices (scoring/slices.py); `bootstrap` the resamples of each
-        result ("full" and each slice's name; 0: no intervals)."""
+        result ("full" and each slice's name; 0: no intervals); `full_rows=False`: no rows for "full" ({})."""
         preds = self._parse(refs, data)
         outcomes = self._outcomes(refs, preds)
-        out = {"full": (self._result(refs, preds, outcomes, bootstrap["full"], seed, True), outcomes)}
+        full = self._result(refs, preds, outcomes, bootstrap["full"], seed, True)
+        out: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+            "full": (full, outcomes if full_rows else {})
+        }
         for name, rows in slices.items():
             part, part_preds = refs.restricted(rows), _restricted_predictions(preds, rows)
             part_outcomes = {key: [values[k] for k in rows] for key, values in outcomes.items()}

@@ -29,10 +29,14 @@ def _smallest(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def pack(rows: dict[str, list]) -> dict:
-    """The storable form of `rows`: string columns as lists, numeric ones as typed little-endian bytes."""
+def pack(rows: dict[str, list | np.ndarray]) -> dict:
+    """The storable form of `rows`: string columns as lists, numeric ones as typed little-endian bytes
+    (a column may be a numpy array of the values its list would hold: the same bytes)."""
     columns: dict[str, dict | list] = {}
     for key, values in rows.items():
+        if isinstance(values, list) and values and isinstance(values[0], str):
+            columns[key] = list(values)  # ids: what the test below gives them, without an array of them
+            continue
         array = np.asarray(values)
         if array.dtype.kind in "US" or array.dtype == object or array.dtype.kind == "b":
             columns[key] = list(values)  # ids (and anything not plainly numeric) stay as they are

@@ -115,6 +115,7 @@ def cut(store: Store, track: str, name: str, *, actor: str) -> dict:
                 {"private": private_slice},
                 bootstrap={"full": 0, "private": BOOTSTRAP},
                 seed=SEED,
+                full_rows=False,
             )
             (result, rows), full = out["private"], out["full"][0]
             _check_sealed(store, pinned.slice_key, track, sid, final.version["version"], result, full)

@@ -72,7 +72,9 @@ def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict, dict | None]:
     # Intervals for the public slice only: a release re-derives the private slice's for its finals (at most
     # two per submitter), and the full test's numbers are shown without them (spec §4).
     resamples = {"public": BOOTSTRAP, "private": 0, "full": 0}
-    scored = track.score_slices(pinned.refs, data, pinned.slices, bootstrap=resamples, seed=SEED)
+    scored = track.score_slices(
+        pinned.refs, data, pinned.slices, bootstrap=resamples, seed=SEED, full_rows=False, arrays=True
+    )
     (public, public_rows), (private, private_rows) = scored["public"], scored["private"]
     sealed = {
         "private": {**private, "slice": "private", "provenance": provenance},
