@@ -237,6 +237,7 @@ def store_many(data: Path, count: int, rows: int | None = None) -> None:
 
     from scoring.version import SCORER_VERSION
     from worker.config import Config
+    from worker.gold.outcomes import pack
     from worker.gold.references import ReferenceCache
     from worker.gold.scoring_job import compute
     from worker.records import new_record, transition
@@ -271,7 +272,7 @@ def store_many(data: Path, count: int, rows: int | None = None) -> None:
         records.append(rec)
         add[f"{TRACK}/{sid}/predictions.jsonl"] = preds
         add[f"{TRACK}/{sid}/result_v1.json"] = dumps(template_result)
-        add[f"{TRACK}/{sid}/rows_v1.json"] = dumps(template_rows)
+        add[f"{TRACK}/{sid}/rows_v1.json"] = dumps(pack(template_rows))  # as attach_version writes them
     add.update(record_files(store, store.head("submissions"), records))
     store.commit("submissions", add, [], f"bench: {count} stored submissions")
 
