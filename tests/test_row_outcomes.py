@@ -76,3 +76,35 @@ def test_score_with_rows_is_score_and_row_outcomes_from_one_parse(track: str) ->
         assert dumps(result) == dumps(track_obj.score(refs, data, bootstrap=200, seed=3))
         assert dumps(rows) == dumps(track_obj.row_outcomes(refs, data))
     assert "explanations" in result or track == "varm"  # the char_scores file really was scored as such
+
+
+def test_row_outcomes_as_arrays_pack_to_the_same_bytes_as_their_lists() -> None:
+    """The worker packs VARM's row outcomes from arrays (`RowOutcomes.to_arrays`: no lists in between); the
+    stored bytes are those of the lists, for every column, on a file with invalid rows and format issues.
+    Positive control: the same values as floats (not 0/1 ints) pack differently."""
+    import numpy as np
+
+    from scoring.tracks import get_track
+    from scoring.varm_metrics import row_outcomes
+    from tests.factories import mixed_predictions
+    from worker.gold.outcomes import pack
+    from worker.submissions import dumps
+
+    demo = Path(__file__).resolve().parents[1] / "data" / "demo" / "varm"
+    varm = get_track("varm")
+    refs = varm.load_references(demo / "test.jsonl", demo / "subsets")
+    lines = [json.loads(line) for line in mixed_predictions("varm", 0.4).decode().splitlines()]
+    for k in range(0, len(lines), 7):  # cut outputs: invalid rows, format issues
+        lines[k]["output"] = lines[k]["output"][: len(lines[k]["output"]) // 2]
+    data = "".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in lines).encode()
+    checked = varm._check(data, varm.public_inputs(refs), advice=False)
+    outcomes = row_outcomes(checked.parsed, refs.rows)
+    assert outcomes.issues.any() and not outcomes.valid.all()  # the file exercises every column
+    lists, arrays = outcomes.to_lists(), outcomes.to_arrays()
+    assert list(lists) == list(arrays)
+    for name in lists:
+        assert dumps(pack({name: arrays[name]})) == dumps(pack({name: lists[name]})), name
+    ids = list(refs.ids)
+    assert dumps(pack({"id": ids, **arrays})) == dumps(pack({"id": ids, **lists}))
+    assert dumps(pack({"valid": outcomes.valid.astype(float)})) != dumps(pack({"valid": lists["valid"]}))
+    assert np.array_equal(np.asarray(lists["issues"]), arrays["issues"])
