@@ -107,4 +107,11 @@ def test_row_outcomes_as_arrays_pack_to_the_same_bytes_as_their_lists() -> None:
     ids = list(refs.ids)
     assert dumps(pack({"id": ids, **arrays})) == dumps(pack({"id": ids, **lists}))
     assert dumps(pack({"valid": outcomes.valid.astype(float)})) != dumps(pack({"valid": lists["valid"]}))
+    # An empty slice (a tiny test set's public slice): its lists are [] (float columns of shape [0]).
+    from scoring.varm import _take
+
+    empty = _take(outcomes, np.array([], dtype=np.int64))
+    assert dumps(pack(empty.to_arrays())) == dumps(pack(empty.to_lists()))
+    one = _take(outcomes, np.array([0]))
+    assert dumps(pack(one.to_arrays())) == dumps(pack(one.to_lists()))
     assert np.array_equal(np.asarray(lists["issues"]), arrays["issues"])

@@ -37,6 +37,8 @@ def pack(rows: dict[str, list | np.ndarray]) -> dict:
         if isinstance(values, list) and values and isinstance(values[0], str):
             columns[key] = list(values)  # ids: what the test below gives them, without an array of them
             continue
+        if isinstance(values, np.ndarray) and values.size == 0:
+            values = values.tolist()  # as its list is stored: [] is a float column of shape [0]
         array = np.asarray(values)
         if array.dtype.kind in "US" or array.dtype == object or array.dtype.kind == "b":
             columns[key] = list(values)  # ids (and anything not plainly numeric) stay as they are
