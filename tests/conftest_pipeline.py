@@ -178,6 +178,19 @@ def worker_env(config: Config, extra: dict[str, str] | None = None) -> dict[str,
     return {**env, **(extra or {})}
 
 
+class Paced:
+    """A store whose submissions budget says paced (as HubStore's under a burst) while `tight` is set."""
+
+    def __init__(self, store) -> None:
+        self._store, self.tight = store, True
+
+    def budget_tight(self, area: str) -> bool:
+        return self.tight
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
 class RecordingEnqueuer:
     """An Enqueuer that only records what would have been sent (web-process tests without workers)."""
 

@@ -220,19 +220,6 @@ def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path
     assert reconcile(store, RecordingEnqueuer(), stuck_after=0, tracks=("cold",))["publish"] == ["cold"]
 
 
-class _Paced:
-    """A store whose commit budget says paced (as HubStore's under a burst); the rest is the store's."""
-
-    def __init__(self, store) -> None:
-        self._store = store
-
-    def budget_tight(self, area: str) -> bool:
-        return True
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
-
-
 def test_a_withheld_record_is_marked_once_a_paced_burst_is_over(local_store, tmp_path, monkeypatch):
     """While the Hub's commit budget is paced a publish skips its marks; a record the board shows gets them
     from the next batch or the reconciler's own commit, but one the Ladder withheld has no envelope to be
@@ -241,7 +228,7 @@ def test_a_withheld_record_is_marked_once_a_paced_burst_is_over(local_store, tmp
     publish that commits the marks even though paced, once per pair of heads. Positive controls: while a
     first attempt waits it asks for a plain publish (the batch is coming), and a plain paced publish leaves
     the record scored."""
-    from tests.conftest_pipeline import RecordingEnqueuer, baseline_file
+    from tests.conftest_pipeline import Paced, RecordingEnqueuer, baseline_file
     from worker.config import Config
     from worker.gold import tasks
     from worker.gold.install import install
@@ -255,7 +242,7 @@ def test_a_withheld_record_is_marked_once_a_paced_burst_is_over(local_store, tmp
     store = local_store
     install(store, "varm", DEMO / "varm", kind="demo")
     service = Service(Config(data_dir=tmp_path / "data"), store, RecordingEnqueuer())
-    paced = _Paced(store)
+    paced = Paced(store)
     cache, publisher = ReferenceCache(store), Publisher(paced)
 
     def upload(name: str, score: bool = True) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest_hub import HUB_TEST_OPTIONS
-from tests.conftest_pipeline import RecordingEnqueuer, baseline_file, seed_store
+from tests.conftest_pipeline import Paced, RecordingEnqueuer, baseline_file, seed_store
 from worker.config import Config
 from worker.gold.reconcile import reconcile
 from worker.records import transition
@@ -98,19 +98,6 @@ def test_an_idle_pass_on_the_hub_costs_two_requests(tmp_path, demo_dir, hub_conf
     reconcile(store, RecordingEnqueuer(), stuck_after=0)
     requests = {route: count for route, count in fakehub.stats().items() if count}
     assert sum(requests.values()) <= 2, requests
-
-
-class Paced:
-    """A store whose submissions budget says paced (as HubStore's under a burst) while `tight` is set."""
-
-    def __init__(self, store) -> None:
-        self._store, self.tight = store, True
-
-    def budget_tight(self, area: str) -> bool:
-        return self.tight
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
 
 
 def test_a_paced_pass_asks_once_per_results_head_for_a_publish_that_cannot_mark(tmp_path, demo_dir):
