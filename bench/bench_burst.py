@@ -18,7 +18,9 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
   (the same number replayed on the settled submissions and their web CPU left out), against the scoring
   alone: the CPU of
   `worker.gold.scoring_job.compute` (the public/private/full scores with 1,000 resamples) on the same files,
-  timed in this process afterwards (issue 26 item 4: the rest is what the service adds per upload).
+  timed in this process afterwards (issue 26 item 4: the rest is what the service adds per upload);
+- the service's CPU with nothing to do (`--idle` seconds before the burst), and what that rate costs per
+  upload over the burst's wall time.
 
 `--hub-limit 128` makes the fake Hub enforce the limit (429 + Retry-After past 128 commits to one repo within
 `--window` seconds). A smaller `--window` compresses time: `--window 360` is the Hub's hour played ten times
@@ -26,7 +28,7 @@ faster (the same 128 commits per window), so a burst that fits the budget there 
 The service is told the same limit and window (HF_COMMITS_PER_HOUR, HF_COMMIT_WINDOW).
 
     .venv/bin/python bench/bench_burst.py [--uploads 300 --clients 10 --workers 2] [--hub-limit 128
-                                           --window 360] [--json FILE]
+                                           --window 360] [--idle 20] [--json FILE]
 """
 
 from __future__ import annotations
@@ -197,6 +199,16 @@ def wait_settled(url: str, owners: dict[str, str], timeout: float) -> tuple[dict
     return final, polls
 
 
+def idle_cpu(web: list[int], workers: list[int], seconds: float) -> tuple[float, float]:
+    """CPU seconds per second of the web process and of the workers with nothing to do (no upload, no
+    viewer; the reconciler and heartbeats run as deployed), over `seconds` before the burst."""
+    if seconds <= 0:
+        return 0.0, 0.0
+    before = tree_cpu(web), tree_cpu(workers)
+    time.sleep(seconds)
+    return (tree_cpu(web) - before[0]) / seconds, (tree_cpu(workers) - before[1]) / seconds
+
+
 def poll_cpu(url: str, owners: dict[str, str], polls: int, web: list[int]) -> float:
     """The web process's CPU seconds for `polls` status polls like wait_settled's, replayed on the settled
     submissions (the same request, token and answer size), so the service's figure can leave them out."""
@@ -248,9 +260,10 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
             # The documented production layout: one dedicated publish worker (the others drain the
             # submissions queue first, so a publish queued behind a burst would wait for all of it).
             dep.workers.append(procs.Worker(dep.env, dep.tmp / "publish.log", queues="publish").start())
-            httpx.post(hub_url + "/_fake/reset", json={}, timeout=10)  # count the burst, not the seeding
             web = [dep.space.proc.pid] if dep.space is not None and dep.space.proc is not None else []
             workers = [w.proc.pid for w in dep.workers if w.proc is not None]
+            idle = idle_cpu(web, workers, args.idle)
+            httpx.post(hub_url + "/_fake/reset", json={}, timeout=10)  # count the burst, not the seeding
             cpu_before = tree_cpu(web), tree_cpu(workers)
             t_start = time.time()
             subs = submit_all(dep.url, files, list(tokens))
@@ -287,6 +300,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "polls": polls,
         "polls_cpu_per_upload_s": round(polls_cpu / n, 3),
         "scoring_cpu_s": round(scoring, 3),
+        "idle_web_cpu_per_s": round(idle[0], 4),
+        "idle_workers_cpu_per_s": round(idle[1], 4),
+        "idle_cpu_per_upload_s": round((idle[0] + idle[1]) * (settled - t_start) / n, 3),
         "cpu_ratio": round(service_cpu / n / scoring, 2) if scoring else None,
         "uploads": len(subs),
         "accepted": len(accepted),
@@ -327,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hub-limit", type=int, default=0, help="commits per repo per window (0: no limit)")
     parser.add_argument("--window", type=float, default=3600.0, help="the limit's window in seconds")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the last publish")
+    parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured first")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-burst-") as tmp:
@@ -363,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
         f"workers {fig['workers_cpu_per_upload_s']} s) against the scoring's {fig['scoring_cpu_s']} s: "
         f"{fig['cpu_ratio']}× (the web's without this script's {fig['polls']} status polls: "
         f"{fig['polls_cpu_per_upload_s']} s per upload, replayed once settled)"
+    )
+    print(
+        f"idle, before the burst: web {fig['idle_web_cpu_per_s']} and workers "
+        f"{fig['idle_workers_cpu_per_s']} CPU-s per second; at that rate the burst's wall costs "
+        f"{fig['idle_cpu_per_upload_s']} s per upload (part of the figure above)"
     )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -298,3 +298,26 @@ def test_the_hub_cache_is_blocked_with_the_data_folders(tmp_path) -> None:
     blocked = blocked_paths(tmp_path / "data", DEMO.parents[0])
     assert str(Path(HF_HUB_CACHE).expanduser().resolve()) in blocked
     assert str((tmp_path / "data").resolve()) in blocked and str(DEMO.parents[0].resolve()) in blocked
+
+
+def test_gradio_queue_does_not_poll_every_millisecond(tmp_path: Path) -> None:
+    """The mounted UI's event queue looks for work every QUEUE_IDLE_POLL_SECONDS, not Gradio's Linux
+    default of 1 ms (which kept ~5% of a core busy with no one on the site; bench/bench_burst.py --idle).
+    Positive control: a queue Gradio builds and nobody mounts keeps the default this setting replaces."""
+    import gradio as gr
+    from fastapi import FastAPI
+
+    from space import uploads
+
+    with gr.Blocks() as mounted:
+        gr.Markdown("x")
+    with gr.Blocks() as untouched:
+        gr.Markdown("x")
+    uploads.mount(FastAPI(), mounted, data_dir=tmp_path / "data", repo_data=tmp_path / "repo", ttl_seconds=60)
+    queue = mounted._queue
+    assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == (
+        uploads.QUEUE_IDLE_POLL_SECONDS,
+        uploads.QUEUE_PROGRESS_POLL_SECONDS,
+    )
+    assert untouched._queue.sleep_when_free < uploads.QUEUE_IDLE_POLL_SECONDS / 10
+    assert untouched._queue.progress_update_sleep_when_free < uploads.QUEUE_PROGRESS_POLL_SECONDS

@@ -24,7 +24,7 @@ from worker.gold.references import ReferenceCache
 from worker.gold.rescore import chunks_done, finalize, plan, poll_delay, score_chunk, stamp
 from worker.heartbeat import HOLDER_VARIABLE, Heartbeats, heartbeat_name
 from worker.records import check_track
-from worker.store import WORKER_AREAS, Store, StoreError, layout, open_store
+from worker.store import WORKER_AREAS, Store, StoreError, import_client, layout, open_store
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,7 @@ def _name_the_holder(**_) -> None:
     # A message a task sends while the disk is full waits for space (up to the soft time limit) instead of
     # failing the task (worker.embedded_broker); the web process keeps the default, no waiting.
     embedded_broker.send_patience["seconds"] = float(config().task_soft_time_limit)
+    import_client(config())
 
 
 @worker_ready.connect

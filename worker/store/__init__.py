@@ -39,6 +39,7 @@ __all__ = [
     "check_path",
     "commit_change",
     "commit_with_retry",
+    "import_client",
     "open_store",
     "open_web_store",
     "read_many",
@@ -54,6 +55,16 @@ def open_store(config: Config, areas: Iterable[str] = AREAS, **hub_options) -> S
 
         return HubStore.from_config(config, areas=areas, **hub_options)
     return LocalStore(config.data_dir, areas=areas)
+
+
+def import_client(config: Config) -> None:
+    """Import the configured store's client library now. A Celery worker calls it before it forks its
+    pool, so the children share the modules instead of each importing huggingface_hub on its first task
+    (about half a second of CPU per child, measured in bench/bench_burst.py)."""
+    if config.store == "hub":
+        from worker.store.hub import import_client as import_hub_client
+
+        import_hub_client()
 
 
 # A request to the web process waits at most this long for the Hub to take requests again (summed over the

@@ -81,6 +81,15 @@ def _one_retry_layer() -> None:
             fn.__kwdefaults__["max_retries"] = 0
 
 
+def import_client() -> None:
+    """Import the parts of huggingface_hub a HubStore uses (HfApi, downloads, commits): its package
+    imports them lazily, on the first use. Imports only: no client, no connection (a forked child must
+    not share a parent's sockets)."""
+    import huggingface_hub._commit_api
+    import huggingface_hub.file_download
+    import huggingface_hub.hf_api  # noqa: F401
+
+
 _HTTP_TIMEOUT: list[float] = []  # process-wide, because huggingface_hub shares one HTTP client
 
 
