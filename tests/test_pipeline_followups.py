@@ -182,7 +182,7 @@ def _inputs(*texts: str) -> bytes:
 
 def test_public_inputs_are_read_once_per_results_head(hub_config: Config, tmp_path: Path, fakehub):
     """Every upload validates against its track's published test inputs: read at the results head, the
-    web process asks the Hub for them once per head, not once per upload; a new head gives the new file."""
+    web process asks the Hub for them once per head, not once per upload, and a new head gives the new file."""
     from worker.store import layout
 
     path = layout.public_file("cold", "test_inputs.jsonl")
