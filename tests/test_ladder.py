@@ -136,7 +136,6 @@ def test_the_board_shows_only_released_submissions_and_their_owner_sees_why(loca
         assert score_submission(store, cache.get, "varm", sid, time_limit=300) == "scored"
         assert service.submission(sid, viewer=who)["result"] is None  # not before the Ladder decided
         publisher.publish("varm")
-        service.head_moved()  # what the publish task's announcement does in a deployment
         return sid
 
     first, worse, better = (
@@ -195,7 +194,6 @@ def test_private_submissions_are_in_their_submitters_chain(local_store, tmp_path
         )["submission_id"]
         assert score_submission(store, cache.get, "cold", sid, time_limit=300) == "scored"
         publisher.publish("cold")
-        service.head_moved()  # what the publish task's announcement does in a deployment
         return sid
 
     public, worse, better = upload("lexicon", False), upload("majority", True), upload("char-ngram", True)

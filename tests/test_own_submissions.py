@@ -50,7 +50,6 @@ def scored(tmp_path: Path, demo_dir: Path):
     for key in ("public", "private", "bob"):
         assert score_submission(store, refs.get, "varm", ids[key], time_limit=300) == "scored"
     Publisher(store).publish("varm")
-    service.head_moved()  # what the publish task's announcement does in a deployment
     ids["queued"] = submit("alice", "cold", baseline_file("cold", "lexicon"), "alice-cold")
     return service, ids
 

@@ -174,42 +174,6 @@ def _board(n: int) -> bytes:
     return json.dumps({"track": "varm", "rows": [{"rank": i} for i in range(n)]}).encode()
 
 
-def _inputs(*texts: str) -> bytes:
-    return "".join(
-        json.dumps({"id": f"c{i}", "text": t}, ensure_ascii=False) + "\n" for i, t in enumerate(texts)
-    ).encode()
-
-
-def test_public_inputs_are_read_once_per_results_head(hub_config: Config, tmp_path: Path, fakehub):
-    """Every upload validates against its track's published test inputs: read at the results head, the
-    web process asks the Hub for them once per head, not once per upload, and a new head gives the new file."""
-    from worker.store import layout
-
-    path = layout.public_file("cold", "test_inputs.jsonl")
-    writer = open_store(hub_config, cache_dir=tmp_path / "w", base_delay=0.01)
-    writer.commit("results", {path: _inputs("一", "二")}, [], "install")
-    service = Service(
-        hub_config,
-        open_web_store(hub_config, cache_dir=tmp_path / "web", base_delay=0.01),
-        RecordingEnqueuer(),
-        head_ttl=0.5,
-    )
-    fakehub.reset()
-    assert [len(service.public_inputs("cold")) for _ in range(10)] == [2] * 10
-    stats = fakehub.stats()
-    assert stats.get("GET resolve", 0) == 1  # once, at the head
-    assert sum(stats.values()) <= 3  # and a head check or two
-    # Positive control: the same file read at the branch name is a GET each time.
-    fakehub.reset()
-    for _ in range(3):
-        service.store.read("results", path)
-    assert fakehub.stats().get("GET resolve", 0) == 3
-
-    writer.commit("results", {path: _inputs("一", "二", "三")}, [], "a new test set")
-    time.sleep(0.6)  # head_ttl
-    assert len(service.public_inputs("cold")) == 3  # never the old file at a new head
-
-
 def test_leaderboard_is_cached_on_the_results_head(hub_config: Config, tmp_path: Path, fakehub):
     writer = open_store(hub_config, cache_dir=tmp_path / "w", base_delay=0.01)
     writer.commit("results", {"varm/leaderboard.json": _board(1)}, [], "publish 1")

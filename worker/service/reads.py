@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, cast
 
 from scoring.tracks import TRACK_NAMES, get_track, metric_spec
@@ -189,6 +190,28 @@ class Reads(ServiceBase):
             while len(self._format_reports) > 256:
                 self._format_reports.popitem(last=False)
         return report
+
+    def results_head(self) -> str:
+        """The results area's head revision, read from the store at most once every `head_ttl` seconds (or
+        sooner after `head_moved`)."""
+        now = time.monotonic()
+        with self._lock:
+            if self._head is not None and now - self._head[1] < self.head_ttl:
+                return self._head[0]
+            moves = self._head_moves
+        head = self.store.head("results")
+        with self._lock:
+            # A move announced while this read was in flight may be newer than what it read: keep nothing.
+            self._head = (head, now) if moves == self._head_moves else None
+        return head
+
+    def head_moved(self, revision: str = "") -> None:
+        """Something said the results head moved (a worker's announcement, the Hub's webhook): the next
+        `results_head` reads it from the store instead of trusting the cached one."""
+        with self._lock:
+            self._head_moves += 1
+            if not revision or self._head is None or self._head[0] != revision:
+                self._head = None
 
     def leaderboard(self, track: str) -> dict:
         """The published leaderboard of `track` (cached per results head; treat the dict as read-only)."""

@@ -7,7 +7,6 @@ import logging
 import re
 import shutil
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,39 +123,7 @@ class ServiceBase:
         return shutil.disk_usage(Path(self.config.data_dir).resolve()).free // (1024 * 1024)
 
     def public_file(self, track: str, name: str) -> bytes | None:
-        """A published file of `track` at the results head: each upload reads its track's test inputs, and
-        read at a known commit they come from the store's read cache (on the Hub, no request until the
-        head moves; at the branch name each read was a GET, and the bytes again for a file under 256 kB).
-        A file missing at the cached head is looked for again at the live one: a track installed a moment
-        ago (by this process's seed, or a maintainer) takes submissions at once."""
         check_track(track)
         if name not in PUBLIC_FILES:
             return None
-        path = layout.public_file(track, name)
-        data = self.store.read("results", path, self.results_head())
-        if data is None:
-            self.head_moved()
-            data = self.store.read("results", path, self.results_head())
-        return data
-
-    def results_head(self) -> str:
-        """The results area's head revision, read from the store at most once every `head_ttl` seconds (or
-        sooner after `head_moved`)."""
-        now = time.monotonic()
-        with self._lock:
-            if self._head is not None and now - self._head[1] < self.head_ttl:
-                return self._head[0]
-            moves = self._head_moves
-        head = self.store.head("results")
-        with self._lock:
-            # A move announced while this read was in flight may be newer than what it read: keep nothing.
-            self._head = (head, now) if moves == self._head_moves else None
-        return head
-
-    def head_moved(self, revision: str = "") -> None:
-        """Something said the results head moved (a worker's announcement, the Hub's webhook): the next
-        `results_head` reads it from the store instead of trusting the cached one."""
-        with self._lock:
-            self._head_moves += 1
-            if not revision or self._head is None or self._head[0] != revision:
-                self._head = None
+        return self.store.read("results", layout.public_file(track, name))
