@@ -1,8 +1,9 @@
 """HubStore: each area is a dataset repo on a Hugging Face Hub (or on tests/fakehub.py).
 
-Only this module imports huggingface_hub, and only when a HubStore is built, so set HF_ENDPOINT and
-HF_HOME in the environment before that (huggingface_hub reads them at import); the endpoint and token are
-also passed explicitly to the one HfApi each store owns.
+Only this module imports huggingface_hub, and only when a HubStore is built or `import_client` runs (a
+Celery worker's, before it forks its pool), so set HF_ENDPOINT and HF_HOME in the environment before that
+(huggingface_hub reads them at import); the endpoint and token are also passed explicitly to the one HfApi
+each store owns.
 """
 
 from __future__ import annotations
