@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest_pipeline import Paced
 from tests.conftest_ui import seed_public
 from tests.factories import mixed_predictions
 from worker.gold import batch
@@ -21,23 +22,17 @@ from worker.store.local import LocalStore
 from worker.submissions import load_record, read_index, record_files
 
 
-class Budgeted:
-    """A LocalStore that says its submissions budget is paced (as HubStore does under load), with its
-    own leases, counting commits by area."""
+class Budgeted(Paced):
+    """`Paced` (tight or not) with its own leases, counting commits by area."""
 
     def __init__(self, store: LocalStore, tight: bool) -> None:
-        self._store, self.tight, self.commits = store, tight, {"submissions": 0, "results": 0}
+        super().__init__(store)
+        self.tight, self.commits = tight, {"submissions": 0, "results": 0}
         self.claims = Claims()
-
-    def budget_tight(self, area: str) -> bool:
-        return self.tight
 
     def commit(self, area, *args, **kwargs):
         self.commits[area] = self.commits.get(area, 0) + 1
         return self._store.commit(area, *args, **kwargs)
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
 
 
 def upload(store: LocalStore, track: str, n: int, data: bytes | None = None) -> str:
