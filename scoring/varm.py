@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table
+from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table, weighted_sums
 from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .ladder import Margin, per_row_margin
@@ -507,7 +507,7 @@ def _resampled_subset(
     zero) and only those metrics are computed."""
     cols = _needed_columns(names)
     sums = np.zeros((counts.shape[0], x.shape[1]))
-    sums[:, cols] = counts @ x[:, cols]
+    sums[:, cols] = weighted_sums(counts, x[:, cols])
     values = metric_arrays(sums, rows, names)
     return {name: values[name] for name in names}
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .bootstrap import weighted_sums
 from .disclosure import SMALL_CELL, small_cell, withhold
 from .protocol import DISCRETE_FIELDS, FIELDS, FORMAT_ISSUES, HARMFUL, NO_TARGET, VALUE_SETS, ParsedOutput
 
@@ -456,6 +457,6 @@ def resampled_metrics(
 ) -> dict[str, np.ndarray]:
     """Every metric in `names` for each bootstrap resample, given the row-count matrix (resamples, n)."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
-    sums = counts @ x
+    sums = weighted_sums(counts, x)
     values = metric_arrays(sums, counts.sum(axis=1))
     return {name: values[name] for name in names}

@@ -1,3 +1,3 @@
 """The scorer's version. Bump it (semver) with a docs/CHANGELOG.md entry whenever a metric changes."""
 
-SCORER_VERSION = "4.0.0"
+SCORER_VERSION = "4.0.1"

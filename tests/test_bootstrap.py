@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +14,7 @@ from scoring.bootstrap import (
     percentile_ci,
     resample_counts,
     resample_indices,
+    weighted_sums,
 )
 from scoring.protocol import parse_output
 from scoring.varm import VARM_TRACK
@@ -46,6 +49,33 @@ def test_counts_match_indices() -> None:
     assert np.array_equal(counts.sum(axis=1), np.full(30, 7.0))
     for b in range(30):
         assert np.array_equal(counts[b], np.bincount(idx[b], minlength=7))
+
+
+def test_weighted_sums_keep_the_matrix_product_for_whole_numbers_and_fix_the_order_otherwise() -> None:
+    counts = resample_counts(resample_indices(300, 50, seed=2), 300)
+    rng = np.random.default_rng(5)
+    whole = rng.integers(0, 4, size=(300, 3)).astype(np.float64)
+    fraction = rng.integers(0, 1000, size=300) / 997.0
+    values = np.column_stack([whole, fraction])
+    sums = weighted_sums(counts, values)
+    assert np.array_equal(sums[:, :3], counts @ whole)  # exact either way
+    # the fractional column: the exact sum rounded at most twice (its chunks' exact sums, added in order)
+    for b in range(0, 50, 7):
+        exact = sum(Fraction(int(c)) * Fraction(float(v)) for c, v in zip(counts[b], fraction, strict=True))
+        assert abs(Fraction(float(sums[b, 3])) - exact) <= Fraction(np.spacing(sums[b, 3]))
+    np.testing.assert_allclose(sums[:, 3], counts @ fraction, rtol=1e-13)
+    assert np.array_equal(weighted_sums(counts, fraction), sums[:, 3])  # a vector gives a vector
+    assert weighted_sums(np.zeros((0, 300)), fraction).shape == (0,)
+    assert np.array_equal(weighted_sums(counts, -fraction), -sums[:, 3])  # signs are kept
+
+
+def test_weighted_sums_fall_back_to_the_pairwise_sum_where_three_chunks_cannot_hold_the_bits() -> None:
+    counts = resample_counts(resample_indices(40, 9, seed=4), 40)
+    wide = np.where(np.arange(40) % 2 == 0, 1.0 / 3.0, 1e-30)  # 1e-30's bits sit ~100 bits below 1/3's
+    tiny = np.full(40, 1e-305)  # a chunk's scale would be subnormal
+    for column in (wide, tiny, np.array([np.nan, *[0.5] * 39])):
+        expected = np.array([np.sum(row * column) for row in counts])
+        np.testing.assert_array_equal(weighted_sums(counts, column), expected)
 
 
 def test_percentile_ci_is_numpy_linear_percentile() -> None:
@@ -142,7 +172,7 @@ def _reference_compare(a: dict, b: dict, bootstrap: int, seed: int, metrics: lis
             return resampled_metrics(outcomes, counts, names)
         x, cols = outcomes.indicator_matrix(), _needed_columns(names)
         sums = np.zeros((counts.shape[0], x.shape[1]))
-        sums[:, cols] = counts @ x[:, cols]
+        sums[:, cols] = weighted_sums(counts, x[:, cols])
         values = metric_arrays(sums, counts.sum(axis=1))
         return {m: values[m] for m in names}
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bootstrap import DEFAULT_LEVEL, percentile_ci, resample_counts
+from ..bootstrap import DEFAULT_LEVEL, percentile_ci, resample_counts, weighted_sums
 from .masking import MASK_LEVELS
 from .spans import Span, index_set
 
@@ -175,10 +175,8 @@ def fragmentation(shape: SpanShape, weights: np.ndarray | None = None) -> dict[s
             "spans_per_item": _ratio(spans.sum(), nonempty.sum()),
             "mean_span_length": _ratio(chars.sum(), spans.sum()),
         }
-    return {
-        "spans_per_item": _ratio(weights @ spans, weights @ nonempty),
-        "mean_span_length": _ratio(weights @ chars, weights @ spans),
-    }
+    s, c, e = weighted_sums(weights, np.column_stack([spans, chars, nonempty])).T
+    return {"spans_per_item": _ratio(s, e), "mean_span_length": _ratio(c, s)}
 
 
 @dataclass(frozen=True)
@@ -233,13 +231,12 @@ def faithfulness(faith: Faithfulness, weights: np.ndarray | None = None) -> dict
     Higher comprehensiveness and lower sufficiency mean a more faithful explanation. ``weights``: a
     (resamples, n) row-count matrix for the bootstrap (weighted means); without it the plain means.
     """
-    out = {}
-    for name, values in faith.per_item().items():
-        if weights is None:
-            out[name] = _ratio(values.sum(), values.size)
-        else:
-            out[name] = _ratio(weights @ values, weights.sum(axis=1))
-    return out
+    per_item = faith.per_item()
+    if weights is None:
+        return {name: _ratio(values.sum(), values.size) for name, values in per_item.items()}
+    sums = weighted_sums(weights, np.column_stack(list(per_item.values())))  # one product for every metric
+    rows = weights.sum(axis=1)
+    return {name: _ratio(sums[:, j], rows) for j, name in enumerate(per_item)}
 
 
 def nest(flat: dict[str, float]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..bootstrap import resample_counts
+from ..bootstrap import resample_counts, weighted_sums
 from ..jsonl import describe_found
 from .classification import ZERO_DIVISION
 
@@ -172,28 +172,38 @@ def _metrics(
 ) -> dict[str, np.ndarray]:
     """Metrics from per-item counts; ``weights`` (B, n) counts how often each item is drawn per replicate."""
 
-    def total(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x)
-        return np.asarray(x.sum() if weights is None else weights @ x)
-
-    recall_hit = (g > 0) & (2 * i > g)
-    precision_hit = (p > 0) & (2 * i > p)
     union = g + p - i
-    iou_item = _ratio(i, union)
-    n_items = len(g) if weights is None else weights.sum(axis=1)
-    o_r = _ratio(total(recall_hit.astype(np.int64)), total((g > 0).astype(np.int64)))
-    o_p = _ratio(total(precision_hit.astype(np.int64)), total((p > 0).astype(np.int64)))
-    c_p = _ratio(total(i), total(p))
-    c_r = _ratio(total(i), total(g))
+    per_item = {
+        "recall_hit": ((g > 0) & (2 * i > g)).astype(np.int64),
+        "precision_hit": ((p > 0) & (2 * i > p)).astype(np.int64),
+        "gold_any": (g > 0).astype(np.int64),
+        "pred_any": (p > 0).astype(np.int64),
+        "union_any": (union > 0).astype(np.int64),
+        "inter": i,
+        "pred": p,
+        "gold": g,
+        "iou": _ratio(i, union),
+    }
+    if weights is None:
+        total = {name: np.asarray(np.asarray(x).sum()) for name, x in per_item.items()}
+        n_items: np.ndarray | int = len(g)
+    else:  # one product for every sum (a replicate's sums)
+        sums = weighted_sums(weights, np.column_stack([np.asarray(x, np.float64) for x in per_item.values()]))
+        total = {name: sums[:, j] for j, name in enumerate(per_item)}
+        n_items = weights.sum(axis=1)
+    o_r = _ratio(total["recall_hit"], total["gold_any"])
+    o_p = _ratio(total["precision_hit"], total["pred_any"])
+    c_p = _ratio(total["inter"], total["pred"])
+    c_r = _ratio(total["inter"], total["gold"])
     return {
         "overlap_precision": o_p,
         "overlap_recall": o_r,
         "overlap_f1": _harmonic(o_p, o_r),
-        "recipe_overlap": _ratio(total(recall_hit.astype(np.int64)), n_items),
+        "recipe_overlap": _ratio(total["recall_hit"], n_items),
         "char_precision": c_p,
         "char_recall": c_r,
         "char_f1": _harmonic(c_p, c_r),
-        "iou": _ratio(total(iou_item), total((union > 0).astype(np.int64))),
+        "iou": _ratio(total["iou"], total["union_any"]),
     }
 
 
