@@ -97,7 +97,9 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
     for j, plan in enumerate(plans):
         bound = most * (tops[j] if whole[j] else 2.0**CHUNK_BITS)
         if plan is None or not bound < 2.0**53:
-            out[:, j] = (weights * columns[:, j]).sum(axis=1)
+            for start in range(0, weights.shape[0], PAIRWISE_BLOCK):  # a bounded temporary array
+                block = weights[start : start + PAIRWISE_BLOCK]
+                out[start : start + PAIRWISE_BLOCK, j] = (block * columns[:, j]).sum(axis=1)
             continue
         first, scales = plan
         total = sums[:, first] * scales[0]
@@ -108,6 +110,7 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 CHUNK_BITS = 26
+PAIRWISE_BLOCK = 128  # resamples per elementwise product on the pairwise path (each row sums alone)
 
 
 def fixed_point_chunks(column: np.ndarray) -> tuple[list[np.ndarray], list[float]] | None:

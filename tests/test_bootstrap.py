@@ -70,7 +70,7 @@ def test_weighted_sums_keep_the_matrix_product_for_whole_numbers_and_fix_the_ord
 
 
 def test_weighted_sums_fall_back_to_the_pairwise_sum_where_three_chunks_cannot_hold_the_bits() -> None:
-    counts = resample_counts(resample_indices(40, 9, seed=4), 40)
+    counts = resample_counts(resample_indices(40, 300, seed=4), 40)  # > one block of resamples
     wide = np.where(np.arange(40) % 2 == 0, 1.0 / 3.0, 1e-30)  # 1e-30's bits sit ~100 bits below 1/3's
     tiny = np.full(40, 1e-305)  # a chunk's scale would be subnormal
     for column in (wide, tiny, np.array([np.nan, *[0.5] * 39])):
