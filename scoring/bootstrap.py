@@ -78,9 +78,9 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
     cannot hold (a range of magnitudes over 78 bits, inf, nan) is summed by numpy's pairwise sum instead,
     whose order is fixed by n alone.
     """
-    weights = np.asarray(weights, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)  # the pairwise sum's order follows the layout
     values = np.asarray(values, dtype=np.float64)
-    columns = values.reshape(values.shape[0], -1)
+    columns = values if values.ndim == 2 else values[:, None]
     tops = np.abs(columns).max(axis=0, initial=0.0)
     whole = np.all(columns == np.round(columns), axis=0)
     # One product over whole numbers: a column of ones (each resample's weight, to bound the partial sums),
@@ -122,7 +122,9 @@ def fixed_point_chunks(column: np.ndarray) -> tuple[list[np.ndarray], list[float
     exponent = math.frexp(top)[1]  # every |value| < 2**exponent
     if exponent - 3 * CHUNK_BITS < sys.float_info.min_exp:  # the last scale would be subnormal
         return None
-    rest = np.ldexp(column, CHUNK_BITS - exponent)  # |rest| < 2**26; a power-of-two scaling is exact
+    rest = np.ldexp(column, CHUNK_BITS - exponent)  # |rest| < 2**26; a power-of-two scaling is exact...
+    if not np.array_equal(np.ldexp(rest, exponent - CHUNK_BITS), column):  # ...unless it flushed a tiny value
+        return None
     chunks, scales = [], []
     for k in range(3):
         whole = np.round(rest)

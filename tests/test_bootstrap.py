@@ -67,13 +67,24 @@ def test_weighted_sums_keep_the_matrix_product_for_whole_numbers_and_fix_the_ord
     assert np.array_equal(weighted_sums(counts, fraction), sums[:, 3])  # a vector gives a vector
     assert weighted_sums(np.zeros((0, 300)), fraction).shape == (0,)
     assert np.array_equal(weighted_sums(counts, -fraction), -sums[:, 3])  # signs are kept
+    top = np.array([1.0 - 2.0**-52, 0.5, 2.0**-30])  # the first chunk of 1 - 2**-52 is 2**26 itself
+    (got,) = weighted_sums(np.array([[3.0, 1.0, 2.0]]), top)
+    exact = 3 * Fraction(top[0]) + Fraction(top[1]) + 2 * Fraction(top[2])
+    assert abs(Fraction(float(got)) - exact) <= Fraction(np.spacing(got))
+
+
+def test_weighted_sums_of_no_rows_are_zeros() -> None:
+    """An empty public slice: resamples of no rows (the plain product gives zeros too)."""
+    assert np.array_equal(weighted_sums(np.zeros((5, 0)), np.zeros((0, 3))), np.zeros((5, 3)))
+    assert np.array_equal(weighted_sums(np.zeros((5, 0)), np.zeros(0)), np.zeros(5))
 
 
 def test_weighted_sums_fall_back_to_the_pairwise_sum_where_three_chunks_cannot_hold_the_bits() -> None:
     counts = resample_counts(resample_indices(40, 300, seed=4), 40)  # > one block of resamples
     wide = np.where(np.arange(40) % 2 == 0, 1.0 / 3.0, 1e-30)  # 1e-30's bits sit ~100 bits below 1/3's
     tiny = np.full(40, 1e-305)  # a chunk's scale would be subnormal
-    for column in (wide, tiny, np.array([np.nan, *[0.5] * 39])):
+    flushed = np.array([2.0**40 + 0.5, -(2.0**40 + 0.5), 5e-324, *[0.0] * 37])  # scaling down loses 5e-324
+    for column in (wide, tiny, flushed, np.array([np.nan, *[0.5] * 39])):
         expected = np.array([np.sum(row * column) for row in counts])
         np.testing.assert_array_equal(weighted_sums(counts, column), expected)
 

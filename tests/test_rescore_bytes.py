@@ -190,7 +190,10 @@ def _digests_with(env: dict[str, str]) -> dict[str, str]:
 
 def test_public_results_are_the_same_bytes_with_another_hosts_blas_and_simd_kernels() -> None:
     here, there = _digests_with({}), _digests_with(OTHER_HOST)
-    assert here.pop("blas") != there.pop("blas")  # the kernels really differ: a plain product moves
+    if here.pop("blas") == there.pop("blas"):  # the positive control: a plain product moves between them
+        pytest.skip(
+            "this host's BLAS kernel adds like the SSE3 one (an AVX-only CPU): no other host to simulate"
+        )
     assert here == there
     for track, name in ACROSS_HOSTS:
         if (track, None, name) in PINNED:

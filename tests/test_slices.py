@@ -291,3 +291,16 @@ def test_the_reference_cache_loads_a_revision_once(tmp_path, monkeypatch, track)
     first = cache.get(track)
     assert cache.get(track) is first and cache.get(track, first.revision) is first
     assert loads[track] == 1 and first.slices is not None  # positive control: loaded, and sliced
+
+
+def test_an_empty_public_slice_is_scored_with_zero_intervals() -> None:
+    """A test set whose strata each hold one row has no public rows (round(0.3 * 1) = 0): its public result
+    resamples no rows, as the plain matrix product did (an empty slice once raised in the exact sums)."""
+    refs = _refs("varm")
+    data = (DEMO / "varm" / "baselines" / "lexicon.test.jsonl").read_bytes()
+    scored = get_track("varm").score_slices(
+        refs, data, {"public": np.array([], dtype=int)}, bootstrap={"full": 20, "public": 20}
+    )
+    public = scored["public"][0]  # (result, row outcomes)
+    assert public["rows"] == 0
+    assert public["ci"] and all(bounds == [0.0, 0.0] for bounds in public["ci"].values())
