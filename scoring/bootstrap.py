@@ -89,24 +89,33 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
     plans: list[tuple[int, list[float]] | None] = []
     for j, column in enumerate(columns.T):
         split = ([column], [1.0]) if whole[j] else fixed_point_chunks(column)
-        plans.append(None if split is None else (len(parts), split[1]))
-        parts.extend(split[0] if split is not None else [])
+        if split is None:
+            plans.append(None)
+            continue
+        plans.append((len(parts), split[1]))
+        parts.extend(split[0])
     sums = weights @ np.column_stack(parts)
     most = float(sums[:, 0].max(initial=0.0))  # no partial sum of a column exceeds most * its max |value|
     out = np.empty((weights.shape[0], columns.shape[1]))
     for j, plan in enumerate(plans):
-        bound = most * (tops[j] if whole[j] else 2.0**CHUNK_BITS)
-        if plan is None or not bound < 2.0**53:
-            for start in range(0, weights.shape[0], PAIRWISE_BLOCK):  # a bounded temporary array
-                block = weights[start : start + PAIRWISE_BLOCK]
-                out[start : start + PAIRWISE_BLOCK, j] = (block * columns[:, j]).sum(axis=1)
+        if plan is None or not most * (tops[j] if whole[j] else 2.0**CHUNK_BITS) < 2.0**53:
+            out[:, j] = _pairwise_sums(weights, columns[:, j])
             continue
         first, scales = plan
         total = sums[:, first] * scales[0]
-        for k, scale in enumerate(scales[1:], start=1):
+        for k, scale in enumerate(scales[1:], start=1):  # in a fixed order, one rounding per chunk
             total = total + sums[:, first + k] * scale
         out[:, j] = total
     return out if values.ndim == 2 else out[:, 0]
+
+
+def _pairwise_sums(weights: np.ndarray, column: np.ndarray) -> np.ndarray:
+    """Each resample's sum of `weights[b] * column` by numpy's pairwise sum (its order fixed by n), a block
+    of resamples at a time so the temporary array stays bounded."""
+    out = np.empty(weights.shape[0])
+    for start in range(0, weights.shape[0], PAIRWISE_BLOCK):
+        out[start : start + PAIRWISE_BLOCK] = (weights[start : start + PAIRWISE_BLOCK] * column).sum(axis=1)
+    return out
 
 
 CHUNK_BITS = 26

@@ -1,6 +1,6 @@
 """A re-score's outputs, byte for byte: what the worker stores for a file (public result, packed row outcomes,
-sealed part) on a private test set and on a public one, pinned as sha256 digests, and the same bytes whatever
-BLAS kernel and numpy SIMD level the host has.
+sealed part) on a private test set and on a public one, pinned as sha256 digests (the same bytes with another
+host's BLAS kernel and SIMD level: tests/test_blas_threads.py).
 
 The digests were first computed with the scorer BEFORE the re-score speed-ups of issue 26.4 (parse and
 target-F1 caches, per-references values, class-code comparisons, slices from the full indicator matrix) and
@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -148,53 +145,3 @@ def test_rescore_outputs_are_byte_identical_to_the_pinned_digests(
         first = digest(pinned, data)
         assert digest(pinned, data) == first  # the second time through every per-process cache
         assert first == PINNED[(track, rows, name)]["private" if private else "public"]
-
-
-# Another host, simulated: OpenBLAS's SSE3 kernel (no FMA) and numpy's baseline SIMD loops instead of the
-# kernels this CPU picks. Before 4.0.1 the public VARM T-F1 and CNTP IoU intervals differed in their last bits
-# between OpenBLAS's AVX-512 and AVX2 kernels; an AVX2-only host then failed the digests above.
-OTHER_HOST = {
-    "OPENBLAS_CORETYPE": "Prescott",
-    "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
-}
-ACROSS_HOSTS = [("varm", "lexicon"), ("varm", "mixed"), ("cntp", "perturbed"), ("toxicn", "mixed")]
-_DIGESTS = """
-import hashlib, json, sys
-import numpy as np
-from scoring.bootstrap import resample_count_table
-from tests.factories import DEMO
-from tests.test_rescore_bytes import ACROSS_HOSTS, _file, _pinned, digest
-
-values = np.random.default_rng(3).integers(0, 1000, 2000) / 997.0
-blas = resample_count_table(2000, 1000, 11) @ values  # the control: a plain BLAS product of non-integers
-out = {"blas": hashlib.sha256(blas.tobytes()).hexdigest()}
-for track, name in ACROSS_HOSTS:
-    out[f"{track}/{name}"] = digest(_pinned(track, DEMO / track, False), _file(track, None, name))
-print(json.dumps(out))
-"""
-
-
-def _digests_with(env: dict[str, str]) -> dict[str, str]:
-    root = Path(__file__).resolve().parent.parent
-    base = {k: v for k, v in os.environ.items() if k not in OTHER_HOST}
-    done = subprocess.run(
-        [sys.executable, "-c", _DIGESTS],
-        cwd=root,
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout)
-
-
-def test_public_results_are_the_same_bytes_with_another_hosts_blas_and_simd_kernels() -> None:
-    here, there = _digests_with({}), _digests_with(OTHER_HOST)
-    if here.pop("blas") == there.pop("blas"):  # the positive control: a plain product moves between them
-        pytest.skip(
-            "this host's BLAS kernel adds like the SSE3 one (an AVX-only CPU): no other host to simulate"
-        )
-    assert here == there
-    for track, name in ACROSS_HOSTS:
-        if (track, None, name) in PINNED:
-            assert here[f"{track}/{name}"] == PINNED[(track, None, name)]["public"]
