@@ -12,7 +12,14 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from .bootstrap import DEFAULT_LEVEL, paired_bootstrap, percentile_cis, resample_count_table, weighted_sums
+from .bootstrap import (
+    DEFAULT_LEVEL,
+    paired_bootstrap,
+    percentile_cis,
+    resample_count_table,
+    resample_running_table,
+    weighted_sums,
+)
 from .disclosure import DERIVED_CELL, SMALL_CELL, derived_small, disjoint, unlinked_rows
 from .jsonl import coverage_problems, quote, read_jsonl, string_problem
 from .ladder import Margin, per_row_margin
@@ -301,8 +308,10 @@ class VarmTrack:
         ci: dict[str, list[float]] = {}
         if bootstrap > 0:
             counts = resample_count_table(outcomes.n, bootstrap, seed)
+            running = resample_running_table(outcomes.n, bootstrap, seed)
             canonical = matrix[unlinked_rows(matrix)]  # intervals depend on outcome counts, not row identity
-            ci = percentile_cis(resampled_metrics(outcomes, counts, matrix=canonical), DEFAULT_LEVEL)
+            resampled = resampled_metrics(outcomes, counts, matrix=canonical, running=running)
+            ci = percentile_cis(resampled, DEFAULT_LEVEL)
         return {
             "scorer_version": SCORER_VERSION,
             "track": self.name,
@@ -400,8 +409,9 @@ class VarmTrack:
             names = list(dict.fromkeys(metrics))
         counts = resample_count_table(a.outcomes.n, max(bootstrap, 0), seed)
         if metrics is None:
-            resampled_a = resampled_metrics(a.outcomes, counts, names, matrix=matrix_a)
-            resampled_b = resampled_metrics(b.outcomes, counts, names, matrix=matrix_b)
+            running = resample_running_table(a.outcomes.n, max(bootstrap, 0), seed)
+            resampled_a = resampled_metrics(a.outcomes, counts, names, matrix=matrix_a, running=running)
+            resampled_b = resampled_metrics(b.outcomes, counts, names, matrix=matrix_b, running=running)
         else:
             rows = counts.sum(axis=1)
             resampled_a = _resampled_subset(matrix_a, counts, rows, names)

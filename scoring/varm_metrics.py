@@ -454,9 +454,11 @@ def resampled_metrics(
     counts: np.ndarray,
     names: Sequence[str] = HEADLINE_CI_METRICS,
     matrix: np.ndarray | None = None,
+    running: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every metric in `names` for each bootstrap resample, given the row-count matrix (resamples, n)."""
+    """Every metric in `names` for each bootstrap resample, given the row-count matrix (resamples, n) and
+    optionally its running sums (`scoring.bootstrap.resample_running_table`: the same values, faster)."""
     x = outcomes.indicator_matrix() if matrix is None else matrix
-    sums = weighted_sums(counts, x)
+    sums = weighted_sums(counts, x, running)
     values = metric_arrays(sums, counts.sum(axis=1))
     return {name: values[name] for name in names}

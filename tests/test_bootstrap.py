@@ -12,8 +12,10 @@ from scoring.bootstrap import (
     bootstrap_ci,
     paired_bootstrap,
     percentile_ci,
+    resample_count_table,
     resample_counts,
     resample_indices,
+    resample_running_table,
     weighted_sums,
 )
 from scoring.protocol import parse_output
@@ -87,6 +89,33 @@ def test_weighted_sums_fall_back_to_the_pairwise_sum_where_three_chunks_cannot_h
     for column in (wide, tiny, flushed, np.array([np.nan, *[0.5] * 39])):
         expected = np.array([np.sum(row * column) for row in counts])
         np.testing.assert_array_equal(weighted_sums(counts, column), expected)
+
+
+def test_weighted_sums_over_runs_of_equal_rows_are_the_same_floats() -> None:
+    """Rows sorted so that equal rows are adjacent (as a canonical order sorts outcomes) are summed once per
+    run, weighted by the run's total from the running table: the same floats as row by row."""
+    counts, running = resample_count_table(300, 50, 2), resample_running_table(300, 50, 2)
+    assert running.shape == (50, 301) and np.array_equal(running[:, -1], counts.sum(axis=1))
+    assert np.array_equal(np.diff(running, axis=1), counts)
+    rng = np.random.default_rng(9)
+    patterns = np.column_stack(
+        [
+            rng.integers(0, 2, size=(20, 3)),  # flags
+            rng.integers(0, 1000, size=20) / 997.0,  # a fractional column (T-F1's kind): three chunks
+            np.full(20, 2.0**50),  # whole, but too large for an exact product: the pairwise sum
+        ]
+    ).astype(np.float64)
+    values = patterns[np.sort(rng.integers(0, 20, size=300))]  # 20 runs of equal rows
+    plain = weighted_sums(counts, values)
+    assert weighted_sums(counts, values, running).tobytes() == plain.tobytes()
+    assert np.array_equal(plain[:, 4], np.array([np.sum(row * values[:, 4]) for row in counts]))
+    # Positive control: the runs path does read `running` (another table's running sums change the result)...
+    other = resample_running_table(300, 50, 3)
+    assert not np.array_equal(weighted_sums(counts, values, other), plain)
+    # ...and is not taken for rows that are all different, nor for a table of another shape.
+    distinct = values + np.arange(300)[:, None]
+    assert np.array_equal(weighted_sums(counts, distinct, other), weighted_sums(counts, distinct))
+    assert np.array_equal(weighted_sums(counts, values, other[:, :-1]), plain)
 
 
 def test_percentile_ci_is_numpy_linear_percentile() -> None:
