@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 from .limits import MAX_ERRORS_KEPT, MAX_FILE_BYTES, MAX_IDS_LISTED, MAX_LINE_BYTES, MAX_ROWS
@@ -88,7 +88,8 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 # gives a value the checks below reject (a lone surrogate escape, NaN/Infinity, a number too large for a
 # double). Two kinds of line it could read differently take the general path instead: one whose value holds
 # a float and a run of 19 or more digits (an integer outside 64 bits is a float to orjson and an int to the
-# stdlib) and deep nesting (orjson reads 1,024 levels, where the stdlib may run out of stack first). Any
+# stdlib) and deep nesting (orjson reads 1,024 levels, where the stdlib may run out of stack first; a value
+# nested over _FAST_MAX_DEPTH deep is read again by the stdlib). Any
 # other line it cannot read, or one that is not an object, takes the general path too, which reports it as
 # before.
 _FAST_LOADS: Callable[[bytes], Any] | None
@@ -100,7 +101,7 @@ except ImportError:  # pragma: no cover - the tests force the general path with 
 else:
     _FAST_LOADS, _FAST_ERROR = orjson.loads, orjson.JSONDecodeError
 _LONG_DIGITS = re.compile(rb"[0-9]{19}")
-_FAST_MAX_BRACKETS = 200  # [ and { on a line (in strings too): far below any stack limit of the stdlib's
+_FAST_MAX_DEPTH = 200  # containers nested in a line's object: far below any stack limit of the stdlib's
 
 
 def _line_number(data: bytes, offset: int) -> int:
@@ -154,11 +155,8 @@ def read_jsonl(  # noqa: C901
 
     fast = _FAST_LOADS
     has_nul = b"\x00" in data
-    line_no, counted_to, records = 1, 0, 0
-    for match in _CONTENT_LINE.finditer(data):
-        start = match.start()
-        line_no += data.count(b"\n", counted_to, start)
-        counted_to = start
+    records = 0
+    for line_no, raw in _content_lines(data, max_rows):
         records += 1
         if records > max_rows:  # counts bad lines too, so a flood of junk lines stays cheap
             problems.add(
@@ -167,7 +165,6 @@ def read_jsonl(  # noqa: C901
                 )
             )
             break
-        raw = match.group()
         if len(raw) > max_line_bytes:
             problems.add(
                 Problem(
@@ -180,13 +177,14 @@ def read_jsonl(  # noqa: C901
         if has_nul and b"\x00" in raw:
             problems.add(Problem(line_no, None, "line contains a NUL byte (\\0); remove it"))
             continue
-        if fast is not None and raw.count(b"[") + raw.count(b"{") <= _FAST_MAX_BRACKETS:
+        if fast is not None:
             try:
                 obj = fast(raw)
             except _FAST_ERROR:
                 pass
             else:
-                if type(obj) is dict and (_no_float(obj) or not _LONG_DIGITS.search(raw)):
+                floats = _holds_float(obj) if type(obj) is dict else None
+                if floats is False or (floats and not _LONG_DIGITS.search(raw)):
                     rows.append((line_no, obj))
                     continue
         obj = _read_line(raw, line_no, problems)
@@ -197,18 +195,41 @@ def read_jsonl(  # noqa: C901
     return rows, problems
 
 
-def _no_float(obj: dict[str, Any]) -> bool:
-    """True when a decoded object holds no float at any depth (a usual line: strings and a few ints)."""
-    stack: list[Any] = [obj]
+def _content_lines(data: bytes, max_rows: int) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of each line holding a non-blank byte, in order.
+
+    A file of at most `max_rows` lines is split (the usual upload: no search per line); a longer one may
+    be millions of blank lines, which the regex skips inside its engine, so they cost no Python-level
+    iterations (the reader stops after `max_rows` content lines)."""
+    if data.count(b"\n") <= max_rows:
+        for line_no, raw in enumerate(data.split(b"\n"), start=1):
+            if raw and not raw.isspace():  # bytes.isspace: the regex's blanks, [ \t\r\f\v]
+                yield line_no, raw
+        return
+    line_no, counted_to = 1, 0
+    for match in _CONTENT_LINE.finditer(data):
+        start = match.start()
+        line_no += data.count(b"\n", counted_to, start)
+        counted_to = start
+        yield line_no, match.group()
+
+
+def _holds_float(obj: dict[str, Any]) -> bool | None:
+    """Whether a decoded object holds a float at any depth (a usual line: strings and a few ints); None when
+    it nests more than _FAST_MAX_DEPTH containers deep."""
+    holds = False
+    stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
-        value = stack.pop()
+        value, depth = stack.pop()
         for item in value.values() if type(value) is dict else value:
             kind = type(item)
             if kind is float:
-                return False
-            if kind is dict or kind is list:
-                stack.append(item)
-    return True
+                holds = True
+            elif kind is dict or kind is list:
+                if depth >= _FAST_MAX_DEPTH:
+                    return None
+                stack.append((item, depth + 1))
+    return holds
 
 
 def _read_line(raw: bytes, line_no: int, problems: ProblemList) -> dict[str, Any] | None:

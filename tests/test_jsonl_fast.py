@@ -236,3 +236,16 @@ def _utf8(line: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def test_split_and_searched_lines_are_the_same_lines() -> None:
+    """A file of at most max_rows lines is split; a longer one is searched line by line (millions of blank
+    lines stay cheap): both give the same (line number, line) pairs, blank lines of every kind skipped."""
+    rng = random.Random(7)
+    pieces = [b"", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b" \r", b'{"a": 1}', b' {"a": 2}\r', b"x", b"\x85"]
+    for _ in range(200):
+        data = b"\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        split = list(jsonl._content_lines(data, max_rows=10**9))
+        searched = list(jsonl._content_lines(data, max_rows=-1))  # more lines than max_rows: the search
+        assert split == searched, data
+    assert list(jsonl._content_lines(b'\n \n{"a": 1}\r\n\n', 10)) == [(3, b'{"a": 1}\r')]
