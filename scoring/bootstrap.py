@@ -144,14 +144,24 @@ def _whole_products(
     """`weights @ parts` for whole-number `parts` (exact, so the same in any order and grouping): over the
     runs of equal adjacent rows of `rows` when `running` is given and the runs are few enough."""
     n = rows.shape[0]
-    if running is not None and n > 1 and running.shape == (weights.shape[0], n + 1):
+    if running is not None and n > 1 and _runs_weights(running, weights):
         change = np.flatnonzero(np.any(rows[1:] != rows[:-1], axis=1)) + 1
-        exact = float(running[:, -1].max(initial=0.0)) < 2.0**53  # every running sum is a whole number
-        if exact and change.size + 1 < GROUPED_BELOW * n:
+        if change.size + 1 < GROUPED_BELOW * n:
             starts = np.concatenate(([0], change))
             ends = np.append(change, n)
             return np.asarray((running[:, ends] - running[:, starts]) @ parts[starts])
     return np.asarray(weights @ parts)
+
+
+def _runs_weights(running: np.ndarray, weights: np.ndarray) -> bool:
+    """Can `running` be the running sums of `weights` (its shape, first and last steps: a cheap guard against
+    another table's), with every running sum a whole number below 2**53 (exact)?"""
+    return (
+        running.shape == (weights.shape[0], weights.shape[1] + 1)
+        and np.array_equal(running[:, 1] - running[:, 0], weights[:, 0])
+        and np.array_equal(running[:, -1] - running[:, -2], weights[:, -1])
+        and float(running[:, -1].max(initial=0.0)) < 2.0**53
+    )
 
 
 def _pairwise_sums(weights: np.ndarray, column: np.ndarray) -> np.ndarray:

@@ -109,13 +109,15 @@ def test_weighted_sums_over_runs_of_equal_rows_are_the_same_floats() -> None:
     plain = weighted_sums(counts, values)
     assert weighted_sums(counts, values, running).tobytes() == plain.tobytes()
     assert np.array_equal(plain[:, 4], np.array([np.sum(row * values[:, 4]) for row in counts]))
-    # Positive control: the runs path does read `running` (another table's running sums change the result)...
-    other = resample_running_table(300, 50, 3)
-    assert not np.array_equal(weighted_sums(counts, values, other), plain)
-    # ...and is not taken for rows that are all different, nor for a table of another shape.
-    distinct = values + np.arange(300)[:, None]
-    assert np.array_equal(weighted_sums(counts, distinct, other), weighted_sums(counts, distinct))
-    assert np.array_equal(weighted_sums(counts, values, other[:, :-1]), plain)
+    # Positive control: the runs path does read `running` (doctored running sums change the result),
+    doctored = running.copy()
+    doctored[:, 2:-2] += 1.0  # the first run's weight grows by one
+    assert not np.array_equal(weighted_sums(counts, values, doctored), plain)
+    distinct = values + np.arange(300)[:, None]  # no two rows alike: no runs, `running` is not read
+    assert np.array_equal(weighted_sums(counts, distinct, doctored), weighted_sums(counts, distinct))
+    # ...and another table's running sums (another seed, another shape) are not taken for these weights'.
+    assert np.array_equal(weighted_sums(counts, values, resample_running_table(300, 50, 3)), plain)
+    assert np.array_equal(weighted_sums(counts, values, running[:, :-1]), plain)
 
 
 def test_percentile_ci_is_numpy_linear_percentile() -> None:
