@@ -142,19 +142,13 @@ def consistency_issues(record: dict[str, str]) -> list[str]:
 def parse_output(raw: str) -> ParsedOutput:  # noqa: C901
     """Apply the strict parser of spec §2 to one raw model output."""
     text = raw.strip()
-    matches = list(ANCHOR_RE.finditer(text))
-    record: dict[str, str] = {}
-    names: list[str] = []
-    prose: list[str] = []  # the text with every anchor match deleted
-    end = 0
-    for match in matches:
-        name, value = match.group(1, 2)
-        value = value.strip()
-        names.append(name)
-        record[ANCHOR_FIELD[name]] = value
-        prose.append(text[end : match.start()])
-        end = match.end()
-    prose.append(text[end:])
+    # split() with the pattern's two groups: [text before the first anchor, its name, its value, the text
+    # up to the next anchor, ...] in one C-level pass (the anchors' finditer loop took a third of a parse).
+    pieces = ANCHOR_RE.split(text)
+    prose = pieces[::3]  # the text with every anchor match deleted, in the pieces between the anchors
+    names = pieces[1::3]
+    # the later value wins when an anchor repeats, at the place of its first occurrence
+    record = {ANCHOR_FIELD[name]: value.strip() for name, value in zip(names, pieces[2::3], strict=True)}
 
     anchor_valid = tuple(names) == ANCHORS and record["target"] != ""
     if anchor_valid:
