@@ -6,6 +6,7 @@ JSON nesting) and turns every failure into a line-numbered `Problem` instead of 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -89,9 +90,9 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 # double). Two kinds of line it could read differently take the general path instead: one whose value holds
 # a float and a run of 19 or more digits (an integer outside 64 bits is a float to orjson and an int to the
 # stdlib) and deep nesting (orjson reads 1,024 levels, where the stdlib may run out of stack first; a value
-# nested over _FAST_MAX_DEPTH deep is read again by the stdlib). Any
-# other line it cannot read, or one that is not an object, takes the general path too, which reports it as
-# before.
+# of more than _FAST_MAX_CONTAINERS lists and objects, so any deeper one too, is read again by the stdlib).
+# Any other line it cannot read, or one that is not an object, takes the general path too, which reports it
+# as before.
 _FAST_LOADS: Callable[[bytes], Any] | None
 _FAST_ERROR: type[Exception]
 try:  # in the service's lock; the scorer's distribution needs numpy alone and reads the same without it
@@ -101,7 +102,7 @@ except ImportError:  # pragma: no cover - the tests force the general path with 
 else:
     _FAST_LOADS, _FAST_ERROR = orjson.loads, orjson.JSONDecodeError
 _LONG_DIGITS = re.compile(rb"[0-9]{19}")
-_FAST_MAX_DEPTH = 200  # containers nested in a line's object: far below any stack limit of the stdlib's
+_FAST_MAX_CONTAINERS = 200  # lists and objects in a line's value: its depth stays far below any stack limit
 
 
 def _line_number(data: bytes, offset: int) -> int:
@@ -198,13 +199,16 @@ def read_jsonl(  # noqa: C901
 def _content_lines(data: bytes, max_rows: int) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of each line holding a non-blank byte, in order.
 
-    A file of at most `max_rows` lines is split (the usual upload: no search per line); a longer one may
-    be millions of blank lines, which the regex skips inside its engine, so they cost no Python-level
-    iterations (the reader stops after `max_rows` content lines)."""
+    A file of at most `max_rows` lines is read line by line (the usual upload: no search per line, and no
+    copy of the file, as a split would make); a longer one may be millions of blank lines, which the regex
+    skips inside its engine, so they cost no Python-level iterations (the reader stops after `max_rows`
+    content lines)."""
     if data.count(b"\n") <= max_rows:
-        for line_no, raw in enumerate(data.split(b"\n"), start=1):
-            if raw and not raw.isspace():  # bytes.isspace: the regex's blanks, [ \t\r\f\v]
-                yield line_no, raw
+        for line_no, raw in enumerate(
+            io.BytesIO(data), start=1
+        ):  # one line at a time, not a copy of the file
+            if not raw.isspace():  # bytes.isspace: the regex's blanks, [ \t\r\f\v], and the newline
+                yield line_no, raw[:-1] if raw.endswith(b"\n") else raw
         return
     line_no, counted_to = 1, 0
     for match in _CONTENT_LINE.finditer(data):
@@ -216,19 +220,22 @@ def _content_lines(data: bytes, max_rows: int) -> Iterator[tuple[int, bytes]]:
 
 def _holds_float(obj: dict[str, Any]) -> bool | None:
     """Whether a decoded object holds a float at any depth (a usual line: strings and a few ints); None when
-    it nests more than _FAST_MAX_DEPTH containers deep."""
+    it holds more than _FAST_MAX_CONTAINERS lists and objects (so any deeper one too): the walk is Python, so
+    it stays as short as the bracket count kept it, and a line of thousands of small lists is the stdlib's."""
     holds = False
-    stack: list[tuple[Any, int]] = [(obj, 1)]
+    stack: list[Any] = [obj]
+    containers = 1
     while stack:
-        value, depth = stack.pop()
+        value = stack.pop()
         for item in value.values() if type(value) is dict else value:
             kind = type(item)
             if kind is float:
                 holds = True
             elif kind is dict or kind is list:
-                if depth >= _FAST_MAX_DEPTH:
+                containers += 1
+                if containers > _FAST_MAX_CONTAINERS:
                     return None
-                stack.append((item, depth + 1))
+                stack.append(item)
     return holds
 
 

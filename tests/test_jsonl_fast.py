@@ -238,9 +238,27 @@ def _utf8(line: bytes) -> bool:
     return True
 
 
-def test_split_and_searched_lines_are_the_same_lines() -> None:
-    """A file of at most max_rows lines is split; a longer one is searched line by line (millions of blank
-    lines stay cheap): both give the same (line number, line) pairs, blank lines of every kind skipped."""
+def test_the_fast_path_walks_at_most_200_containers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check after orjson is a Python walk: a line of more lists and objects than the old bracket count
+    let through (thousands of small lists in 64 KiB) goes to the stdlib unwalked, where brackets inside
+    strings do not count."""
+    general: list[int] = []
+    real = jsonl._read_line
+    monkeypatch.setattr(jsonl, "_read_line", lambda raw, n, p: general.append(n) or real(raw, n, p))
+    lines = [
+        b'{"w": [' + b",".join([b"[]"] * 198) + b"]}",  # 200 lists and objects, the top one's too: fast
+        b'{"w": [' + b",".join([b"[]"] * 199) + b"]}",  # 201: the stdlib
+        b'{"w": [' + b",".join([b"{}"] * 20_000) + b"]}",
+        b'{"w": "' + b"[{" * 500 + b'"}',  # brackets in a string: fast
+    ]
+    rows, problems = read_jsonl(b"\n".join(lines))
+    assert len(rows) == 4 and not problems and general == [2, 3]
+
+
+def test_read_and_searched_lines_are_the_same_lines() -> None:
+    """A file of at most max_rows lines is read line by line; a longer one is searched for its content lines
+    (millions of blank lines stay cheap): both give the same (line number, line) pairs, every kind of blank
+    line skipped."""
     rng = random.Random(7)
     pieces = [b"", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b" \r", b'{"a": 1}', b' {"a": 2}\r', b"x", b"\x85"]
     for _ in range(200):
