@@ -133,9 +133,8 @@ def weighted_sums(weights: np.ndarray, values: np.ndarray, running: np.ndarray |
     return out if values.ndim == 2 else out[:, 0]
 
 
-GROUPED_BELOW = (
-    0.75  # take the product over runs of equal rows when there are fewer runs than this share of rows
-)
+# The product is taken over runs of equal rows when there are fewer runs than this share of the rows.
+GROUPED_BELOW = 0.75
 
 
 def _whole_products(

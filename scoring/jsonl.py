@@ -204,9 +204,7 @@ def _content_lines(data: bytes, max_rows: int) -> Iterator[tuple[int, bytes]]:
     skips inside its engine, so they cost no Python-level iterations (the reader stops after `max_rows`
     content lines)."""
     if data.count(b"\n") <= max_rows:
-        for line_no, raw in enumerate(
-            io.BytesIO(data), start=1
-        ):  # one line at a time, not a copy of the file
+        for line_no, raw in enumerate(io.BytesIO(data), start=1):
             if not raw.isspace():  # bytes.isspace: the regex's blanks, [ \t\r\f\v], and the newline
                 yield line_no, raw[:-1] if raw.endswith(b"\n") else raw
         return
