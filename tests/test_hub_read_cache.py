@@ -253,3 +253,78 @@ def test_the_head_does_not_grow_with_the_files_of_the_repository(hub_config: Con
     assert fakehub.sent()["GET revision"] - sent > 500 * len('{"rfilename": "r/0000/result.json"}'), (
         fakehub.sent()
     )
+
+
+def test_a_status_lookup_asks_every_track_in_one_request(hub_config: Config, tmp_path: Path, fakehub) -> None:
+    """`find_record` (each status poll of `GET /api/v1/submissions/{id}`) names every track's record path in
+    one paths-info request and GETs only bytes it does not hold: it asked the tracks one after another, a GET
+    each up to the record's (four for the last track's), at every poll. A changed record is read anew (never
+    answered stale), and an unknown id costs the one request."""
+    from worker.records import new_record, transition
+    from worker.submissions import find_record, record_files
+
+    writer, reader = _open(hub_config, tmp_path, "w"), _open(hub_config, tmp_path, "r")
+    record = new_record(
+        submission_id="0123456789abcdef", track="cntp", sha256="0" * 64, submitter="u", metadata={}
+    )
+    writer.commit("submissions", record_files(writer, writer.head("submissions"), [record]), [], "queued")
+    fakehub.reset()
+    assert find_record(reader, "0123456789abcdef") == record
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 1}
+    fakehub.reset()
+    assert find_record(reader, "0123456789abcdef") == record  # the next poll: the same bytes
+    assert fakehub.stats() == {"POST paths-info": 1}
+
+    scored = transition(record, "scoring", "picked up")
+    writer.commit("submissions", record_files(writer, writer.head("submissions"), [scored]), [], "scoring")
+    fakehub.reset()
+    assert find_record(reader, "0123456789abcdef") == scored  # positive control: a change is seen
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 1}
+    fakehub.reset()
+    assert find_record(reader, "fedcba9876543210") is None
+    assert fakehub.stats() == {"POST paths-info": 1}
+
+
+def test_a_repeated_status_poll_reads_the_record_only(hub_config: Config, tmp_path: Path, fakehub) -> None:
+    """The status page (`Service.submission`) of a scored submission: the latest version's result and the
+    format report never change once written, so the next poll asks only for the record (one paths-info,
+    above) instead of a GET for each of the three. A new version's result is read (never a stale one).
+    """
+    from tests.conftest_pipeline import RecordingEnqueuer
+    from worker.records import new_record, staged_result_path, transition
+    from worker.service import Service
+    from worker.submissions import dumps, record_files
+
+    writer = _open(hub_config, tmp_path, "w")
+    sid = "0123456789abcdef"
+    record = transition(
+        new_record(submission_id=sid, track="cold", sha256="0" * 64, submitter="u", metadata={}),
+        "scored",
+        "scored",
+    )
+
+    def attach(record: dict, number: int, macro_f1: float) -> dict:
+        record = {**record, "versions": [*record.get("versions", []), {"version": number}]}
+        files = record_files(writer, writer.head("submissions"), [record])
+        files[staged_result_path("cold", sid, number)] = dumps({"metrics": {"macro_f1": macro_f1}})
+        writer.commit("submissions", files, [], f"version {number}")
+        return record
+
+    record = attach(record, 1, 0.5)
+    service = Service(hub_config, _open(hub_config, tmp_path, "web"), RecordingEnqueuer())
+    fakehub.reset()
+    first = service.submission(sid)
+    assert first is not None and first["result"]["result"] == {"metrics": {"macro_f1": 0.5}}
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 2}  # the record, then the result
+    fakehub.reset()
+    assert service.submission(sid) == first
+    assert fakehub.stats() == {"POST paths-info": 1}
+
+    attach(record, 2, 0.75)  # positive control: a new version's result is read
+    fakehub.reset()
+    second = service.submission(sid)
+    assert second is not None and second["result"] == {
+        "version": 2,
+        "result": {"metrics": {"macro_f1": 0.75}},
+    }
+    assert fakehub.stats() == {"POST paths-info": 1, "GET resolve": 2}

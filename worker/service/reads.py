@@ -52,6 +52,9 @@ from worker.views import (
 
 log = logging.getLogger(__name__)
 
+# Results and format reports kept per web process (`Reads._written_once`): a VARM result is ~6 kB, so ~2 MB.
+WRITTEN_ONCE_CACHED = 256
+
 
 class Reads(ServiceBase):
     def submission(self, submission_id: str, viewer: str | None = None) -> SubmissionView | None:
@@ -70,7 +73,7 @@ class Reads(ServiceBase):
         shown: ResultView | None = None
         if record["versions"]:
             version = record["versions"][-1]["version"]
-            result = read_json(self.store, AREA, staged_result_path(record["track"], submission_id, version))
+            result = self._result(record["track"], submission_id, version)
             if result is not None and shows_result(record, result):
                 shown = ResultView(version=version, result=result)
         track = get_track(record["track"])
@@ -117,7 +120,7 @@ class Reads(ServiceBase):
             result = None
             if record["versions"]:
                 version = record["versions"][-1]["version"]
-                result = read_json(self.store, AREA, staged_result_path(name, submission_id, version))
+                result = self._result(name, submission_id, version)
                 result = result if shows_result(record, result) else None
             out.append(own_submission(record, result, self._format_report(name, submission_id)))
             if len(out) >= limit:
@@ -174,22 +177,32 @@ class Reads(ServiceBase):
         return sorted(out, key=lambda n: n["at"] or "", reverse=True)
 
     def _format_report(self, track: str, submission_id: str) -> dict | None:
-        """The intake format report (None for tracks without one and for older submissions).
-
-        Written in the upload's commit and never changed, so it is cached (the status poll reads it often).
-        """
+        """The intake format report (None for tracks without one and for older submissions): written in the
+        upload's commit, so a missing one stays missing."""
         if track not in FORMAT_REPORT_TRACKS:
             return None
+        return self._written_once(format_report_path(track, submission_id), missing_is_final=True)
+
+    def _result(self, track: str, submission_id: str, version: int) -> dict | None:
+        """A version's result: written with the version in one commit and never rewritten (a new result is
+        a new version), so it is read once per process; a missing one is asked again."""
+        return self._written_once(staged_result_path(track, submission_id, version), missing_is_final=False)
+
+    def _written_once(self, path: str, *, missing_is_final: bool) -> dict | None:
+        """A submissions-area file that never changes once written, through this process's small LRU: each
+        status poll reads the latest version's result and the format report, a GET each on the Hub (two of
+        a poll's three requests). Who may see it is decided on the record, read fresh each time."""
         with self._lock:
-            if submission_id in self._format_reports:
-                self._format_reports.move_to_end(submission_id)
-                return self._format_reports[submission_id]
-        report = read_json(self.store, AREA, format_report_path(track, submission_id))
-        with self._lock:
-            self._format_reports[submission_id] = report
-            while len(self._format_reports) > 256:
-                self._format_reports.popitem(last=False)
-        return report
+            if path in self._written:
+                self._written.move_to_end(path)
+                return self._written[path]
+        data = read_json(self.store, AREA, path)
+        if data is not None or missing_is_final:
+            with self._lock:
+                self._written[path] = data
+                while len(self._written) > WRITTEN_ONCE_CACHED:
+                    self._written.popitem(last=False)
+        return data
 
     def results_head(self) -> str:
         """The results area's head revision, read from the store at most once every `head_ttl` seconds (or

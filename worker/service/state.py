@@ -100,7 +100,8 @@ class ServiceBase:
         self._reference_sets: dict[
             str, tuple[str, ReferenceSetView]
         ] = {}  # track -> (results head, reference_set())
-        self._format_reports: OrderedDict[str, dict | None] = OrderedDict()  # written once: never stale
+        # Files never rewritten once written (results, format reports) by path: never stale (reads.py).
+        self._written: OrderedDict[str, dict | None] = OrderedDict()
         self._near_copies = NearCopyIndex()  # the probe guard's index cache (worker/nearcopy.py)
         # Concurrent uploads share one commit (fewer Hub commits and no 412 storms; worker/store/group.py).
         self._uploads = GroupCommit(store, AREA)
