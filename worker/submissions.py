@@ -62,11 +62,18 @@ def load_records(
     """`load_record` of each id, read in one go (`read_many`: one request on the Hub for the ones its read
     cache cannot answer)."""
     paths = {sid: record_path(track, sid) for sid in submission_ids}
+    loaded = _load_paths(store, list(paths.values()), revision)
+    return {sid: loaded[path] for sid, path in paths.items()}
+
+
+def _load_paths(store: Store, paths: list[str], revision: str | None = None) -> dict[str, dict | None]:
+    """{path: the record stored there, or None}, read in one go (`read_many`: one request on the Hub for
+    the ones its read cache cannot answer)."""
     try:
-        raws = read_many(store, AREA, paths.values(), revision)
+        raws = read_many(store, AREA, paths, revision)
     except UnreadableObject:  # a torn object: each record on its own, so only that one is quarantined
-        return {sid: load_record(store, track, sid, revision) for sid in paths}
-    return {sid: _decoded(path, raws[path], record_problem(raws[path])) for sid, path in paths.items()}
+        return {path: _decoded(path, *_read_record(store, path, revision)) for path in paths}
+    return {path: _decoded(path, raws[path], record_problem(raws[path])) for path in paths}
 
 
 def load_keyed(
@@ -92,18 +99,8 @@ def find_record(store: Store, submission_id: str) -> dict | None:
     average and four for the last track's, each GET again at every poll."""
     if not is_submission_id(submission_id):
         return None
-    paths = [record_path(track, submission_id) for track in TRACK_NAMES]
-    try:
-        raws = read_many(store, AREA, paths)
-    except UnreadableObject:  # a torn object: each path on its own, so only that record is quarantined
-        read = {path: _read_record(store, path) for path in paths}
-    else:
-        read = {path: (raws[path], record_problem(raws[path])) for path in paths}
-    for path in paths:
-        record = _decoded(path, *read[path])
-        if record is not None:
-            return record
-    return None
+    loaded = _load_paths(store, [record_path(track, submission_id) for track in TRACK_NAMES])
+    return next((record for record in loaded.values() if record is not None), None)
 
 
 def record_problem(raw: bytes | None) -> str | None:
