@@ -27,8 +27,12 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
 faster (the same 128 commits per window), so a burst that fits the budget there fits it at real speed.
 The service is told the same limit and window (HF_COMMITS_PER_HOUR, HF_COMMIT_WINDOW).
 
+`--trace-reads` logs every Hub GET of the service's processes with the project's functions that asked for it
+(bench/hub_read_trace/sitecustomize.py, put first on their PYTHONPATH) and prints the burst's GETs per
+upload by process, file and caller: where the requests per upload go, and so the HTTP client's CPU.
+
     .venv/bin/python bench/bench_burst.py [--uploads 300 --clients 10 --workers 2] [--hub-limit 128
-                                           --window 360] [--idle 20] [--json FILE]
+                                           --window 360] [--idle 20] [--json FILE] [--trace-reads]
 """
 
 from __future__ import annotations
@@ -36,11 +40,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -243,6 +249,11 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "HF_COMMITS_PER_HOUR": str(args.hub_limit or HUB_COMMITS_PER_HOUR),
         **{f"HF_{area.upper()}_REPO": repo for area, repo in repos.items()},
     }
+    traces = tmp / "reads"
+    if args.trace_reads:
+        traces.mkdir()
+        path = os.pathsep.join(filter(None, [str(TRACER), os.environ.get("PYTHONPATH")]))
+        env |= {"PYTHONPATH": path, "BENCH_TRACE_READS": str(traces)}
     # AUTH=token (the Hub store refuses AUTH=open): one bearer token per client, written before the start.
     tokens = {f"burst-token-{c:03d}": f"burst-user-{c:03d}" for c in range(args.clients)}
     (tmp / "dep" / "data").mkdir(parents=True)
@@ -331,7 +342,26 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "upload_phase_s": round(posted - t_start, 1),
         "wall_s": round(settled - t_start, 1),
         "tracebacks_in_logs": tracebacks,
+        "reads_per_upload_by_caller": who_reads(traces, t_start, settled, n) if args.trace_reads else {},
     }
+
+
+TRACER = Path(__file__).resolve().parent / "hub_read_trace"  # its sitecustomize.py logs each Hub GET
+ID_LIKE = re.compile(
+    r"(?<=/)(?:[0-9a-f]{16}|[0-9a-f]{64})(?=/)|(?<=_v)[0-9]+(?=\.)|(?<=index/)[^/]+(?=\.json)"
+)
+
+
+def who_reads(folder: Path, start: float, end: float, uploads: int, top: int = 30) -> dict[str, float]:
+    """Hub GETs during the burst per accepted upload, by process, file (ids as "*") and the functions that
+    asked (innermost first), the most frequent `top`: from the logs of bench/hub_read_trace."""
+    counts: Counter[str] = Counter()
+    for log in folder.glob("*.log"):
+        for line in log.read_text().splitlines():
+            at, role, path, callers = line.split("\t")
+            if start <= float(at) <= end:
+                counts[f"{role} {ID_LIKE.sub('*', path)} <- {callers}"] += 1
+    return {key: round(count / uploads, 2) for key, count in counts.most_common(top)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait for the last publish")
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured first")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--trace-reads",
+        action="store_true",
+        help="log every Hub GET with the functions that asked for it and print who reads what",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-burst-") as tmp:
         fig = run(args, Path(tmp))
@@ -386,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{fig['idle_workers_cpu_per_s']} CPU-s per second; at that rate the burst's wall costs "
         f"{fig['idle_cpu_per_upload_s']} s per upload (part of the figure above)"
     )
+    if args.trace_reads:
+        print("Hub GETs per upload by process, file and caller (--trace-reads), most first:")
+        for key, per_upload in fig["reads_per_upload_by_caller"].items():
+            print(f"  {per_upload:6.2f}  {key}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(fig, indent=2) + "\n")
