@@ -36,11 +36,11 @@ def callers() -> str:
 def trace(module: ModuleType) -> None:
     store = module.HubStore
     fetch = store._fetch
-    log = Path(OUT or ".") / f"{os.getpid()}.log"
     who = role()
 
     def traced_fetch(self, repo: str, path: str, rev: str) -> bytes | None:
-        with log.open("a") as out:
+        # The pid at the read, not at the import: a Celery worker imports the client before it forks its pool.
+        with (Path(OUT or ".") / f"{os.getpid()}.log").open("a") as out:
             out.write(f"{time.time():.3f}\t{who}\t{repo.split('/')[-1]}:{path}\t{callers()}\n")
         return fetch(self, repo, path, rev)
 
