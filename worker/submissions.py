@@ -12,6 +12,8 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 
+from cachetools import LRUCache
+
 from scoring.names import TRACK_NAMES
 from worker.records import is_submission_id, record_path
 from worker.store import Store, codec, commit_change, layout, read_many
@@ -25,6 +27,14 @@ _logged_lock = threading.Lock()
 
 
 dumps = codec.record  # records and other private JSON of the submissions area
+
+# Parsed index shards by (track, shard key, stamp), the stamp being the hash of the shard's bytes (as the
+# index table names it): a hit is the shard any read at any revision whose table names that stamp returns.
+# It holds what this process read or wrote, so an index read-modify-write, or a look after the process's own
+# commit, reads no shard again (on the Hub each is a GET). Entries are shared: never mutated in place.
+SHARDS_CACHED = 1024
+_shards: LRUCache[tuple[str, str, str], dict] = LRUCache(maxsize=SHARDS_CACHED)
+_shards_lock = threading.Lock()
 
 
 def read_json(store: Store, area: str, path: str, revision: str | None = None):
@@ -196,6 +206,30 @@ def _shard_key(submission_id: str) -> str:
     return submission_id[: layout.INDEX_SHARD_CHARS]
 
 
+def _stamp(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]  # a change stamp, not a proof
+
+
+def _cached_shard(track: str, key: str, stamp: str) -> dict | None:
+    with _shards_lock:
+        return _shards.get((track, key, stamp))
+
+
+def _remember_shard(track: str, key: str, stamp: str, shard: dict) -> None:
+    with _shards_lock:
+        _shards[(track, key, stamp)] = shard
+
+
+def _parsed_shard(track: str, key: str, raw: bytes | None) -> dict:
+    """A shard read from the store, remembered under the stamp of the bytes read (not the one the table
+    asked for: a read without a revision may see a newer shard than its table)."""
+    if raw is None:
+        return {}
+    shard = json.loads(raw)
+    _remember_shard(track, key, _stamp(raw), shard)
+    return shard
+
+
 def read_index(
     store: Store, track: str, revision: str | None = None, known: dict[str, tuple[str, dict]] | None = None
 ) -> dict[str, dict] | None:
@@ -205,15 +239,16 @@ def read_index(
     if table is None:
         return None
     known = {} if known is None else known
-    changed = {
-        key: layout.index_shard_path(track, key)
-        for key, sha in table["shards"].items()
-        if key not in known or known[key][0] != sha
-    }
-    raws = read_many(store, AREA, changed.values(), revision)
-    for key, path in changed.items():
-        raw = raws[path]
-        known[key] = (table["shards"][key], json.loads(raw) if raw is not None else {})
+    changed = [key for key, stamp in table["shards"].items() if key not in known or known[key][0] != stamp]
+    found = {key: _cached_shard(track, key, table["shards"][key]) for key in changed}
+    missing = {key: layout.index_shard_path(track, key) for key, shard in found.items() if shard is None}
+    raws = read_many(store, AREA, missing.values(), revision)
+    for key in changed:
+        shard = found[key]
+        known[key] = (
+            table["shards"][key],
+            shard if shard is not None else _parsed_shard(track, key, raws[missing[key]]),
+        )
     out: dict[str, dict] = {}
     for key in table["shards"]:
         out.update(known[key][1])
@@ -238,16 +273,19 @@ def index_files(store: Store, head: str, track: str, records: Iterable[dict]) ->
     for record in records:
         key = _shard_key(record["submission_id"])
         if key not in shards:
-            stored = key in table["shards"]
-            shards[key] = (
-                read_json(store, AREA, layout.index_shard_path(track, key), head) if stored else None
-            ) or {}
+            stamp = table["shards"].get(key)
+            known = _cached_shard(track, key, stamp) if stamp is not None else {}
+            if known is None:
+                path = layout.index_shard_path(track, key)
+                known = _parsed_shard(track, key, store.read(AREA, path, head))
+            shards[key] = dict(known)  # a copy: the cached shard is shared
         shards[key][record["submission_id"]] = summary(record)
     files = {}
     for key, shard in shards.items():
         data = _shard_bytes(shard)
         files[layout.index_shard_path(track, key)] = data
-        table["shards"][key] = hashlib.sha256(data).hexdigest()[:16]  # a change stamp, not a proof
+        table["shards"][key] = _stamp(data)
+        _remember_shard(track, key, table["shards"][key], shard)  # the next read after this commit
     files[layout.index_path(track)] = codec.compact(table)
     return files
 
