@@ -18,7 +18,10 @@ with the real scoring job and publish. Printed, from the fake Hub's own counters
   (the same number replayed on the settled submissions and their web CPU left out), against the scoring
   alone: the CPU of
   `worker.gold.scoring_job.compute` (the public/private/full scores with 1,000 resamples) on the same files,
-  timed in this process afterwards (issue 26 item 4: the rest is what the service adds per upload);
+  timed in this process afterwards (issue 26 item 4: the rest is what the service adds per upload); and
+  against the same `compute` as the workers spent it during the burst (their log lines' "scoring ... s CPU",
+  the thread's CPU inside `compute`), measured in the same processes under the same load as the service's
+  CPU: on 2 shared cores a busy process's CPU per unit of work is higher than a quiet one's;
 - the service's CPU with nothing to do (`--idle` seconds before the burst), and what that rate costs per
   upload over the burst's wall time.
 
@@ -98,6 +101,22 @@ def tree_cpu(roots: list[int]) -> float:
         ticks += stats[pid][1]
         todo += children.get(pid, [])
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+SCORING_LOGGED = re.compile(
+    r"^\[(?P<at>[\d-]+ [\d:,]+): INFO/[^\]]+\] .*scoring (?P<cpu>[\d.]+) s CPU$", re.MULTILINE
+)
+
+
+def scoring_in_service(logs: dict[str, str], start: float, end: float) -> float:
+    """CPU seconds the workers logged for `compute` between `start` and `end` (epoch seconds)."""
+    total = 0.0
+    for text in logs.values():
+        for match in SCORING_LOGGED.finditer(text):
+            at = datetime.strptime(match["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            if start <= at <= end + 1:
+                total += float(match["cpu"])
+    return total
 
 
 def scoring_cpu(demo: Path, tmp: Path, files: list[tuple[str, Path]], sample: int = 40) -> float:
@@ -290,7 +309,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
             polls_cpu = min(poll_cpu(dep.url, owners, polls, web), web_cpu)
             web_cpu -= polls_cpu
             service_cpu = web_cpu + workers_cpu
-            tracebacks = sum(t.count("Traceback") for t in dep.logs().values())
+            logs = dep.logs()
+            tracebacks = sum(t.count("Traceback") for t in logs.values())
+            in_service = scoring_in_service(logs, t_start, settled)
     finally:
         fakehub.stop(hub_proc)
     published = [b for b in final.values() if b["status"] == "published"]
@@ -315,6 +336,8 @@ def run(args: argparse.Namespace, tmp: Path) -> dict:
         "idle_workers_cpu_per_s": round(idle[1], 4),
         "idle_cpu_per_upload_s": round((idle[0] + idle[1]) * (settled - t_start) / n, 3),
         "cpu_ratio": round(service_cpu / n / scoring, 2) if scoring else None,
+        "scoring_in_service_cpu_s": round(in_service / n, 3),
+        "cpu_ratio_in_service": round(service_cpu / in_service, 2) if in_service else None,
         "uploads": len(subs),
         "accepted": len(accepted),
         "http_statuses": sorted({s["status"] for s in subs}),
@@ -414,7 +437,9 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU per accepted upload {fig['cpu_per_upload_s']} s (web {fig['web_cpu_per_upload_s']} s, "
         f"workers {fig['workers_cpu_per_upload_s']} s) against the scoring's {fig['scoring_cpu_s']} s: "
         f"{fig['cpu_ratio']}× (the web's without this script's {fig['polls']} status polls: "
-        f"{fig['polls_cpu_per_upload_s']} s per upload, replayed once settled)"
+        f"{fig['polls_cpu_per_upload_s']} s per upload, replayed once settled); against the scoring as the "
+        f"workers spent it in the burst, {fig['scoring_in_service_cpu_s']} s per upload: "
+        f"{fig['cpu_ratio_in_service']}×"
     )
     print(
         f"idle, before the burst: web {fig['idle_web_cpu_per_s']} and workers "

@@ -147,3 +147,25 @@ def test_a_record_leased_elsewhere_is_left_alone_and_a_lapsed_lease_goes_alone(q
     assert batch.score(store, refs, *keys[1], time_limit=60) == {keys[1]: "scored"}
     assert store.commits["submissions"] == before + 2
     assert "scoring" in [h["status"] for h in load_record(local, *keys[1])["history"]]
+
+
+def test_the_workers_log_what_the_scoring_itself_cost(queued, caplog) -> None:
+    """The batch's log line and the lone path's say the CPU spent in `compute` (bench/bench_burst.py sums
+    them): more than nothing, and less than the whole call that also read, committed and indexed."""
+    import re
+    import time
+
+    local, keys = queued
+    refs = ReferenceCache(local).get
+    caplog.set_level("INFO", logger="worker.gold")
+    paths = ((Budgeted(local, tight=True), keys[0], "batch: "), (Budgeted(local, tight=False), None, "alone"))
+    for store, key, line in paths:
+        if key is None:  # the lone path: one waiting record, no pacing
+            key = ("varm", upload(local, "varm", 7))
+        caplog.clear()
+        started = time.thread_time()
+        batch.score(store, refs, *key, time_limit=60)
+        whole = time.thread_time() - started
+        logged = [float(m) for m in re.findall(r"scoring ([\d.]+) s CPU", caplog.text)]
+        assert len(logged) == 1 and line in caplog.text, caplog.text
+        assert 0 < logged[0] < whole

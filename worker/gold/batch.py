@@ -28,7 +28,14 @@ from scoring.names import TRACK_NAMES
 from scoring.problems import InputError
 from worker.gold import marks
 from worker.gold.references import Pinned
-from worker.gold.scoring_job import attach_version, compute, safe_error, score_submission, scored_or_held
+from worker.gold.scoring_job import (
+    CpuClock,
+    attach_version,
+    compute,
+    safe_error,
+    score_submission,
+    scored_or_held,
+)
 from worker.records import FAILED, PENDING, PUBLISHED, QUEUED, RECEIVED, REJECTED, SCORED, predictions_path
 from worker.records import transition as move
 from worker.store import Store, commit_change
@@ -88,6 +95,7 @@ class Scored:
     sealed: dict | None = None  # a private test's private and full results (worker/gold/sealed.py)
     report: dict | None = None
     error: str | None = None
+    cpu: float = 0.0  # CPU seconds of the scoring itself (compute), logged with the batch
 
 
 def lease_key(key: Key) -> str:
@@ -116,16 +124,19 @@ def score_one(store: Store, pinned_for, key: Key) -> Scored:
     """Score one file; a bad file or a scorer bug is this record's outcome, never the batch's."""
     track, sid = key
     pinned = pinned_for(track)
+    clock = CpuClock()
     try:
-        result, rows, sealed = compute(pinned, store.read(AREA, predictions_path(track, sid)) or b"")
+        data = store.read(AREA, predictions_path(track, sid)) or b""
+        with clock:
+            result, rows, sealed = compute(pinned, data)
     except InputError as exc:
         report = {"errors": [p.as_dict() for p in exc.problems], "errors_total": exc.total}
-        return Scored("rejected", pinned, report=report)
+        return Scored("rejected", pinned, report=report, cpu=clock.spent)
     except SoftTimeLimitExceeded:
         raise
     except Exception as exc:  # noqa: BLE001 - a scorer bug fails this submission, not the batch
-        return Scored("failed", pinned, error=safe_error(exc))
-    return Scored("scored", pinned, result, rows, sealed)
+        return Scored("failed", pinned, error=safe_error(exc), cpu=clock.spent)
+    return Scored("scored", pinned, result, rows, sealed, cpu=clock.spent)
 
 
 def settle(record: dict, scored: Scored) -> tuple[dict | None, dict[str, bytes], str]:
@@ -216,10 +227,11 @@ def score_batch(  # noqa: C901
     for key in done:
         claims.done(lease_key(key))
     log.info(
-        "batch: %d records in one commit (%s), %d marked published, %.1f s",
+        "batch: %d records in one commit (%s), %d marked published, %.1f s, scoring %.4f s CPU",
         len(done),
         ", ".join(sorted({o for o in outcomes.values()})),
         len(shown),
         time.monotonic() - started,
+        sum(scored.cpu for scored in done.values()),
     )
     return outcomes if first in done else {**outcomes, first: "deferred"}

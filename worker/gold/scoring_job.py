@@ -49,6 +49,22 @@ TEST_DELAY_ENV = (
 )
 
 
+class CpuClock:
+    """CPU seconds of this thread spent inside `with clock:` blocks (summed; kept when the block raises).
+    The workers log what scoring itself cost, measured in the same processes and under the same load as
+    the rest of the service's work (bench/bench_burst.py compares the two)."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+
+    def __enter__(self) -> CpuClock:
+        self._start = time.thread_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.spent += time.thread_time() - self._start
+
+
 def compute(pinned: Pinned, data: bytes) -> tuple[dict, dict, dict | None]:
     """(the result the board may show, its private row outcomes, the sealed part or None) for one file.
 
@@ -175,9 +191,11 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
     if started.get("outcome") != "started":
         return started.get("outcome", "missing")
 
+    clock = CpuClock()
     try:
         data = store.read(AREA, predictions_path(track, submission_id)) or b""
-        result, rows, sealed = compute(pinned, data)
+        with clock:
+            result, rows, sealed = compute(pinned, data)
     except InputError as exc:
         report = {"errors": [p.as_dict() for p in exc.problems], "errors_total": exc.total}
         update_record(
@@ -228,4 +246,5 @@ def score_submission(store: Store, pinned_for, track: str, submission_id: str, *
         ), files
 
     update_record(store, track, submission_id, finish, f"scored {submission_id}")
+    log.info("scored %s/%s alone, scoring %.4f s CPU", track, submission_id, clock.spent)
     return "scored"
