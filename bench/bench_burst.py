@@ -114,7 +114,7 @@ def scoring_in_service(logs: dict[str, str], start: float, end: float) -> float:
     for text in logs.values():
         for match in SCORING_LOGGED.finditer(text):
             at = datetime.strptime(match["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
-            if start <= at <= end + 1:
+            if start <= at <= end:  # every upload of the burst was scored before it settled
                 total += float(match["cpu"])
     return total
 

@@ -6,6 +6,8 @@ Positive controls: without pacing every record costs its own commits; the bad fi
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -152,9 +154,6 @@ def test_a_record_leased_elsewhere_is_left_alone_and_a_lapsed_lease_goes_alone(q
 def test_the_workers_log_what_the_scoring_itself_cost(queued, caplog) -> None:
     """The batch's log line and the lone path's say the CPU spent in `compute` (bench/bench_burst.py sums
     them): more than nothing, and less than the whole call that also read, committed and indexed."""
-    import re
-    import time
-
     local, keys = queued
     refs = ReferenceCache(local).get
     caplog.set_level("INFO", logger="worker.gold")

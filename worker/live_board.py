@@ -34,7 +34,6 @@ board alone: the same board gives byte-identical files.
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import zlib
 from collections.abc import Callable
@@ -62,10 +61,6 @@ EXPORT_SCALE_ROWS = 10_000
 # then reads the rank table, the export and the changed segments only. Bounded, so the table a publish
 # rewrites stays small however long the exports wait on a long board (past it, parts are read one by one).
 FRESH_PART_BODIES = 64
-
-
-def stamp(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _slot_key(row: dict) -> tuple[str, str]:
@@ -187,14 +182,14 @@ def encode(
             known[path] = (hit[0], content)  # the same rows, as the caller's dicts: next time, identity
             continue
         files[path] = encode_segment(content)
-        stamps.append(stamp(files[path]))
+        stamps.append(codec.stamp(files[path]))
         known[path] = (stamps[-1], content)
     ranks = []
     before_parts = set((table or {}).get("ranks") or [])
     parts = rank_parts(rows, place, starts)
     for part in parts:
         data = codec.compact(part)
-        ranks.append(stamp(data))
+        ranks.append(codec.stamp(data))
         path = layout.board_rank_part(track, ranks[-1])
         if ranks[-1] not in before_parts:
             files[path] = data
@@ -358,7 +353,7 @@ def read(
         return read_json(store, RESULTS, layout.leaderboard_json(track), revision), None
     cache = {} if cache is None else cache
     last = cache.get(("board", track))
-    if last is not None and last[0] == stamp(raw):
+    if last is not None and last[0] == codec.stamp(raw):
         return last[1], last[2]
     table = orjson.loads(raw)
     if last is None:
@@ -370,7 +365,7 @@ def read(
         hit = cache.get(path)
         if hit is None or hit[0] != want:
             data = store.read(RESULTS, path, revision)
-            if data is None or stamp(data) != want:
+            if data is None or codec.stamp(data) != want:
                 raise ValueError(f"{path} at {revision} does not match its rank table")
             hit = cache[path] = (want, decode_segment(data))
         segments.append(hit[1])
@@ -389,7 +384,7 @@ def read(
         del cache[path]  # parts replaced since
     board = assemble(table, segments, parts)
     row_contents = {row["submission_id"]: row for segment in segments for row in segment}
-    cache[("board", track)] = (stamp(raw), board, table, row_contents)
+    cache[("board", track)] = (codec.stamp(raw), board, table, row_contents)
     return board, table
 
 
@@ -420,7 +415,7 @@ def _take_fresh_parts(track: str, table: dict, cache: dict) -> None:
     part whose bytes do not give its stamp is read from its own file, which is checked the same way)."""
     for name, body in (table.get("fresh") or {}).items():
         path = layout.board_rank_part(track, name)
-        if body is not None and path not in cache and stamp(codec.compact(body)) == name:
+        if body is not None and path not in cache and codec.stamp(codec.compact(body)) == name:
             cache[path] = (name, body)
 
 
@@ -444,7 +439,7 @@ def _rank_part(store: Store, track: str, want: str, revision: str, cache: dict) 
     hit = cache.get(path)
     if hit is None:  # named by its stamp: a part in the cache is that part
         data = store.read(RESULTS, path, revision)
-        if data is None or stamp(data) != want:
+        if data is None or codec.stamp(data) != want:
             raise ValueError(f"{path} at {revision} does not match its rank table")
         hit = cache[path] = (want, orjson.loads(data))
     return hit[1]
@@ -457,4 +452,4 @@ def remember(
     rows without rank fields are `row_contents`: a publisher that committed them reads its own board back
     without assembling it (unused until a head holds exactly that rank table)."""
     raw = files[layout.board_rank(track)]
-    cache[("board", track)] = (stamp(raw), board, orjson.loads(raw), row_contents)
+    cache[("board", track)] = (codec.stamp(raw), board, orjson.loads(raw), row_contents)

@@ -6,7 +6,6 @@ of workers can change records concurrently without losing an update.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -206,10 +205,6 @@ def _shard_key(submission_id: str) -> str:
     return submission_id[: layout.INDEX_SHARD_CHARS]
 
 
-def _stamp(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]  # a change stamp, not a proof
-
-
 def _cached_shard(track: str, key: str, stamp: str) -> dict | None:
     with _shards_lock:
         return _shards.get((track, key, stamp))
@@ -226,7 +221,7 @@ def _parsed_shard(track: str, key: str, raw: bytes | None) -> dict:
     if raw is None:
         return {}
     shard = json.loads(raw)
-    _remember_shard(track, key, _stamp(raw), shard)
+    _remember_shard(track, key, codec.stamp(raw), shard)
     return shard
 
 
@@ -284,7 +279,7 @@ def index_files(store: Store, head: str, track: str, records: Iterable[dict]) ->
     for key, shard in shards.items():
         data = _shard_bytes(shard)
         files[layout.index_shard_path(track, key)] = data
-        table["shards"][key] = _stamp(data)
+        table["shards"][key] = codec.stamp(data)
         _remember_shard(track, key, table["shards"][key], shard)  # the next read after this commit
     files[layout.index_path(track)] = codec.compact(table)
     return files

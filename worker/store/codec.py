@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -73,3 +74,9 @@ def line(obj) -> bytes:
 def compact(obj) -> bytes:
     """orjson's compact bytes with sorted keys (valid JSON; not json.dumps's spelling)."""
     return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+
+def stamp(data: bytes) -> str:
+    """A change stamp of stored bytes (a prefix of their sha256): names a version of a file that a reader
+    can keep and compare, not a proof of its content."""
+    return hashlib.sha256(data).hexdigest()[:16]

@@ -231,7 +231,7 @@ class BoardModel:
             "starts": [j for j, start in enumerate(part.starts) if start],
         }
         data = codec.compact(body)
-        part.stamp, part.body = live_board.stamp(data), body
+        part.stamp, part.body = codec.stamp(data), body
         return part.stamp, data
 
     def files(self, meta: dict, export: dict, table: dict, known: dict) -> tuple[dict[str, bytes], dict]:
@@ -249,7 +249,7 @@ class BoardModel:
                 hit = (self.segments[k][0], content)
             else:
                 files[path] = live_board.encode_segment(content)
-                hit = (live_board.stamp(files[path]), content)
+                hit = (codec.stamp(files[path]), content)
             if k < len(self.segments):
                 self.segments[k] = hit
             else:
